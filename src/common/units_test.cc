@@ -1,0 +1,51 @@
+#include "common/units.h"
+
+#include <gtest/gtest.h>
+
+namespace snr {
+namespace {
+
+TEST(Units, ParsesSizes) {
+  EXPECT_EQ(parse_bytes("16MiB").value().count, 16u << 20);
+  EXPECT_EQ(parse_bytes("4096").value().count, 4096u);
+  EXPECT_EQ(parse_bytes("1.5 KB").value().count, 1500u);
+  EXPECT_EQ(parse_bytes("2GiB").value().count, 2ULL << 30);
+  EXPECT_FALSE(parse_bytes("16Mb").ok());
+  EXPECT_FALSE(parse_bytes("0.5B").ok());
+  EXPECT_FALSE(parse_bytes("").ok());
+  EXPECT_FALSE(parse_bytes("-1KB").ok());
+}
+
+TEST(Units, ParsesDurations) {
+  EXPECT_EQ(parse_duration("500ns").value().picoseconds, 500'000);
+  EXPECT_EQ(parse_duration("1.5us").value().picoseconds, 1'500'000);
+  EXPECT_EQ(parse_duration("936.25ns").value().picoseconds, 936'250);
+  EXPECT_FALSE(parse_duration("500").ok()) << "a bare number must not be guessed to be ns";
+  EXPECT_FALSE(parse_duration("0.1ps").ok());
+  EXPECT_FALSE(parse_duration("5 parsecs").ok());
+}
+
+TEST(Units, ParsesBandwidthAndFrequency) {
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1.2TB/s").value().bytes_per_second, 1.2e12);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("100Gb/s").value().bytes_per_second, 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1GiB/s").value().bytes_per_second, 1073741824.0);
+  EXPECT_DOUBLE_EQ(parse_frequency("940MHz").value().hertz, 940e6);
+  EXPECT_FALSE(parse_bandwidth("1.2TB").ok());
+  EXPECT_FALSE(parse_frequency("1.2").ok());
+}
+
+TEST(Units, FormatsRoundTrip) {
+  for (const char* s : {"16MiB", "4096KiB", "3B", "1GiB"}) {
+    EXPECT_EQ(format_bytes(parse_bytes(s).value()), s == std::string("4096KiB") ? "4MiB" : s);
+  }
+  for (const char* s : {"500ns", "1.5us", "936.25ns", "250ps"}) {
+    EXPECT_EQ(format_duration(parse_duration(s).value()), s);
+  }
+  for (const char* s : {"1.2TB/s", "819GB/s", "50GB/s"}) {
+    EXPECT_EQ(format_bandwidth(parse_bandwidth(s).value()), s);
+  }
+  EXPECT_EQ(format_frequency(parse_frequency("940MHz").value()), "940MHz");
+}
+
+}  // namespace
+}  // namespace snr

@@ -1,0 +1,27 @@
+# Helpers sourced by every e2e test: `SNR` is the binary under test, `SRC`
+# the source tree, `DATA` the shared external inputs, `WORK` a fresh
+# scratch directory removed on exit.
+set -euo pipefail
+SNR="$1"
+SRC="$2"
+DATA="$3"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# expect_fail CMD... — the command must exit non-zero.
+expect_fail() {
+  if "$@" >"$WORK/expect_fail.out" 2>&1; then
+    cat "$WORK/expect_fail.out" >&2
+    fail "expected failure: $*"
+  fi
+}
+
+# expect_contains FILE TEXT
+expect_contains() {
+  grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "'$1' does not contain '$2'"; }
+}
