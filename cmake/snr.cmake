@@ -27,16 +27,19 @@ endfunction()
 
 # snr_test(NAME SOURCES ... [DEPS ...]) — a GoogleTest binary; each test case
 # becomes its own ctest entry. Tests find shared inputs through the
-# SNR_SHARED_DATA and SNR_SOURCE_DIR environment variables.
+# SNR_SHARED_DATA, SNR_SOURCE_DIR, SNR_BINARY_DIR and SNR_BIN environment
+# variables; the binary sets them itself (test_environment.cc) unless the
+# caller already did, so running a test binary by hand behaves like ctest.
 function(snr_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
+  add_executable(${name} ${ARG_SOURCES} ${CMAKE_SOURCE_DIR}/src/common/test_environment.cc)
   target_compile_options(${name} PRIVATE ${SNR_WARNINGS})
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/src/common/test_environment.cc
+    TARGET_DIRECTORY ${name}
+    PROPERTIES COMPILE_DEFINITIONS
+      "SNR_TEST_SHARED_DATA=\"${SNR_SHARED_DATA}\";SNR_TEST_SOURCE_DIR=\"${CMAKE_SOURCE_DIR}\";SNR_TEST_BINARY_DIR=\"${CMAKE_BINARY_DIR}\"")
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
-  gtest_discover_tests(${name}
-    DISCOVERY_TIMEOUT 60
-    PROPERTIES ENVIRONMENT
-      "SNR_SHARED_DATA=${SNR_SHARED_DATA};SNR_SOURCE_DIR=${CMAKE_SOURCE_DIR};SNR_BINARY_DIR=${CMAKE_BINARY_DIR};SNR_BIN=${CMAKE_BINARY_DIR}/snr")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # snr_fuzzer(NAME SOURCE ... DEPS ... [CORPUS dir]) — a libFuzzer target when

@@ -1,0 +1,30 @@
+// `snr asm file.s -o file.elf`: assemble NPU/RISC-V source into an ELF executable.
+#include <fmt/format.h>
+
+#include "asm/assembler.h"
+#include "cli/command.h"
+#include "common/file_io.h"
+#include "elf/elf.h"
+
+namespace {
+
+void setup_asm(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
+  auto* sub = app.add_subcommand("asm", "Assemble NPU/RISC-V assembly into an ELF executable");
+  auto input = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
+  auto text_base = std::make_shared<uint64_t>(snr::isa::kDefaultTextBase);
+  sub->add_option("input", *input, "Assembly source (.s)")->required();
+  sub->add_option("-o,--output", *output, "Output ELF file")->required();
+  sub->add_option("--text-base", *text_base, "Address of .text (default 0x10000)");
+  sub->callback([input, output, text_base] {
+    const std::string source = snr::read_file(*input);
+    auto bytes = snr::assembler::assemble_to_elf(source, {.source_name = *input, .text_base = *text_base});
+    if (!bytes.ok()) throw bytes.error();
+    const auto& data = bytes.value();
+    snr::write_file_atomic(*output, std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+  });
+}
+
+}  // namespace
+
+SNR_REGISTER_COMMAND(asm, setup_asm);

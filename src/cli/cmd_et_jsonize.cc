@@ -1,0 +1,33 @@
+// snr et jsonize x.et -o x.json — protobuf canonical JSON of a trace.
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "et/tools/jsonize.h"
+
+namespace {
+struct JsonizeArgs {
+  std::string input;
+  std::string output;
+  bool lenient = false;
+};
+
+void setup_et_jsonize(CLI::App& parent, snr::cli::CommandContext& ctx) {
+  auto args = std::make_shared<JsonizeArgs>();
+  auto* sub = parent.add_subcommand("jsonize", "Write a Chakra .et trace as JSON (reverse: snr et unjsonize)");
+  sub->add_option("trace", args->input, "input .et file (plain or gzip)")->required();
+  sub->add_option("-o,--output", args->output, "output .json file")->required();
+  sub->add_flag("--lenient", args->lenient, "skip records that do not parse (counted) instead of failing");
+  sub->callback([args, &ctx] {
+    auto summary = snr::et::jsonize_trace(args->input, args->output, args->lenient);
+    fmt::print("{}: {} node(s)", args->output, summary.nodes);
+    if (summary.skipped_records > 0) fmt::print(", {} bad record(s) skipped", summary.skipped_records);
+    fmt::print("\n");
+    ctx.exit_code = 0;
+  });
+}
+}  // namespace
+
+SNR_REGISTER_SUBCOMMAND(et, "Chakra execution-trace tools", jsonize, setup_et_jsonize);
