@@ -1,0 +1,88 @@
+// snr et convert TRACE.json[.gz] -o PREFIX [--rank R]
+// snr et convert --from text WORKLOAD.txt -o PREFIX --npus N [--passes P]
+// Writes Chakra traces PREFIX.<rank>.et.
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "common/file_io.h"
+#include "et/convert/chakra_output.h"
+#include "et/convert/pytorch_to_chakra.h"
+#include "et/convert/text_workload.h"
+#include "formats/pytorch/host_trace.h"
+
+namespace {
+
+struct ConvertArgs {
+  std::string input;
+  std::string output_prefix;
+  std::string from = "pytorch";
+  std::optional<int64_t> rank;
+  std::optional<uint32_t> npus;
+  uint32_t passes = 1;
+};
+
+void print_counts(const snr::et_convert::ConvertedGraph& graph, const std::string& path) {
+  fmt::print("{}: {} node(s)\n", path, graph.nodes.size());
+}
+
+void convert_pytorch(const ConvertArgs& args) {
+  if (args.npus) throw snr::Error("--npus applies to --from text only");
+  if (args.passes != 1) throw snr::Error("--passes applies to --from text only");
+  const auto trace = snr::pytorch::read_host_trace(args.input);
+  if (!trace.skipped.empty()) {
+    fmt::print("{}: {} bad record(s) skipped", args.input, trace.skipped.size());
+    const auto& first = trace.skipped.front();
+    fmt::print(" (first: record {}{}: {})\n", first.index,
+               first.id.empty() ? "" : " id " + first.id, first.reason);
+  }
+  snr::et_convert::PytorchConvertOptions options;
+  options.rank = args.rank;
+  snr::et_convert::PytorchConvertStats stats;
+  const auto graph = snr::et_convert::convert_pytorch_trace(trace, options, stats);
+  const auto path = snr::et_convert::write_chakra_rank(args.output_prefix, graph, "snr et convert (pytorch)");
+  fmt::print("{}", snr::et_convert::describe(stats));
+  if (!trace.linked) fmt::print("note: host trace only (no device nodes); run snr et link first for GPU kernels\n");
+  print_counts(graph, path.string());
+}
+
+void convert_text(const ConvertArgs& args) {
+  if (args.rank) throw snr::Error("--rank applies to PyTorch traces; text workloads write every rank of --npus");
+  if (!args.npus || *args.npus == 0) throw snr::Error("--from text needs --npus N (N >= 1)");
+  if (args.passes == 0) throw snr::Error("--passes must be at least 1");
+  const auto workload = snr::et_convert::parse_text_workload(snr::read_file(args.input), args.input);
+  for (uint32_t rank = 0; rank < *args.npus; ++rank) {
+    const auto graph = snr::et_convert::convert_text_workload(workload, rank, args.passes);
+    const auto path = snr::et_convert::write_chakra_rank(args.output_prefix, graph, "snr et convert (text)");
+    print_counts(graph, path.string());
+  }
+}
+
+void setup_et_convert(CLI::App& parent, snr::cli::CommandContext& ctx) {
+  auto args = std::make_shared<ConvertArgs>();
+  auto* sub = parent.add_subcommand(
+      "convert", "Convert a PyTorch execution trace (plain or linked) or an ASTRA-sim text workload "
+                 "to Chakra PREFIX.<rank>.et");
+  sub->add_option("input", args->input, "PyTorch execution trace / linked trace, or text workload")->required();
+  sub->add_option("-o,--output", args->output_prefix, "output prefix: writes PREFIX.<rank>.et")->required();
+  sub->add_option("--from", args->from, "input kind")->check(CLI::IsMember({"pytorch", "text"}));
+  sub->add_option("--rank", args->rank, "rank of a PyTorch trace (default: the trace's rank, else 0)");
+  sub->add_option("--npus", args->npus, "text workloads: number of ranks to write");
+  sub->add_option("--passes", args->passes, "text workloads: training passes (default 1)");
+  sub->callback([args, &ctx] {
+    if (args->from == "text") {
+      convert_text(*args);
+    } else {
+      convert_pytorch(*args);
+    }
+    ctx.exit_code = 0;
+  });
+}
+
+}  // namespace
+
+SNR_REGISTER_SUBCOMMAND(et, "Chakra execution-trace tools", convert, setup_et_convert);

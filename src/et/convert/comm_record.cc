@@ -1,0 +1,141 @@
+#include "et/convert/comm_record.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "formats/pytorch/json_input.h"
+
+namespace snr::et_convert {
+
+namespace {
+
+std::string normalize(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if (c == '_' || c == ' ' || c == ':') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  // Variants of one operation: _allgather_base, allgather_into_tensor_coalesced,
+  // reduce_scatter_tensor, allreduce_coalesced.
+  for (std::string_view suffix : {"coalesced", "base", "intotensor", "tensor"}) {
+    if (out.size() > suffix.size() && out.ends_with(suffix)) out.resize(out.size() - suffix.size());
+  }
+  return out;
+}
+
+std::string pg_name_from(const nlohmann::json& value, const pytorch::HostTrace& trace) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_array() && !value.empty() && value[0].is_string()) return value[0].get<std::string>();
+  int64_t id = 0;
+  if (pytorch::json_to_int64(value, id)) {
+    for (const auto& group : trace.process_groups) {
+      if (group.backend_id == id) return group.pg_name;
+    }
+    return std::to_string(id);
+  }
+  return "";
+}
+
+}  // namespace
+
+bool is_comm_record(std::string_view host_op_name) { return host_op_name == "record_param_comms"; }
+
+CommKind classify_comm_name(std::string_view name, CollectiveType& collective) {
+  const std::string n = normalize(name);
+  struct Entry {
+    std::string_view name;
+    CommKind kind;
+    CollectiveType type;
+  };
+  static constexpr Entry kTable[] = {
+      {"allreduce", CommKind::kCollective, CollectiveType::kAllReduce},
+      {"allgather", CommKind::kCollective, CollectiveType::kAllGather},
+      {"reducescatter", CommKind::kCollective, CollectiveType::kReduceScatter},
+      {"alltoall", CommKind::kCollective, CollectiveType::kAllToAll},
+      {"alltoallv", CommKind::kCollective, CollectiveType::kAllToAll},
+      {"broadcast", CommKind::kCollective, CollectiveType::kBroadcast},
+      {"reduce", CommKind::kCollective, CollectiveType::kReduce},
+      {"gather", CommKind::kCollective, CollectiveType::kGather},
+      {"scatter", CommKind::kCollective, CollectiveType::kScatter},
+      {"barrier", CommKind::kCollective, CollectiveType::kBarrier},
+      {"send", CommKind::kSend, CollectiveType::kAllReduce},
+      {"recv", CommKind::kRecv, CollectiveType::kAllReduce},
+      {"wait", CommKind::kWait, CollectiveType::kAllReduce},
+  };
+  for (const auto& entry : kTable) {
+    if (n == entry.name) {
+      collective = entry.type;
+      return entry.kind;
+    }
+  }
+  return CommKind::kUnknown;
+}
+
+bool classify_comm_kernel(std::string_view kernel_name, CommKind& kind, CollectiveType& collective) {
+  std::string lower(kernel_name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (!lower.starts_with("nccl") && !lower.starts_with("rccl")) return false;
+  struct Entry {
+    std::string_view token;
+    CommKind kind;
+    CollectiveType type;
+  };
+  // Longer tokens first: "reducescatter" contains "reduce" and "scatter".
+  static constexpr Entry kTable[] = {
+      {"allreduce", CommKind::kCollective, CollectiveType::kAllReduce},
+      {"allgather", CommKind::kCollective, CollectiveType::kAllGather},
+      {"reducescatter", CommKind::kCollective, CollectiveType::kReduceScatter},
+      {"alltoall", CommKind::kCollective, CollectiveType::kAllToAll},
+      {"broadcast", CommKind::kCollective, CollectiveType::kBroadcast},
+      {"sendrecv", CommKind::kSend, CollectiveType::kAllReduce},
+      {"send", CommKind::kSend, CollectiveType::kAllReduce},
+      {"recv", CommKind::kRecv, CollectiveType::kAllReduce},
+      {"reduce", CommKind::kCollective, CollectiveType::kReduce},
+  };
+  for (const auto& entry : kTable) {
+    if (lower.find(entry.token) != std::string::npos) {
+      kind = entry.kind;
+      collective = entry.type;
+      return true;
+    }
+  }
+  kind = CommKind::kUnknown;
+  return true;
+}
+
+CommRecord read_comm_record(const pytorch::HostNode& node, const pytorch::HostTrace& trace) {
+  CommRecord record;
+  for (const auto& t : node.input_tensors) record.input_bytes += t.size_bytes;
+  for (const auto& t : node.output_tensors) record.output_bytes += t.size_bytes;
+  // The first String input naming a known operation.
+  size_t name_index = node.inputs.size();
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const auto& input = node.inputs[i];
+    if (input.type != "String" || !input.value.is_string()) continue;
+    CollectiveType type = CollectiveType::kAllReduce;
+    const CommKind kind = classify_comm_name(input.value.get<std::string>(), type);
+    if (kind == CommKind::kUnknown) {
+      if (record.op_name.empty()) record.op_name = input.value.get<std::string>();
+      continue;
+    }
+    record.op_name = input.value.get<std::string>();
+    record.kind = kind;
+    record.collective = type;
+    name_index = i;
+    break;
+  }
+  if (name_index == node.inputs.size()) return record;
+  int64_t value = 0;
+  if (name_index >= 1 && pytorch::json_to_int64(node.inputs[name_index - 1].value, value)) {
+    record.peer_rank = value;
+  }
+  if (name_index >= 2) record.pg_name = pg_name_from(node.inputs[name_index - 2].value, trace);
+  if (name_index >= 3 && pytorch::json_to_int64(node.inputs[name_index - 3].value, value)) {
+    record.seq = value;
+  }
+  return record;
+}
+
+}  // namespace snr::et_convert

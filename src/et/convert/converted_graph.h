@@ -1,0 +1,59 @@
+// The converters' output before it becomes protobuf: Chakra nodes as plain
+// structs, so conversion rules are testable without the wire format, and the
+// one place that knows the .et encoding is chakra_output.cc.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace snr::et_convert {
+
+enum class ConvertedNodeType { kComp, kCommColl, kCommSend, kCommRecv };
+
+// Values of ChakraProtoMsg::CollectiveCommType (et_def.proto).
+enum class CollectiveType : int {
+  kAllReduce = 0,
+  kReduce = 1,
+  kAllGather = 2,
+  kGather = 3,
+  kScatter = 4,
+  kBroadcast = 5,
+  kAllToAll = 6,
+  kReduceScatter = 7,
+  kReduceScatterBlock = 8,
+  kBarrier = 9,
+};
+
+struct ConvertedNode {
+  uint64_t id = 0;
+  std::string name;
+  ConvertedNodeType type = ConvertedNodeType::kComp;
+  std::vector<uint64_t> ctrl_deps;  // parent/child structure (launching op)
+  std::vector<uint64_t> data_deps;  // everything that orders execution
+  uint64_t duration_micros = 0;
+  std::optional<uint64_t> start_time_micros;
+  std::optional<bool> is_cpu_op;
+  // Communication nodes.
+  std::optional<CollectiveType> comm_type;  // COMM_COLL_NODE only
+  uint64_t comm_size_bytes = 0;
+  std::string pg_name;
+  int32_t comm_src = -1;  // COMM_SEND/RECV only
+  int32_t comm_dst = -1;
+  int32_t comm_tag = 0;
+  // IOInfo strings (JSON text of the host op's values / shapes / types).
+  std::string input_values, input_shapes, input_types;
+  std::string output_values, output_shapes, output_types;
+};
+
+struct ConvertedGraph {
+  int64_t rank = 0;
+  std::string source_schema;  // recorded in the .et GlobalMetadata
+  std::vector<ConvertedNode> nodes;  // in dependency order: deps come first
+};
+
+const char* converted_node_type_name(ConvertedNodeType type);
+const char* collective_type_name(CollectiveType type);
+
+}  // namespace snr::et_convert

@@ -1,0 +1,470 @@
+#include "et/convert/pytorch_to_chakra.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "et/convert/comm_record.h"
+
+namespace snr::et_convert {
+
+namespace {
+
+using pytorch::HostNode;
+using pytorch::HostNodeKind;
+using pytorch::HostTrace;
+
+constexpr size_t kNone = std::numeric_limits<size_t>::max();
+
+enum class Role { kScope, kEmitted, kAbsorbed, kDevice, kAnnotation };
+
+struct TensorKey {
+  uint64_t tensor_id;
+  uint64_t storage_id;
+  bool operator==(const TensorKey&) const = default;
+};
+struct TensorKeyHash {
+  size_t operator()(const TensorKey& k) const noexcept {
+    return std::hash<uint64_t>()(k.tensor_id * 0x9E3779B97F4A7C15ull ^ k.storage_id);
+  }
+};
+
+uint64_t ns_to_micros(int64_t ns) { return ns <= 0 ? 0 : static_cast<uint64_t>((ns + 500) / 1000); }
+
+void add_unique(std::vector<uint64_t>& deps, uint64_t id) {
+  if (std::find(deps.begin(), deps.end(), id) == deps.end()) deps.push_back(id);
+}
+
+std::string dump_field(const std::vector<pytorch::HostValue>& values, int which) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& v : values) {
+    if (which == 0) array.push_back(v.value);
+    if (which == 1) array.push_back(v.shape);
+    if (which == 2) array.push_back(v.type);
+  }
+  return array.dump();
+}
+
+// Parent-chain structure of the host trace, by vector index.
+class HostTree {
+ public:
+  HostTree(const HostTrace& trace, PytorchConvertStats& stats) {
+    const size_t n = trace.nodes.size();
+    index_of_.reserve(n);
+    for (size_t i = 0; i < n; ++i) index_of_.emplace(trace.nodes[i].id, i);
+    parent_.assign(n, kNone);
+    for (size_t i = 0; i < n; ++i) {
+      const auto& node = trace.nodes[i];
+      if (!node.parent_id || *node.parent_id == node.id) continue;
+      const auto it = index_of_.find(*node.parent_id);
+      if (it == index_of_.end()) {
+        // Id 1 is the implicit process root the observer never writes.
+        if (*node.parent_id != 1) ++stats.orphan_nodes;
+        continue;
+      }
+      parent_[i] = it->second;
+    }
+    break_cycles();
+  }
+
+  [[nodiscard]] size_t parent(size_t i) const { return parent_[i]; }
+  [[nodiscard]] size_t size() const { return parent_.size(); }
+
+ private:
+  // A corrupt trace can make parent chains loop; cut each loop once.
+  void break_cycles() {
+    std::vector<uint8_t> state(parent_.size(), 0);  // 0 new, 1 on path, 2 done
+    std::vector<size_t> path;
+    for (size_t start = 0; start < parent_.size(); ++start) {
+      size_t i = start;
+      path.clear();
+      while (i != kNone && state[i] == 0) {
+        state[i] = 1;
+        path.push_back(i);
+        i = parent_[i];
+      }
+      if (i != kNone && state[i] == 1) parent_[path.back()] = kNone;
+      for (size_t p : path) state[p] = 2;
+    }
+  }
+
+  std::unordered_map<uint64_t, size_t> index_of_;
+  std::vector<size_t> parent_;
+};
+
+class Converter {
+ public:
+  Converter(const HostTrace& trace, const PytorchConvertOptions& options, PytorchConvertStats& stats)
+      : trace_(trace), stats_(stats), tree_(trace, stats) {
+    rank_ = options.rank ? *options.rank : trace.rank.value_or(0);
+  }
+
+  ConvertedGraph run() {
+    assign_roles();
+    build_nodes();
+    ConvertedGraph graph;
+    graph.rank = rank_;
+    graph.source_schema = trace_.schema;
+    graph.nodes = order_topologically();
+    return graph;
+  }
+
+ private:
+  [[nodiscard]] const HostNode& host(size_t i) const { return trace_.nodes[i]; }
+
+  void assign_roles() {
+    const size_t n = trace_.nodes.size();
+    role_.assign(n, Role::kScope);
+    std::vector<bool> has_operator_child(n, false);
+    std::vector<bool> holds_comm(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t p = tree_.parent(i);
+      if (host(i).kind != HostNodeKind::kOperator) continue;
+      if (p != kNone) has_operator_child[p] = true;
+      if (!is_comm_record(host(i).name)) continue;
+      CommRecord record = read_comm_record(host(i), trace_);
+      comm_records_.emplace(i, record);
+      if (record.kind == CommKind::kWait || record.kind == CommKind::kUnknown) continue;
+      for (size_t a = p; a != kNone && !holds_comm[a]; a = tree_.parent(a)) holds_comm[a] = true;
+    }
+    // Roles top-down: a node's role depends on its ancestors' roles, so
+    // resolve each chain from the top with an explicit stack.
+    std::vector<bool> resolved(n, false);
+    std::vector<size_t> chain;
+    for (size_t start = 0; start < n; ++start) {
+      chain.clear();
+      for (size_t i = start; i != kNone && !resolved[i]; i = tree_.parent(i)) chain.push_back(i);
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const size_t i = *it;
+        const size_t p = tree_.parent(i);
+        const bool inside_emitted =
+            p != kNone && (role_[p] == Role::kEmitted || role_[p] == Role::kAbsorbed);
+        const HostNode& node = host(i);
+        if (node.kind != HostNodeKind::kOperator) {
+          role_[i] = Role::kDevice;
+        } else if (pytorch::is_trace_annotation(node.name)) {
+          role_[i] = Role::kAnnotation;
+        } else if (inside_emitted) {
+          role_[i] = Role::kAbsorbed;
+        } else if (is_comm_record(node.name) || (!holds_comm[i] && (!node.op_schema.empty() ||
+                                                                     !has_operator_child[i]))) {
+          role_[i] = Role::kEmitted;
+        } else {
+          role_[i] = Role::kScope;
+        }
+        resolved[i] = true;
+      }
+    }
+    owner_.assign(n, kNone);
+    for (size_t i = 0; i < n; ++i) {
+      if (role_[i] == Role::kScope) ++stats_.scopes_looked_through;
+      if (role_[i] == Role::kAbsorbed) ++stats_.ops_absorbed;
+      // The emitted op a node belongs to: itself, or for absorbed ops and
+      // device nodes the nearest emitted ancestor through absorbed ones.
+      size_t a = role_[i] == Role::kDevice ? tree_.parent(i) : i;
+      while (a != kNone && role_[a] == Role::kAbsorbed) a = tree_.parent(a);
+      if (a != kNone && role_[a] == Role::kEmitted) owner_[i] = a;
+    }
+  }
+
+  // Nearest record_param_comms at or above host node `i`.
+  [[nodiscard]] size_t comm_record_above(size_t i) const {
+    for (size_t a = i; a != kNone; a = tree_.parent(a)) {
+      if (comm_records_.count(a) != 0) return a;
+    }
+    return kNone;
+  }
+
+  ConvertedNode& new_node(const HostNode& source) {
+    nodes_.emplace_back();
+    ConvertedNode& node = nodes_.back();
+    node.id = source.id;
+    node.name = source.name;
+    if (source.ts_ns) node.start_time_micros = ns_to_micros(*source.ts_ns);
+    if (source.dur_ns) node.duration_micros = ns_to_micros(*source.dur_ns);
+    return node;
+  }
+
+  void set_comm(ConvertedNode& node, const CommRecord& record, CommKind kind, CollectiveType type) {
+    node.comm_size_bytes = record.input_bytes;
+    node.pg_name = record.pg_name;
+    const auto me = static_cast<int32_t>(rank_);
+    const auto peer = static_cast<int32_t>(record.peer_rank.value_or(-1));
+    if (kind == CommKind::kSend || kind == CommKind::kRecv) {
+      node.type = kind == CommKind::kSend ? ConvertedNodeType::kCommSend : ConvertedNodeType::kCommRecv;
+      node.comm_src = kind == CommKind::kSend ? me : peer;
+      node.comm_dst = kind == CommKind::kSend ? peer : me;
+      // k-th message between the same pair: the peer's trace counts the same way.
+      node.comm_tag = p2p_count_[{node.comm_src, node.comm_dst}]++;
+      ++(kind == CommKind::kSend ? stats_.comm_send : stats_.comm_recv);
+    } else {
+      node.type = ConvertedNodeType::kCommColl;
+      node.comm_type = type;
+      ++stats_.comm_coll;
+    }
+  }
+
+  void build_nodes() {
+    const size_t n = trace_.nodes.size();
+    // Execution order of host ops: ids are assigned when ops start.
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [this](size_t a, size_t b) { return host(a).id < host(b).id; });
+
+    // Which comm records had an NCCL kernel linked below them.
+    std::vector<bool> record_has_kernel(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      CommKind kind = CommKind::kUnknown;
+      CollectiveType type = CollectiveType::kAllReduce;
+      if (role_[i] != Role::kDevice || !classify_comm_kernel(host(i).name, kind, type)) continue;
+      const size_t record = comm_record_above(tree_.parent(i));
+      if (record != kNone) record_has_kernel[record] = true;
+    }
+
+    build_device_streams();
+
+    std::unordered_map<uint64_t, uint64_t> last_cpu_on_thread;   // tid -> node id
+    std::unordered_map<uint64_t, std::vector<uint64_t>> pending_sync;  // tid -> device node ids
+    std::unordered_map<TensorKey, uint64_t, TensorKeyHash> producer;
+    std::unordered_map<int64_t, uint64_t> comm_by_seq;
+    std::vector<std::vector<size_t>> syncs_of(n);
+    // Syncs made directly in a scope (not inside any emitted op) apply to the
+    // thread's first emitted op that starts after them (needs timestamps).
+    std::unordered_map<uint64_t, std::vector<pytorch::HostSyncCall>> scope_syncs;
+    for (size_t i = 0; i < n; ++i) {
+      if (host(i).syncs.empty()) continue;
+      if (owner_[i] != kNone) {
+        syncs_of[owner_[i]].push_back(i);
+      } else {
+        auto& list = scope_syncs[host(i).tid];
+        list.insert(list.end(), host(i).syncs.begin(), host(i).syncs.end());
+      }
+    }
+    for (auto& [tid, list] : scope_syncs) {
+      std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+    }
+    std::unordered_map<uint64_t, size_t> scope_sync_cursor;
+
+    for (size_t i : order) {
+      if (role_[i] == Role::kDevice) {
+        build_device_node(i);
+        continue;
+      }
+      if (role_[i] != Role::kEmitted) continue;
+      const HostNode& source = host(i);
+      ConvertedNode& node = new_node(source);
+      const uint64_t id = node.id;
+      node.input_values = dump_field(source.inputs, 0);
+      node.input_shapes = dump_field(source.inputs, 1);
+      node.input_types = dump_field(source.inputs, 2);
+      node.output_values = dump_field(source.outputs, 0);
+      node.output_shapes = dump_field(source.outputs, 1);
+      node.output_types = dump_field(source.outputs, 2);
+
+      bool is_comm_node = false;
+      const auto record_it = comm_records_.find(i);
+      if (record_it != comm_records_.end()) {
+        const CommRecord& record = record_it->second;
+        if (record.kind == CommKind::kUnknown) ++stats_.unknown_collectives;
+        const bool communicates = record.kind == CommKind::kCollective ||
+                                  record.kind == CommKind::kSend || record.kind == CommKind::kRecv;
+        if (communicates && !record_has_kernel[i]) {
+          set_comm(node, record, record.kind, record.collective);
+          is_comm_node = true;
+        }
+        if (communicates && record.seq) comm_by_seq[*record.seq] = id;
+        if (record.kind == CommKind::kWait && record.seq) {
+          const auto waited = comm_by_seq.find(*record.seq);
+          if (waited != comm_by_seq.end()) {
+            add_unique(node.data_deps, waited->second);
+            ++stats_.wait_deps;
+          }
+        }
+      }
+      if (!is_comm_node) {
+        node.is_cpu_op = true;
+        ++stats_.cpu_ops;
+      }
+
+      // Thread order. A collective waits for the op before it but does not
+      // block the thread: the next CPU op follows the previous CPU op.
+      const auto last = last_cpu_on_thread.find(source.tid);
+      if (last != last_cpu_on_thread.end()) add_unique(node.data_deps, last->second);
+      if (!is_comm_node) {
+        last_cpu_on_thread[source.tid] = id;
+        auto& waits = pending_sync[source.tid];
+        const auto scoped = scope_syncs.find(source.tid);
+        if (scoped != scope_syncs.end() && source.ts_ns) {
+          size_t& cursor = scope_sync_cursor[source.tid];
+          for (; cursor < scoped->second.size() && scoped->second[cursor].ts_ns < *source.ts_ns; ++cursor) {
+            add_sync_waits(scoped->second[cursor], waits);
+          }
+        }
+        for (uint64_t dep : waits) {
+          add_unique(node.data_deps, dep);
+          ++stats_.sync_deps;
+        }
+        waits.clear();
+      }
+
+      for (const auto& tensor : source.input_tensors) {
+        const auto it = producer.find({tensor.tensor_id, tensor.storage_id});
+        if (it != producer.end() && it->second != id) add_unique(node.data_deps, it->second);
+      }
+      for (const auto& tensor : source.output_tensors) producer[{tensor.tensor_id, tensor.storage_id}] = id;
+
+      // Synchronising calls inside this op: the thread's next CPU op waits
+      // for every device node launched before the call, on the streams it covers.
+      for (size_t s : syncs_of[i]) {
+        for (const auto& call : host(s).syncs) add_sync_waits(call, pending_sync[source.tid]);
+      }
+    }
+    for (const auto& node : nodes_) stats_.ctrl_deps += node.ctrl_deps.size();
+  }
+
+  // The last device node launched before `call` on each stream it covers.
+  void add_sync_waits(const pytorch::HostSyncCall& call, std::vector<uint64_t>& waits) const {
+    for (const auto& [stream_key, launches] : device_streams_) {
+      if (call.stream >= 0 && stream_key.second != call.stream) continue;
+      const auto it = std::lower_bound(launches.begin(), launches.end(),
+                                       std::make_pair(call.ts_ns, uint64_t{0}));
+      if (it != launches.begin()) add_unique(waits, std::prev(it)->second);
+    }
+  }
+
+  // Device nodes per (device, stream) in launch order: (launch ts, id).
+  void build_device_streams() {
+    for (size_t i = 0; i < trace_.nodes.size(); ++i) {
+      if (role_[i] != Role::kDevice) continue;
+      const HostNode& node = host(i);
+      const int64_t launch = node.launch_ts_ns.value_or(node.ts_ns.value_or(0));
+      device_streams_[{node.device, node.stream}].push_back({launch, node.id});
+    }
+    for (auto& [key, launches] : device_streams_) {
+      std::sort(launches.begin(), launches.end());
+      for (size_t k = 1; k < launches.size(); ++k) stream_predecessor_[launches[k].second] = launches[k - 1].second;
+    }
+  }
+
+  void build_device_node(size_t i) {
+    const HostNode& source = host(i);
+    ConvertedNode& node = new_node(source);
+    CommKind kind = CommKind::kUnknown;
+    CollectiveType type = CollectiveType::kAllReduce;
+    const bool is_comm_kernel = classify_comm_kernel(source.name, kind, type);
+    const size_t record_index = is_comm_kernel ? comm_record_above(tree_.parent(i)) : kNone;
+    if (is_comm_kernel && record_index != kNone) {
+      const CommRecord& record = comm_records_.at(record_index);
+      const bool record_knows = record.kind == CommKind::kCollective ||
+                                record.kind == CommKind::kSend || record.kind == CommKind::kRecv;
+      set_comm(node, record, record_knows ? record.kind : kind, record_knows ? record.collective : type);
+    } else if (is_comm_kernel && kind != CommKind::kUnknown) {
+      ++stats_.comm_kernels_without_record;
+      set_comm(node, CommRecord{}, kind, type);
+    } else {
+      node.is_cpu_op = false;
+      ++stats_.gpu_ops;
+    }
+    if (owner_[i] != kNone) {
+      const uint64_t launcher = host(owner_[i]).id;
+      // Parent/child: the launch. Consumers treat ctrl_deps as dependencies
+      // too, so it is not repeated in data_deps.
+      node.ctrl_deps.push_back(launcher);
+    } else {
+      ++stats_.device_nodes_without_op;
+    }
+    const auto pred = stream_predecessor_.find(node.id);
+    if (pred != stream_predecessor_.end()) {
+      add_unique(node.data_deps, pred->second);
+      ++stats_.stream_deps;
+    }
+  }
+
+  // Kahn's algorithm, smallest id first: deps always precede their users in
+  // the file and the order is deterministic. Dependencies on ids that were
+  // not emitted are dropped (cannot happen for deps built above).
+  std::vector<ConvertedNode> order_topologically() {
+    std::unordered_map<uint64_t, size_t> index_of;
+    index_of.reserve(nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) index_of.emplace(nodes_[i].id, i);
+    std::vector<size_t> pending(nodes_.size(), 0);
+    std::vector<std::vector<size_t>> users(nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      auto& deps = nodes_[i].data_deps;
+      std::erase_if(deps, [&](uint64_t d) { return index_of.count(d) == 0 || d == nodes_[i].id; });
+      std::sort(deps.begin(), deps.end());
+      stats_.data_deps += deps.size();
+      std::vector<uint64_t> all_deps = deps;
+      for (uint64_t d : nodes_[i].ctrl_deps) add_unique(all_deps, d);
+      for (uint64_t d : all_deps) {
+        users[index_of[d]].push_back(i);
+        ++pending[i];
+      }
+    }
+    using Entry = std::pair<uint64_t, size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (pending[i] == 0) ready.push({nodes_[i].id, i});
+    }
+    std::vector<ConvertedNode> ordered;
+    ordered.reserve(nodes_.size());
+    while (!ready.empty()) {
+      const size_t i = ready.top().second;
+      ready.pop();
+      for (size_t u : users[i]) {
+        if (--pending[u] == 0) ready.push({nodes_[u].id, u});
+      }
+      ordered.push_back(std::move(nodes_[i]));
+    }
+    if (ordered.size() != nodes_.size()) {
+      for (size_t i = 0; i < nodes_.size(); ++i) {
+        if (pending[i] != 0) {
+          throw Error(fmt::format("dependency cycle through node {} ('{}'); the trace's "
+                                  "timestamps or tensor ids are inconsistent",
+                                  nodes_[i].id, nodes_[i].name));
+        }
+      }
+    }
+    return ordered;
+  }
+
+  const HostTrace& trace_;
+  PytorchConvertStats& stats_;
+  HostTree tree_;
+  int64_t rank_ = 0;
+  std::vector<Role> role_;
+  std::vector<size_t> owner_;
+  std::unordered_map<size_t, CommRecord> comm_records_;
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, uint64_t>>> device_streams_;
+  std::unordered_map<uint64_t, uint64_t> stream_predecessor_;
+  std::map<std::pair<int32_t, int32_t>, int32_t> p2p_count_;
+  std::vector<ConvertedNode> nodes_;
+};
+
+}  // namespace
+
+ConvertedGraph convert_pytorch_trace(const HostTrace& trace, const PytorchConvertOptions& options,
+                                     PytorchConvertStats& stats) {
+  stats = PytorchConvertStats{};
+  return Converter(trace, options, stats).run();
+}
+
+std::string describe(const PytorchConvertStats& stats) {
+  return fmt::format(
+      "nodes: {} CPU ops, {} GPU ops, {} COMM_COLL, {} COMM_SEND, {} COMM_RECV\n"
+      "host structure: {} scopes looked through, {} ops absorbed into emitted ops, {} orphan nodes\n"
+      "dependencies: {} data ({} stream order, {} sync, {} collective->wait), {} ctrl\n"
+      "notes: {} device nodes without a launching op, {} unknown collectives, "
+      "{} NCCL kernels without record_param_comms\n",
+      stats.cpu_ops, stats.gpu_ops, stats.comm_coll, stats.comm_send, stats.comm_recv,
+      stats.scopes_looked_through, stats.ops_absorbed, stats.orphan_nodes, stats.data_deps,
+      stats.stream_deps, stats.sync_deps, stats.wait_deps, stats.ctrl_deps,
+      stats.device_nodes_without_op, stats.unknown_collectives, stats.comm_kernels_without_record);
+}
+
+}  // namespace snr::et_convert

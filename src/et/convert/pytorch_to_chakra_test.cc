@@ -1,0 +1,132 @@
+#include "et/convert/pytorch_to_chakra.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/error.h"
+#include "et/convert/trace_linker.h"
+
+namespace snr::et_convert {
+namespace {
+
+std::filesystem::path testdata(const std::string& name) {
+  return std::filesystem::path(SNR_ET_CONVERT_DIR) / "testdata" / name;
+}
+
+const ConvertedNode& node_with_id(const ConvertedGraph& graph, uint64_t id) {
+  for (const auto& node : graph.nodes) {
+    if (node.id == id) return node;
+  }
+  throw Error("no node " + std::to_string(id));
+}
+
+bool depends_on(const ConvertedNode& node, uint64_t id) {
+  return std::count(node.data_deps.begin(), node.data_deps.end(), id) +
+             std::count(node.ctrl_deps.begin(), node.ctrl_deps.end(), id) > 0;
+}
+
+ConvertedGraph convert_sync_example(PytorchConvertStats& stats) {
+  LinkStats link_stats;
+  const auto linked = link_traces(pytorch::read_host_trace(testdata("sync_host.json")),
+                                  pytorch::read_kineto_trace(testdata("sync_device.json")), link_stats);
+  return convert_pytorch_trace(linked, {}, stats);
+}
+
+// Linked ids (trace_linker_test): host ops 3 add, 4 item, 5 mul, 6 mul;
+// device nodes 7 add_kernel (stream 7), 8 memcpy (stream 7, launched by
+// item), 9 and 10 mul_kernel (stream 8).
+TEST(PytorchToChakra, LinkedGraphRules) {
+  PytorchConvertStats stats;
+  const auto graph = convert_sync_example(stats);
+  EXPECT_EQ(graph.rank, 3);  // from the Kineto trace's distributedInfo
+  EXPECT_EQ(stats.cpu_ops, 4u);
+  EXPECT_EQ(stats.gpu_ops, 4u);
+  ASSERT_EQ(graph.nodes.size(), 8u);
+
+  const auto& add = node_with_id(graph, 3);
+  EXPECT_EQ(add.is_cpu_op, true);
+  EXPECT_EQ(add.duration_micros, 50u);
+  const auto& kernel = node_with_id(graph, 7);
+  EXPECT_EQ(kernel.is_cpu_op, false);
+  EXPECT_EQ(kernel.duration_micros, 3u);  // 2.5 µs rounds half up
+  EXPECT_EQ(kernel.ctrl_deps, std::vector<uint64_t>{3});  // launched by aten::add
+  // Same-stream order: the memcpy follows add_kernel on stream 7.
+  EXPECT_TRUE(depends_on(node_with_id(graph, 8), 7));
+  EXPECT_TRUE(depends_on(node_with_id(graph, 10), 9));
+  EXPECT_FALSE(depends_on(node_with_id(graph, 9), 8));  // other stream
+  // Data: aten::item reads add's output tensor 14; thread order too.
+  EXPECT_TRUE(depends_on(node_with_id(graph, 4), 3));
+  // Sync: aten::item calls cudaStreamSynchronize after launching the
+  // memcpy, so the next CPU op (aten::mul 5) waits for the memcpy (and,
+  // through stream order, add_kernel).
+  const auto& mul = node_with_id(graph, 5);
+  EXPECT_TRUE(depends_on(mul, 8));
+  EXPECT_TRUE(depends_on(mul, 4));
+  EXPECT_EQ(stats.sync_deps, 1u);
+  // The second mul reads the first mul's output.
+  EXPECT_TRUE(depends_on(node_with_id(graph, 6), 5));
+  // Every dependency precedes its user in the output order.
+  std::vector<uint64_t> seen;
+  for (const auto& node : graph.nodes) {
+    for (uint64_t d : node.data_deps) EXPECT_NE(std::find(seen.begin(), seen.end(), d), seen.end());
+    for (uint64_t d : node.ctrl_deps) EXPECT_NE(std::find(seen.begin(), seen.end(), d), seen.end());
+    seen.push_back(node.id);
+  }
+}
+
+TEST(PytorchToChakra, HostOnlyCollective) {
+  const auto trace = pytorch::read_host_trace(
+      std::filesystem::path(SNR_PYTORCH_FORMATS_DIR) / "fuzz_corpus/host/schema_1_0_2_comms.json");
+  PytorchConvertStats stats;
+  const auto graph = convert_pytorch_trace(trace, {}, stats);
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  const auto& comm = graph.nodes[0];
+  EXPECT_EQ(comm.type, ConvertedNodeType::kCommColl);
+  EXPECT_EQ(comm.comm_type, CollectiveType::kAllReduce);
+  EXPECT_EQ(comm.comm_size_bytes, 64u);  // 16 floats
+  EXPECT_EQ(comm.pg_name, "5");          // group id 5 has no process-group entry
+  EXPECT_FALSE(comm.is_cpu_op.has_value());
+}
+
+TEST(PytorchToChakra, SendRecvTagsCountPerPeer) {
+  const char* text = R"({"nodes": [
+    {"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1, "inputs": {}, "outputs": {}, "attrs": []},
+    {"id": 3, "name": "record_param_comms", "ctrl_deps": 2, "inputs": {"values": [[[1,1,0,8,4,"cuda:0"]], 1, ["0", "default"], 1, "send", [], [], 2], "shapes": [[[8]],[],[],[],[],[],[],[]], "types": ["GenericList[Tensor(float)]","Int","Tuple[String,String]","Int","String","GenericList[]","GenericList[]","Int"]}, "outputs": {}, "attrs": []},
+    {"id": 4, "name": "record_param_comms", "ctrl_deps": 2, "inputs": {"values": [[[2,2,0,8,4,"cuda:0"]], 2, ["0", "default"], 1, "recv", [], [], 2], "shapes": [[[8]],[],[],[],[],[],[],[]], "types": ["GenericList[Tensor(float)]","Int","Tuple[String,String]","Int","String","GenericList[]","GenericList[]","Int"]}, "outputs": {}, "attrs": []},
+    {"id": 5, "name": "record_param_comms", "ctrl_deps": 2, "inputs": {"values": [[[1,1,0,8,4,"cuda:0"]], 3, ["0", "default"], 1, "send", [], [], 2], "shapes": [[[8]],[],[],[],[],[],[],[]], "types": ["GenericList[Tensor(float)]","Int","Tuple[String,String]","Int","String","GenericList[]","GenericList[]","Int"]}, "outputs": {}, "attrs": []}
+  ]})";
+  const auto trace = pytorch::parse_host_trace_text(text, "p2p.json");
+  PytorchConvertStats stats;
+  PytorchConvertOptions options;
+  options.rank = 0;
+  const auto graph = convert_pytorch_trace(trace, options, stats);
+  ASSERT_EQ(graph.nodes.size(), 3u);
+  EXPECT_EQ(stats.comm_send, 2u);
+  EXPECT_EQ(stats.comm_recv, 1u);
+  const auto& send0 = node_with_id(graph, 3);
+  EXPECT_EQ(send0.type, ConvertedNodeType::kCommSend);
+  EXPECT_EQ(send0.comm_src, 0);
+  EXPECT_EQ(send0.comm_dst, 1);
+  EXPECT_EQ(send0.comm_tag, 0);
+  EXPECT_EQ(send0.comm_size_bytes, 32u);
+  const auto& recv = node_with_id(graph, 4);
+  EXPECT_EQ(recv.type, ConvertedNodeType::kCommRecv);
+  EXPECT_EQ(recv.comm_src, 1);
+  EXPECT_EQ(recv.comm_dst, 0);
+  EXPECT_EQ(recv.comm_tag, 0);
+  EXPECT_EQ(node_with_id(graph, 5).comm_tag, 1);  // second send 0 -> 1
+}
+
+TEST(PytorchToChakra, CyclicParentsDoNotHang) {
+  const char* text = R"({"nodes": [
+    {"id": 3, "name": "a", "ctrl_deps": 4, "inputs": {}, "outputs": {}, "attrs": []},
+    {"id": 4, "name": "b", "ctrl_deps": 3, "inputs": {}, "outputs": {}, "attrs": []}]})";
+  PytorchConvertStats stats;
+  const auto graph = convert_pytorch_trace(pytorch::parse_host_trace_text(text, "cycle.json"), {}, stats);
+  EXPECT_EQ(graph.nodes.size(), 1u);  // the loop is cut once: one op becomes the root
+}
+
+}  // namespace
+}  // namespace snr::et_convert

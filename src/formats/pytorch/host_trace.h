@@ -1,0 +1,125 @@
+// Reader of PyTorch host execution traces (ExecutionTraceObserver JSON),
+// schemas 1.0.1 through 1.1.x, and of the linked traces `snr et link` writes
+// (the same document with device fields added; docs/formats/pytorch.md).
+//
+// Two node layouts exist and are detected per node, not from the schema
+// string: 1.0.1 puts everything flat on the node ("parent", "rf_id",
+// "inputs": [values], "input_shapes", "input_types", ...); 1.0.2 and later
+// use "ctrl_deps", "inputs": {"values", "shapes", "types", "strides"} and an
+// "attrs" list of {name, type, value}.
+//
+// Reading is lenient: unknown fields are ignored; a node that cannot be used
+// (no integer id, duplicate id, inputs that are not lists) is skipped and
+// recorded in `skipped` with its index and id. A document that is not JSON
+// or has no "nodes" list is an error naming the file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace snr::pytorch {
+
+// One tensor as the observer records it: [tensor_id, storage_id, offset,
+// num_elem, elem_bytes, device].
+struct TensorRef {
+  uint64_t tensor_id = 0;
+  uint64_t storage_id = 0;
+  uint64_t offset = 0;
+  uint64_t num_elem = 0;
+  uint64_t elem_bytes = 0;
+  std::string device;
+  // Bytes from the recorded shape and dtype (shape product x dtype size),
+  // falling back to num_elem x elem_bytes when the dtype is unknown.
+  uint64_t size_bytes = 0;
+};
+
+// One positional argument or result, kept verbatim for re-serialisation.
+struct HostValue {
+  std::string type;  // "Tensor(float)", "Int", "GenericList[Tensor(float)]", ...
+  nlohmann::json value;
+  nlohmann::json shape;
+  nlohmann::json stride;  // null when the schema has none
+};
+
+enum class HostNodeKind { kOperator, kKernel, kGpuMemcpy, kGpuMemset };
+
+// A synchronising runtime call made inside a host operator (linked traces).
+struct HostSyncCall {
+  std::string api;  // cudaDeviceSynchronize, cudaStreamSynchronize, ...
+  int64_t ts_ns = 0;
+  int64_t stream = -1;  // -1: every stream (device-wide or unknown stream)
+};
+
+struct HostNode {
+  uint64_t id = 0;
+  std::string name;
+  std::optional<uint64_t> parent_id;  // "ctrl_deps" / "parent"
+  std::optional<uint64_t> rf_id;
+  uint64_t fw_parent = 0;
+  int64_t seq_id = -1;
+  uint64_t scope = 0;
+  uint64_t tid = 0;
+  uint64_t fw_tid = 0;
+  std::string op_schema;
+  std::vector<HostValue> inputs;
+  std::vector<HostValue> outputs;
+  std::vector<TensorRef> input_tensors;   // every tensor found in inputs, in order
+  std::vector<TensorRef> output_tensors;  // every tensor found in outputs, in order
+  // Attributes of the 1.0.2+ "attrs" list that have no field above, verbatim.
+  nlohmann::json extra_attrs = nlohmann::json::array();
+
+  // Device fields of linked traces; absent in plain execution traces.
+  HostNodeKind kind = HostNodeKind::kOperator;
+  std::optional<int64_t> ts_ns;
+  std::optional<int64_t> dur_ns;
+  std::optional<int64_t> launch_ts_ns;  // device nodes: when the runtime launched it
+  int64_t stream = -1;
+  int64_t device = -1;
+  int64_t correlation = -1;
+  std::vector<HostSyncCall> syncs;
+};
+
+struct SkippedRecord {
+  size_t index = 0;  // position in the source list
+  std::string id;    // the record's id when it had one, else ""
+  std::string reason;
+};
+
+struct ProcessGroupInfo {
+  std::string pg_name;
+  std::string backend_config;
+  int64_t backend_id = -1;  // what older record_param_comms pass as the group
+  std::vector<int64_t> ranks;
+  int64_t group_size = 0;
+};
+
+struct HostTrace {
+  std::string schema;
+  int64_t pid = 0;
+  std::optional<int64_t> rank;  // root "rank" or "distributedInfo": {"rank"}
+  std::vector<HostNode> nodes;  // in file order
+  std::vector<ProcessGroupInfo> process_groups;
+  std::vector<SkippedRecord> skipped;
+  bool linked = false;          // written by `snr et link`
+  nlohmann::json root_fields = nlohmann::json::object();  // other root keys, verbatim
+};
+
+HostTrace parse_host_trace(const nlohmann::json& document, const std::string& source_name);
+HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name);
+HostTrace read_host_trace(const std::filesystem::path& path);
+
+// Bytes per element of a dtype as it appears in "Tensor(<dtype>)"; 0 if unknown.
+uint64_t dtype_size_bytes(std::string_view dtype);
+
+// True for the annotation nodes the observer writes as roots of each thread
+// and process ("[pytorch|profiler|execution_trace|thread]", the older
+// "execution_graph" spelling) and "## ... ##" markers.
+bool is_trace_annotation(std::string_view name);
+
+}  // namespace snr::pytorch

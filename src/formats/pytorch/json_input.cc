@@ -1,0 +1,112 @@
+#include "formats/pytorch/json_input.h"
+
+#include <zlib.h>
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace snr::pytorch {
+
+namespace {
+bool has_gzip_magic(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+}  // namespace
+
+std::string gunzip(std::string_view compressed, const std::string& source_name) {
+  z_stream stream{};
+  // 16 + MAX_WBITS: expect a gzip header and trailer.
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
+    throw Error(fmt::format("{}: cannot initialise gzip decoder", source_name));
+  }
+  std::string out;
+  out.reserve(compressed.size() * 6);
+  char buffer[1 << 16];
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  int status = Z_OK;
+  while (true) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof(buffer);
+    status = inflate(&stream, Z_NO_FLUSH);
+    if (status != Z_OK && status != Z_STREAM_END) break;
+    out.append(buffer, sizeof(buffer) - stream.avail_out);
+    if (status == Z_STREAM_END) {
+      // Concatenated gzip members (what `cat a.gz b.gz` makes) continue.
+      if (stream.avail_in == 0) break;
+      if (inflateReset(&stream) != Z_OK) break;
+      continue;
+    }
+    if (stream.avail_in == 0 && stream.avail_out != 0) {
+      status = Z_BUF_ERROR;
+      break;
+    }
+  }
+  const uint64_t consumed = stream.total_in;
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END) {
+    throw Error(fmt::format("{}: corrupt or truncated gzip data near compressed byte {}",
+                            source_name, consumed));
+  }
+  return out;
+}
+
+std::string read_maybe_gzip(const std::filesystem::path& path) {
+  std::string bytes = read_file(path);
+  if (has_gzip_magic(bytes)) return gunzip(bytes, path.string());
+  return bytes;
+}
+
+nlohmann::json parse_json_document(std::string_view text, const std::string& source_name) {
+  if (has_gzip_magic(text)) {
+    const std::string inflated = gunzip(text, source_name);
+    return parse_json_document(inflated, source_name);
+  }
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("{}: JSON syntax error at byte {}: {}", source_name, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // Number overflow ("1e999") is reported as out_of_range, without an offset.
+    throw Error(fmt::format("{}: invalid JSON: {}", source_name, e.what()));
+  }
+}
+
+bool json_to_int64(const nlohmann::json& value, int64_t& out) {
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned()) {
+      const auto u = value.get<uint64_t>();
+      if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+      out = static_cast<int64_t>(u);
+      return true;
+    }
+    out = value.get<int64_t>();
+    return true;
+  }
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e18) return false;
+    out = static_cast<int64_t>(d);
+    return true;
+  }
+  return false;
+}
+
+bool json_to_uint64(const nlohmann::json& value, uint64_t& out) {
+  if (value.is_number_unsigned()) {
+    out = value.get<uint64_t>();
+    return true;
+  }
+  int64_t signed_value = 0;
+  if (!json_to_int64(value, signed_value) || signed_value < 0) return false;
+  out = static_cast<uint64_t>(signed_value);
+  return true;
+}
+
+}  // namespace snr::pytorch

@@ -1,0 +1,29 @@
+// Loading of the JSON documents PyTorch's profilers write: plain or gzip
+// (.json / .json.gz, sniffed from the magic bytes, not the name), parsed with
+// nlohmann-json. Syntax errors name the file and the byte offset.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace snr::pytorch {
+
+// Whole file contents, inflated when the file starts with the gzip magic.
+std::string read_maybe_gzip(const std::filesystem::path& path);
+
+// Inflates a gzip buffer; `source_name` names the input in errors.
+std::string gunzip(std::string_view compressed, const std::string& source_name);
+
+// Parses `text` (plain or gzip bytes); throws snr::Error
+// "<source_name>: JSON syntax error at byte N: ..." for broken documents.
+nlohmann::json parse_json_document(std::string_view text, const std::string& source_name);
+
+// Small typed accessors used by the readers: nullopt-like defaults are the
+// caller's business, these only convert when the JSON kind fits.
+bool json_to_int64(const nlohmann::json& value, int64_t& out);
+bool json_to_uint64(const nlohmann::json& value, uint64_t& out);
+
+}  // namespace snr::pytorch
