@@ -1,0 +1,78 @@
+// `snr run prog.elf`: runs a program on every chip of a simulated system
+// (timing mode by default) and prints cycles, IPC, stalls, utilization and
+// the console output of each chip.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "hw/config.h"
+#include "sim/elf_loader.h"
+#include "sim/run_report.h"
+#include "sim/timing.h"
+
+namespace {
+
+struct RunOptions {
+  std::string input;
+  std::string hardware = "tpu-v4-like";
+  std::vector<std::string> overrides;
+  uint64_t chips = 0;  // 0 = from the config
+  bool functional = false;
+  bool json = false;
+  uint64_t max_cycles = 10'000'000'000ull;
+};
+
+// The program to run. Today an ELF file; a compiled multi-chip model
+// directory is a separate loader to add here.
+snr::sim::ProgramImage load_program(const std::string& input) {
+  if (std::filesystem::is_directory(input)) {
+    throw snr::Error(fmt::format("{}: is a directory; snr run expects an ELF program", input));
+  }
+  return snr::sim::load_elf_program(input);
+}
+
+int run_program(const RunOptions& options) {
+  snr::hw::HwConfig config = snr::hw::load_preset_or_file(options.hardware);
+  std::vector<std::string> overrides = options.overrides;
+  if (options.chips != 0) overrides.push_back(fmt::format("chips={}", options.chips));
+  snr::hw::apply_overrides(config, overrides);
+
+  snr::sim::System system(config);
+  system.load(load_program(options.input));
+  snr::sim::RunOutcome outcome;
+  if (options.functional) {
+    outcome = snr::sim::run_functional(system, options.max_cycles);
+  } else {
+    outcome = snr::sim::TimingSimulator(system).run(options.max_cycles);
+  }
+  snr::sim::RunDescription what{options.input, options.functional ? snr::sim::RunMode::kFunctional
+                                                                   : snr::sim::RunMode::kTiming};
+  fmt::print("{}", options.json ? snr::sim::format_run_json(what, system, outcome)
+                                : snr::sim::format_run_text(what, system, outcome));
+  // A non-zero exit code of chip 0 becomes the command's failure.
+  return system.chip(0).exit_code == 0 ? 0 : 3;
+}
+
+void setup_run(CLI::App& app, snr::cli::CommandContext& ctx) {
+  auto options = std::make_shared<RunOptions>();
+  auto* sub = app.add_subcommand("run", "Run an NPU program (ELF) on a simulated multi-chip system");
+  sub->add_option("program", options->input, "ELF program; every chip runs it and reads its id from mhartid")
+      ->required();
+  sub->add_option("--hw", options->hardware, "hardware preset (tpu-v4-like, tpu-v5e-like) or YAML file")
+      ->capture_default_str();
+  sub->add_option("--set", options->overrides, "override one hardware key, e.g. --set hbm.bandwidth=1.6TB/s")
+      ->take_all();
+  sub->add_option("--chips", options->chips, "number of chips (same as --set chips=N)");
+  sub->add_flag("--functional", options->functional, "functional mode: exact results, no timing");
+  sub->add_flag("--json", options->json, "machine-readable summary");
+  sub->add_option("--max-cycles", options->max_cycles,
+                  "stop with an error after this many cycles (instructions in functional mode)")
+      ->capture_default_str();
+  sub->callback([options, &ctx] { ctx.exit_code = run_program(*options); });
+}
+
+}  // namespace
+
+SNR_REGISTER_COMMAND(run, setup_run);

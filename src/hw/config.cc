@@ -1,0 +1,372 @@
+#include "hw/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <charconv>
+#include <fmt/format.h>
+#include <variant>
+
+#include "common/file_io.h"
+
+namespace snr::hw {
+namespace {
+
+using FieldRef = std::variant<uint64_t HwConfig::*, Bytes HwConfig::*, Duration HwConfig::*,
+                              Bandwidth HwConfig::*, Frequency HwConfig::*, TopologyKind HwConfig::*>;
+
+struct Field {
+  KeyInfo info;
+  FieldRef ref;
+  uint64_t min_count = 0;  // lower bound for counts (and bytes)
+  uint64_t max_count = UINT64_MAX;
+};
+
+// The single table of hardware parameters. Defaults are the tpu-v4-like
+// preset; docs/hardware.md says which figures are public and which are
+// modelling assumptions.
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = {
+      {{"clock", ValueKind::kFrequency, "1050MHz", "core clock; every latency is converted to cycles of it"},
+       &HwConfig::clock},
+      {{"chips", ValueKind::kCount, "1", "number of chips in the system"}, &HwConfig::chip_count, 1, 256},
+      {{"topology.kind", ValueKind::kTopology, "ring", "ring, torus2d or fully_connected"}, &HwConfig::topology},
+      {{"topology.torus_width", ValueKind::kCount, "0",
+        "columns of a 2-D torus (must divide chips); 0 picks the most square shape"},
+       &HwConfig::torus_width, 0, 256},
+      {{"mxu.count", ValueKind::kCount, "8", "128x128 bf16 matrix units per chip"}, &HwConfig::mxu_count, 1, 64},
+      {{"mxu.weight_load_cycles", ValueKind::kCount, "128",
+        "cycles to stage a 128x128 weight tile from VMEM (one row per cycle)"},
+       &HwConfig::mxu_weight_load_cycles, 1, 1u << 20},
+      {{"mxu.fill_cycles", ValueKind::kCount, "128",
+        "cycles from pushing an 8x128 LHS until its products reach the accumulator"},
+       &HwConfig::mxu_fill_cycles, 1, 1u << 20},
+      {{"mxu.push_interval_cycles", ValueKind::kCount, "8",
+        "cycles the systolic array is busy per 8-row push"},
+       &HwConfig::mxu_push_interval_cycles, 1, 1u << 20},
+      {{"mxu.drain_cycles", ValueKind::kCount, "8", "cycles to move the accumulator to a vector register"},
+       &HwConfig::mxu_drain_cycles, 1, 1u << 20},
+      {{"vector.alu_latency_cycles", ValueKind::kCount, "4", "result latency of vector arithmetic"},
+       &HwConfig::vector_alu_latency_cycles, 1, 1u << 20},
+      {{"vector.transcendental_latency_cycles", ValueKind::kCount, "16",
+        "result latency of exp, rsqrt, reciprocal"},
+       &HwConfig::vector_transcendental_latency_cycles, 1, 1u << 20},
+      {{"vector.issue_interval_cycles", ValueKind::kCount, "1",
+        "cycles the vector unit is busy per instruction"},
+       &HwConfig::vector_issue_interval_cycles, 1, 1u << 20},
+      {{"vector.load_latency_cycles", ValueKind::kCount, "8", "VMEM to vector register latency"},
+       &HwConfig::vector_load_latency_cycles, 1, 1u << 20},
+      {{"scalar.alu_latency_cycles", ValueKind::kCount, "1", "integer ALU result latency"},
+       &HwConfig::scalar_alu_latency_cycles, 1, 1u << 20},
+      {{"scalar.mul_latency_cycles", ValueKind::kCount, "3", "integer multiply latency"},
+       &HwConfig::scalar_mul_latency_cycles, 1, 1u << 20},
+      {{"scalar.div_latency_cycles", ValueKind::kCount, "20",
+        "integer divide/remainder latency (unpipelined)"},
+       &HwConfig::scalar_div_latency_cycles, 1, 1u << 20},
+      {{"scalar.load_latency_cycles", ValueKind::kCount, "3", "SMEM load-to-use latency"},
+       &HwConfig::scalar_load_latency_cycles, 1, 1u << 20},
+      {{"scalar.branch_taken_penalty_cycles", ValueKind::kCount, "2",
+        "issue bubble after a taken branch or jump"},
+       &HwConfig::branch_taken_penalty_cycles, 0, 1u << 20},
+      {{"smem.bytes", ValueKind::kBytes, "16MiB",
+        "scalar space backed by SMEM (program + data + stack); at most 256MiB"},
+       &HwConfig::smem_bytes, 4096, 256ull << 20},
+      {{"smem.bandwidth", ValueKind::kBandwidth, "64GB/s", "DMA bandwidth into/out of SMEM"},
+       &HwConfig::smem_bandwidth},
+      {{"vmem.page_bytes", ValueKind::kBytes, "512B", "VMEM page size (one 128-lane f32 row)"},
+       &HwConfig::vmem_page_bytes, 64, 1u << 20},
+      {{"vmem.pages_per_block", ValueKind::kCount, "256", "pages per VMEM block"},
+       &HwConfig::vmem_pages_per_block, 1, 1u << 20},
+      {{"vmem.blocks", ValueKind::kCount, "128", "VMEM blocks"}, &HwConfig::vmem_blocks, 1, 1u << 20},
+      {{"vmem.bandwidth", ValueKind::kBandwidth, "2TB/s", "DMA bandwidth into/out of VMEM"},
+       &HwConfig::vmem_bandwidth},
+      {{"hbm.bytes", ValueKind::kBytes, "32GiB", "HBM capacity per chip"}, &HwConfig::hbm_bytes, 4096,
+       1ull << 48},
+      {{"hbm.bandwidth", ValueKind::kBandwidth, "1200GB/s", "HBM bandwidth per chip"},
+       &HwConfig::hbm_bandwidth},
+      {{"dma.base_latency", ValueKind::kDuration, "500ns",
+        "constant issue-to-engine latency of every DMA; overlaps across parallel DMAs"},
+       &HwConfig::dma_base_latency},
+      {{"dma.max_outstanding", ValueKind::kCount, "64", "DMAs in flight per chip before ISSUE stalls"},
+       &HwConfig::dma_max_outstanding, 1, 1u << 16},
+      {{"ici.links_per_chip", ValueKind::kCount, "6", "inter-chip links per chip"},
+       &HwConfig::ici_links_per_chip, 1, 64},
+      {{"ici.link_bandwidth", ValueKind::kBandwidth, "50GB/s", "bandwidth of one ICI link, one direction"},
+       &HwConfig::ici_link_bandwidth},
+      {{"ici.hop_latency", ValueKind::kDuration, "100ns", "added latency per ICI hop of a remote DMA"},
+       &HwConfig::ici_hop_latency},
+  };
+  return table;
+}
+
+const Field* find_field(std::string_view key) {
+  for (const Field& f : fields()) {
+    if (f.info.key == key) return &f;
+  }
+  return nullptr;
+}
+
+std::string known_keys_hint(std::string_view key) {
+  // Suggest keys sharing the section prefix so a typo is quick to fix.
+  std::string_view section = key.substr(0, key.find('.'));
+  std::string hint;
+  for (const Field& f : fields()) {
+    if (f.info.key.substr(0, f.info.key.find('.')) == section) {
+      hint += hint.empty() ? "" : ", ";
+      hint += f.info.key;
+    }
+  }
+  return hint.empty() ? "see docs/hardware.md for the key list" : "keys in this section: " + hint;
+}
+
+uint64_t parse_count(std::string_view text) {
+  uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) {
+    throw Error(fmt::format("'{}' is not a non-negative integer", text));
+  }
+  return value;
+}
+
+TopologyKind parse_topology(std::string_view text) {
+  if (text == "ring") return TopologyKind::kRing;
+  if (text == "torus2d") return TopologyKind::kTorus2d;
+  if (text == "fully_connected") return TopologyKind::kFullyConnected;
+  throw Error(fmt::format("'{}' is not a topology (ring, torus2d, fully_connected)", text));
+}
+
+void check_range(const Field& field, uint64_t value) {
+  if (value < field.min_count || value > field.max_count) {
+    throw Error(fmt::format("{} must be in [{}, {}], got {}", field.info.key, field.min_count,
+                            field.max_count, value));
+  }
+}
+
+void assign(HwConfig& config, const Field& field, std::string_view text) {
+  std::visit(
+      [&](auto member) {
+        using T = std::remove_reference_t<decltype(config.*member)>;
+        if constexpr (std::is_same_v<T, uint64_t>) {
+          uint64_t value = parse_count(text);
+          check_range(field, value);
+          config.*member = value;
+        } else if constexpr (std::is_same_v<T, Bytes>) {
+          Bytes value = parse_bytes(text).value();
+          check_range(field, value.count);
+          config.*member = value;
+        } else if constexpr (std::is_same_v<T, Duration>) {
+          config.*member = parse_duration(text).value();
+        } else if constexpr (std::is_same_v<T, Bandwidth>) {
+          Bandwidth value = parse_bandwidth(text).value();
+          if (value.bytes_per_second <= 0) throw Error("bandwidth must be positive");
+          config.*member = value;
+        } else if constexpr (std::is_same_v<T, Frequency>) {
+          Frequency value = parse_frequency(text).value();
+          if (value.hertz < 1e3 || value.hertz > 1e11) throw Error("clock must be between 1kHz and 100GHz");
+          config.*member = value;
+        } else {
+          config.*member = parse_topology(text);
+        }
+      },
+      field.ref);
+}
+
+std::string render(const HwConfig& config, const Field& field) {
+  return std::visit(
+      [&](auto member) -> std::string {
+        const auto& value = config.*member;
+        using T = std::remove_cvref_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, uint64_t>) return std::to_string(value);
+        else if constexpr (std::is_same_v<T, Bytes>) return format_bytes(value);
+        else if constexpr (std::is_same_v<T, Duration>) return format_duration(value);
+        else if constexpr (std::is_same_v<T, Bandwidth>) return format_bandwidth(value);
+        else if constexpr (std::is_same_v<T, Frequency>) return format_frequency(value);
+        else return std::string(topology_kind_name(value));
+      },
+      field.ref);
+}
+
+struct PresetOverride {
+  std::string_view key;
+  std::string_view value;
+};
+
+// tpu-v5e-like differs from the schema defaults (tpu-v4-like) only here.
+const std::vector<PresetOverride>& v5e_overrides() {
+  static const std::vector<PresetOverride> overrides = {
+      {"clock", "1500MHz"},       {"mxu.count", "4"},        {"hbm.bytes", "16GiB"},
+      {"hbm.bandwidth", "819GB/s"}, {"ici.links_per_chip", "4"}, {"topology.kind", "torus2d"},
+  };
+  return overrides;
+}
+
+HwConfig defaults() {
+  HwConfig config;
+  for (const Field& f : fields()) assign(config, f, f.info.default_value);
+  return config;
+}
+
+// Flattens nested YAML maps into dotted keys and applies them.
+void apply_node(HwConfig& config, const YAML::Node& node, const std::string& prefix,
+                std::string_view source) {
+  for (const auto& entry : node) {
+    const YAML::Mark mark = entry.first.Mark();
+    std::string where = fmt::format("{}:{}", source, mark.line + 1);
+    if (!entry.first.IsScalar()) throw Error(where + ": keys must be plain names");
+    std::string key = prefix + entry.first.as<std::string>();
+    if (prefix.empty() && key == "preset") continue;
+    if (entry.second.IsMap()) {
+      apply_node(config, entry.second, key + ".", source);
+      continue;
+    }
+    if (!entry.second.IsScalar()) throw Error(fmt::format("{}: {}: expected a single value", where, key));
+    if (find_field(key) == nullptr) {
+      throw Error(fmt::format("{}: unknown hardware key '{}' ({})", where, key, known_keys_hint(key)));
+    }
+    with_error_context(where, [&] { config.set(key, entry.second.Scalar()); });
+  }
+}
+
+}  // namespace
+
+std::string_view topology_kind_name(TopologyKind kind) {
+  switch (kind) {
+    case TopologyKind::kRing: return "ring";
+    case TopologyKind::kTorus2d: return "torus2d";
+    case TopologyKind::kFullyConnected: return "fully_connected";
+  }
+  return "?";
+}
+
+std::string_view value_kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kCount: return "integer";
+    case ValueKind::kBytes: return "size";
+    case ValueKind::kDuration: return "duration";
+    case ValueKind::kBandwidth: return "bandwidth";
+    case ValueKind::kFrequency: return "frequency";
+    case ValueKind::kTopology: return "topology";
+  }
+  return "?";
+}
+
+const std::vector<KeyInfo>& schema() {
+  static const std::vector<KeyInfo> infos = [] {
+    std::vector<KeyInfo> out;
+    for (const Field& f : fields()) out.push_back(f.info);
+    return out;
+  }();
+  return infos;
+}
+
+uint64_t HwConfig::cycles_for(Duration duration) const {
+  // ps * Hz / 1e12, rounded up; long double keeps 1e12 * 1e9 products exact enough.
+  long double cycles = static_cast<long double>(duration.picoseconds) * clock.hertz / 1e12L;
+  return static_cast<uint64_t>(std::ceil(cycles - 1e-9L));
+}
+
+uint64_t HwConfig::bytes_per_cycle_q16(Bandwidth bandwidth) const {
+  long double q16 = static_cast<long double>(bandwidth.bytes_per_second) / clock.hertz * 65536.0L;
+  auto value = static_cast<uint64_t>(std::floor(q16));
+  return value == 0 ? 1 : value;
+}
+
+void HwConfig::set(std::string_view key, std::string_view value) {
+  const Field* field = find_field(key);
+  if (field == nullptr) throw Error(fmt::format("unknown hardware key '{}' ({})", key, known_keys_hint(key)));
+  with_error_context(fmt::format("hardware key '{}'", key), [&] { assign(*this, *field, value); });
+}
+
+std::string HwConfig::get(std::string_view key) const {
+  const Field* field = find_field(key);
+  if (field == nullptr) throw Error(fmt::format("unknown hardware key '{}'", key));
+  return render(*this, *field);
+}
+
+void HwConfig::validate() const {
+  if (vmem_page_bytes.count % 64 != 0) throw Error("vmem.page_bytes must be a multiple of 64B");
+  if (vmem_bytes() > (1ull << 32)) throw Error("VMEM larger than 4GiB does not fit the address map");
+  if (topology == TopologyKind::kTorus2d && torus_width != 0 && chip_count % torus_width != 0) {
+    throw Error(fmt::format("topology.torus_width {} does not divide chips {}", torus_width, chip_count));
+  }
+  if (cycles_for(dma_base_latency) == 0 && dma_base_latency.picoseconds != 0) {
+    throw Error("dma.base_latency rounds to zero cycles");
+  }
+}
+
+std::string HwConfig::to_yaml() const {
+  std::string out = fmt::format("# preset: {}\n", preset_name);
+  for (const Field& f : fields()) out += fmt::format("{}: {}\n", f.info.key, render(*this, f));
+  return out;
+}
+
+std::vector<std::string_view> preset_names() { return {"tpu-v4-like", "tpu-v5e-like"}; }
+
+HwConfig preset(std::string_view name) {
+  HwConfig config = defaults();
+  if (name == "tpu-v4-like") {
+  } else if (name == "tpu-v5e-like") {
+    for (const PresetOverride& o : v5e_overrides()) config.set(o.key, o.value);
+  } else {
+    throw Error(fmt::format("unknown hardware preset '{}' (known: tpu-v4-like, tpu-v5e-like)", name));
+  }
+  config.preset_name = std::string(name);
+  return config;
+}
+
+HwConfig parse_config_yaml(std::string_view yaml_text, std::string_view source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("{}:{}: invalid YAML: {}", source_name, e.mark.line + 1, e.msg));
+  }
+  if (root.IsNull()) return preset("tpu-v4-like");
+  if (!root.IsMap()) throw Error(fmt::format("{}: a hardware config must be a map of keys", source_name));
+  std::string preset_name = "tpu-v4-like";
+  if (YAML::Node p = root["preset"]; p) {
+    if (!p.IsScalar()) throw Error(fmt::format("{}:{}: preset must be a name", source_name, p.Mark().line + 1));
+    preset_name = p.Scalar();
+  }
+  HwConfig config = with_error_context(std::string(source_name), [&] { return preset(preset_name); });
+  try {
+    apply_node(config, root, "", source_name);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("{}:{}: {}", source_name, e.mark.line + 1, e.msg));
+  }
+  with_error_context(std::string(source_name), [&] { config.validate(); });
+  return config;
+}
+
+HwConfig load_config_file(const std::string& path) { return parse_config_yaml(read_file(path), path); }
+
+HwConfig load_preset_or_file(const std::string& preset_or_path) {
+  for (std::string_view name : preset_names()) {
+    if (name == preset_or_path) return preset(name);
+  }
+  return load_config_file(preset_or_path);
+}
+
+void apply_overrides(HwConfig& config, const std::vector<std::string>& assignments) {
+  for (const std::string& assignment : assignments) {
+    const size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error(fmt::format("--set '{}': expected key=value (e.g. hbm.bandwidth=1.6TB/s)", assignment));
+    }
+    config.set(assignment.substr(0, eq), assignment.substr(eq + 1));
+  }
+  config.validate();
+}
+
+std::string schema_markdown() {
+  std::string out = "| key | type | default (tpu-v4-like) | tpu-v5e-like | meaning |\n|---|---|---|---|---|\n";
+  HwConfig v5e = preset("tpu-v5e-like");
+  for (const Field& f : fields()) {
+    std::string v5e_value = render(v5e, f);
+    out += fmt::format("| `{}` | {} | `{}` | `{}` | {} |\n", f.info.key, value_kind_name(f.info.kind),
+                       f.info.default_value, v5e_value, f.info.doc);
+  }
+  return out;
+}
+
+}  // namespace snr::hw

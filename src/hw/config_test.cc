@@ -1,0 +1,147 @@
+#include "hw/config.h"
+
+#include "common/file_io.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+namespace snr::hw {
+namespace {
+
+TEST(HwConfig, V4PresetMatchesPublicFigures) {
+  HwConfig c = preset("tpu-v4-like");
+  EXPECT_EQ(c.clock.hertz, 1050e6);
+  EXPECT_EQ(c.mxu_count, 8u);
+  EXPECT_EQ(c.hbm_bytes.count, 32ull << 30);
+  EXPECT_EQ(c.hbm_bandwidth.bytes_per_second, 1200e9);
+  EXPECT_EQ(c.vmem_blocks, 128u);
+  EXPECT_EQ(c.vmem_pages_per_block, 256u);
+  EXPECT_EQ(c.vmem_bytes(), 16ull << 20);
+}
+
+TEST(HwConfig, V5ePresetOverridesOnlyItsFigures) {
+  HwConfig c = preset("tpu-v5e-like");
+  EXPECT_EQ(c.clock.hertz, 1500e6);
+  EXPECT_EQ(c.mxu_count, 4u);
+  EXPECT_EQ(c.hbm_bytes.count, 16ull << 30);
+  EXPECT_EQ(c.hbm_bandwidth.bytes_per_second, 819e9);
+  EXPECT_EQ(c.topology, TopologyKind::kTorus2d);
+  EXPECT_EQ(c.preset_name, "tpu-v5e-like");
+}
+
+TEST(HwConfig, UnknownPresetNamesKnownOnes) {
+  try {
+    (void)preset("tpu-v9");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tpu-v5e-like"), std::string::npos);
+  }
+}
+
+TEST(HwConfig, CyclesRoundUp) {
+  HwConfig c = preset("tpu-v4-like");
+  c.set("clock", "1GHz");
+  EXPECT_EQ(c.cycles_for(Duration{500'000}), 500u);  // 500 ns
+  EXPECT_EQ(c.cycles_for(Duration{1'500}), 2u);      // 1.5 ns -> 2 cycles
+  EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{64e9}), 64u << 16);
+}
+
+TEST(HwConfig, YamlNestedKeysAndUnits) {
+  HwConfig c = parse_config_yaml("preset: tpu-v5e-like\nchips: 4\nhbm:\n  bandwidth: 1.6TB/s\ndma: {base_latency: 1us}\n",
+                                 "test.yaml");
+  EXPECT_EQ(c.chip_count, 4u);
+  EXPECT_EQ(c.hbm_bandwidth.bytes_per_second, 1.6e12);
+  EXPECT_EQ(c.dma_base_latency.picoseconds, 1'000'000);
+  EXPECT_EQ(c.mxu_count, 4u);  // from the preset
+}
+
+TEST(HwConfig, UnknownKeyNamesKeyAndLine) {
+  try {
+    (void)parse_config_yaml("chips: 2\nhbm:\n  bandwith: 1TB/s\n", "cfg.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("cfg.yaml:3"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("hbm.bandwith"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("hbm.bandwidth"), std::string::npos) << msg;  // the hint
+  }
+}
+
+TEST(HwConfig, BadValueNamesKeyAndLine) {
+  try {
+    (void)parse_config_yaml("clock: 940\n", "cfg.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("cfg.yaml:1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("clock"), std::string::npos) << msg;
+  }
+}
+
+TEST(HwConfig, SetValidatesLikeYaml) {
+  HwConfig c = preset("tpu-v4-like");
+  c.set("vmem.blocks", "64");
+  EXPECT_EQ(c.vmem_bytes(), 8ull << 20);
+  EXPECT_THROW(c.set("vmem.blocks", "0"), Error);
+  EXPECT_THROW(c.set("vmem.blokcs", "1"), Error);
+  EXPECT_THROW(c.set("hbm.bandwidth", "fast"), Error);
+  EXPECT_THROW(c.set("topology.kind", "mesh"), Error);
+  EXPECT_EQ(c.get("vmem.blocks"), "64");
+}
+
+TEST(HwConfig, ToYamlRoundTrips) {
+  HwConfig c = preset("tpu-v5e-like");
+  c.set("chips", "8");
+  HwConfig back = parse_config_yaml("preset: tpu-v4-like\n" + c.to_yaml(), "rt");
+  EXPECT_EQ(back.to_yaml().substr(back.to_yaml().find('\n')), c.to_yaml().substr(c.to_yaml().find('\n')));
+}
+
+TEST(HwConfig, SchemaCoversEveryKeyOnce) {
+  std::set<std::string_view> seen;
+  for (const KeyInfo& k : schema()) {
+    EXPECT_TRUE(seen.insert(k.key).second) << k.key;
+    EXPECT_FALSE(k.doc.empty()) << k.key;
+  }
+  EXPECT_NE(schema_markdown().find("`vmem.page_bytes`"), std::string::npos);
+}
+
+TEST(HwConfig, InvalidYamlIsAnError) {
+  EXPECT_THROW((void)parse_config_yaml("clock: [1, 2\n", "bad.yaml"), Error);
+  EXPECT_THROW((void)parse_config_yaml("- a\n- b\n", "bad.yaml"), Error);
+  EXPECT_THROW((void)parse_config_yaml("clock:\n  - 1\n", "bad.yaml"), Error);
+}
+
+}  // namespace
+}  // namespace snr::hw
+
+namespace snr::hw {
+namespace {
+
+// docs/hardware.md lists every key; the list is generated from the schema.
+TEST(HwDocs, KeyListIsGeneratedFromSchema) {
+  const char* source_dir = std::getenv("SNR_SOURCE_DIR");
+  if (source_dir == nullptr) source_dir = SNR_SOURCE_DIR_FALLBACK;
+  const std::string path = std::string(source_dir) + "/docs/hardware.md";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "cannot read " << path;
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string begin = "<!-- hw-keys:begin -->\n", end = "<!-- hw-keys:end -->";
+  const size_t from = doc.find(begin), to = doc.find(end);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  const std::string generated = schema_markdown();
+  const std::string current = doc.substr(from + begin.size(), to - from - begin.size());
+  if (current != generated && std::getenv("SNR_UPDATE_DOCS") != nullptr) {
+    doc.replace(from + begin.size(), to - from - begin.size(), generated);
+    write_file_atomic(path, doc);
+    return;
+  }
+  EXPECT_EQ(current, generated) << "regenerate with SNR_UPDATE_DOCS=1";
+}
+
+}  // namespace
+}  // namespace snr::hw

@@ -1,0 +1,29 @@
+#include "sim/elf_loader.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace snr::sim {
+
+ProgramImage program_from_elf(const elf::Image& image, std::string name) {
+  ProgramImage program;
+  program.name = std::move(name);
+  program.entry = image.entry;
+  for (const elf::Segment& segment : image.segments) {
+    ProgramSegment out;
+    out.address = segment.vaddr;
+    out.bytes = segment.data;
+    out.memory_bytes = segment.mem_bytes;
+    out.executable = (segment.flags & elf::kSegmentExecute) != 0;
+    program.segments.push_back(std::move(out));
+  }
+  if (program.segments.empty()) throw Error(fmt::format("{}: no PT_LOAD segments", program.name));
+  return program;
+}
+
+ProgramImage load_elf_program(const std::string& path) {
+  return program_from_elf(elf::read_elf_file(path).value(), path);
+}
+
+}  // namespace snr::sim

@@ -1,0 +1,60 @@
+#include "sim/paged_memory.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace snr::sim {
+namespace {
+// Keeps the page table at most this many entries (8 bytes each).
+constexpr uint64_t kMaxPageTableEntries = 1u << 16;
+}  // namespace
+
+PagedMemory::PagedMemory(uint64_t size_bytes, uint64_t min_page_bytes) : size_bytes_(size_bytes) {
+  uint64_t page = std::bit_ceil(std::max<uint64_t>(min_page_bytes, 64));
+  while ((size_bytes + page - 1) / page > kMaxPageTableEntries) page *= 2;
+  page_bytes_ = page;
+  page_shift_ = static_cast<uint32_t>(std::countr_zero(page));
+  page_mask_ = page - 1;
+  pages_.resize((size_bytes + page - 1) / page);
+}
+
+void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
+  size_t done = 0;
+  while (done < out.size()) {
+    const uint64_t at = offset + done;
+    const uint64_t in_page = at & page_mask_;
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(page_bytes_ - in_page, out.size() - done));
+    const uint8_t* p = pages_[at >> page_shift_].get();
+    if (p != nullptr) {
+      std::memcpy(out.data() + done, p + in_page, chunk);
+    } else {
+      std::memset(out.data() + done, 0, chunk);
+    }
+    done += chunk;
+  }
+}
+
+void PagedMemory::write(uint64_t offset, std::span<const uint8_t> data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const uint64_t at = offset + done;
+    const uint64_t in_page = at & page_mask_;
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(page_bytes_ - in_page, data.size() - done));
+    std::memcpy(page_for_write(at >> page_shift_) + in_page, data.data() + done, chunk);
+    done += chunk;
+  }
+}
+
+std::vector<uint64_t> PagedMemory::touched_page_offsets() const {
+  std::vector<uint64_t> out;
+  for (uint64_t i = 0; i < pages_.size(); ++i) {
+    if (pages_[i]) out.push_back(i << page_shift_);
+  }
+  return out;
+}
+
+void PagedMemory::clear() {
+  for (auto& page : pages_) page.reset();
+}
+
+}  // namespace snr::sim

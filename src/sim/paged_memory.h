@@ -1,0 +1,73 @@
+// Sparse, lazily allocated byte-addressable memory: pages come into being on
+// first write and read as zero before that, so a 32 GiB HBM costs only what a
+// program touches. A flat page table (not a hash map) keeps the hot path of
+// scalar loads and stores to a shift, an index and a copy.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace snr::sim {
+
+class PagedMemory {
+ public:
+  // `size_bytes` of address space; backing pages of at least
+  // `min_page_bytes` (a power of two), grown so the page table stays small.
+  PagedMemory(uint64_t size_bytes, uint64_t min_page_bytes);
+
+  [[nodiscard]] uint64_t size_bytes() const { return size_bytes_; }
+  [[nodiscard]] bool contains(uint64_t offset, uint64_t length) const {
+    return offset <= size_bytes_ && length <= size_bytes_ - offset;
+  }
+
+  // Caller guarantees contains(offset, out.size()).
+  void read(uint64_t offset, std::span<uint8_t> out) const;
+  void write(uint64_t offset, std::span<const uint8_t> data);
+
+  template <typename T>
+  T load(uint64_t offset) const {
+    const uint64_t page = offset >> page_shift_;
+    const uint64_t in_page = offset & page_mask_;
+    T value{};
+    if (in_page + sizeof(T) <= page_bytes_) [[likely]] {
+      const uint8_t* p = pages_[page].get();
+      if (p != nullptr) std::memcpy(&value, p + in_page, sizeof(T));
+      return value;
+    }
+    read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&value), sizeof(T)));
+    return value;
+  }
+  template <typename T>
+  void store(uint64_t offset, T value) {
+    const uint64_t page = offset >> page_shift_;
+    const uint64_t in_page = offset & page_mask_;
+    if (in_page + sizeof(T) <= page_bytes_) [[likely]] {
+      std::memcpy(page_for_write(page) + in_page, &value, sizeof(T));
+      return;
+    }
+    write(offset, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&value), sizeof(T)));
+  }
+
+  // Pages that have been written, in address order (for snapshots and tests).
+  [[nodiscard]] std::vector<uint64_t> touched_page_offsets() const;
+  [[nodiscard]] uint64_t page_bytes() const { return page_bytes_; }
+  void clear();
+
+ private:
+  uint8_t* page_for_write(uint64_t page) {
+    std::unique_ptr<uint8_t[]>& slot = pages_[page];
+    if (!slot) [[unlikely]] slot = std::make_unique<uint8_t[]>(page_bytes_);  // zeroed
+    return slot.get();
+  }
+
+  uint64_t size_bytes_;
+  uint64_t page_bytes_;
+  uint32_t page_shift_;
+  uint64_t page_mask_;
+  std::vector<std::unique_ptr<uint8_t[]>> pages_;
+};
+
+}  // namespace snr::sim

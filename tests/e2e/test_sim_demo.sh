@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# `snr demo`: the built-in two-chip program runs, explains itself, checks
+# its result against a host reference and is deterministic.
+source "$(dirname "$0")/lib.sh"
+
+"$SNR" demo >"$WORK/demo.txt"
+expect_contains "$WORK/demo.txt" "What each chip does"
+expect_contains "$WORK/demo.txt" "2 chip(s)"
+expect_contains "$WORK/demo.txt" "cycles    "
+expect_contains "$WORK/demo.txt" "utilization: scalar"
+expect_contains "$WORK/demo.txt" "chip 1: done"
+expect_contains "$WORK/demo.txt" "result check: max relative error"
+expect_contains "$WORK/demo.txt" "(ok)"
+
+"$SNR" demo >"$WORK/demo2.txt"
+cmp "$WORK/demo.txt" "$WORK/demo2.txt" || fail "demo output differs between runs"
+
+"$SNR" demo --chips 4 --hw tpu-v5e-like --json >"$WORK/demo.json"
+python3 - "$WORK/demo.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["chips"]) == 4
+for chip in d["chips"]:
+    assert chip["exit_code"] == 0 and chip["dma"]["transfers"] == 4, chip
+    assert chip["utilization"]["matrix"] > 0
+PY
+echo OK
