@@ -1,0 +1,43 @@
+// `snr et timeline`: simulate a Chakra trace and write its per-NPU timeline;
+// the simulation is `snr sim`'s (src/dsim).
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/command.h"
+#include "dsim/simulator.h"
+
+namespace {
+
+struct TimelineOptions {
+  snr::dsim::SimulationInputs inputs;
+  std::string prefix;
+  std::string backend = "analytical-congestion-aware";
+  std::string output;
+};
+
+void setup_timeline(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {
+  auto opts = std::make_shared<TimelineOptions>();
+  auto* sub = parent.add_subcommand("timeline", "Simulate a trace on N NPUs and write the per-NPU timeline");
+  sub->add_option("prefix", opts->prefix, "Chakra trace prefix: files <prefix>.<rank>.et")->required();
+  sub->add_option("--system-configuration", opts->inputs.system_configuration, "ASTRA-sim system JSON")->required();
+  sub->add_option("--network-configuration", opts->inputs.network_configuration, "ASTRA-sim analytical network YAML")
+      ->required();
+  sub->add_option("--remote-memory-configuration", opts->inputs.remote_memory_configuration,
+                  "ASTRA-sim remote memory JSON")->required();
+  sub->add_option("--comm-group-configuration", opts->inputs.comm_group_configuration, "communicator groups JSON");
+  sub->add_option("--network-backend", opts->backend, "analytical-congestion-aware (default) or -unaware");
+  sub->add_option("-o,--output", opts->output, "timeline JSON (Chrome trace) to write")->required();
+  sub->callback([opts] {
+    opts->inputs.workload_prefix = opts->prefix;
+    opts->inputs.backend = snr::dsim::parse_backend(opts->backend);
+    opts->inputs.record_timeline = true;
+    const auto result = snr::dsim::simulate_files(opts->inputs);
+    snr::dsim::write_timeline(result, opts->output);
+    fmt::print("{} NPUs, finish {} ns, timeline -> {}\n", result.npus.size(), result.finish_ns(), opts->output);
+  });
+}
+
+}  // namespace
+
+SNR_REGISTER_SUBCOMMAND(et, "Chakra execution-trace tools", timeline, setup_timeline);

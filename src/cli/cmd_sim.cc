@@ -1,0 +1,51 @@
+// `snr sim`: the distributed simulator, with ASTRA-sim's option names.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/command.h"
+#include "dsim/simulator.h"
+
+namespace {
+
+struct SimOptions {
+  snr::dsim::SimulationInputs inputs;
+  std::string backend = "analytical-congestion-aware";
+  std::string output_dir;
+  std::string timeline;
+};
+
+void add_sim_options(CLI::App* sub, SimOptions& opts) {
+  sub->add_option("--workload-configuration", opts.inputs.workload_prefix,
+                  "Chakra trace prefix: files <prefix>.<rank>.et")->required();
+  sub->add_option("--system-configuration", opts.inputs.system_configuration, "ASTRA-sim system JSON")->required();
+  sub->add_option("--network-configuration", opts.inputs.network_configuration, "ASTRA-sim analytical network YAML")
+      ->required();
+  sub->add_option("--remote-memory-configuration", opts.inputs.remote_memory_configuration,
+                  "ASTRA-sim remote memory JSON")->required();
+  sub->add_option("--comm-group-configuration", opts.inputs.comm_group_configuration,
+                  "communicator groups JSON (pg_name -> NPU list)");
+  sub->add_option("--network-backend", opts.backend,
+                  "analytical-congestion-aware (default) or analytical-congestion-unaware");
+}
+
+void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
+  auto opts = std::make_shared<SimOptions>();
+  auto* sub = app.add_subcommand("sim", "Simulate Chakra traces on N NPUs (ASTRA-sim compatible)");
+  add_sim_options(sub, *opts);
+  sub->add_option("-o,--output", opts->output_dir, "directory for npus.json/csv, links.csv, summary.json, timeline.json");
+  sub->callback([opts] {
+    opts->inputs.backend = snr::dsim::parse_backend(opts->backend);
+    opts->inputs.record_timeline = !opts->output_dir.empty();
+    const auto result = snr::dsim::simulate_files(opts->inputs);
+    fmt::print("{}", snr::dsim::astra_summary_lines(result));
+    if (!opts->output_dir.empty()) {
+      snr::dsim::write_result_files(result, opts->output_dir);
+      snr::dsim::write_timeline(result, std::filesystem::path(opts->output_dir) / "timeline.json");
+    }
+  });
+}
+
+}  // namespace
+
+SNR_REGISTER_COMMAND(sim, setup_sim);

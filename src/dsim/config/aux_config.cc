@@ -1,0 +1,78 @@
+#include "dsim/config/aux_config.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace snr::dsim {
+
+RemoteMemoryConfig parse_remote_memory_config(std::string_view json_text, std::string_view source) {
+  return with_error_context(fmt::format("remote memory configuration {}", source), [&] {
+    nlohmann::json root;
+    try {
+      root = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw Error(fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
+    }
+    if (!root.is_object()) throw Error("top level must be a JSON object");
+    RemoteMemoryConfig config;
+    for (const auto& [key, value] : root.items()) {
+      if (key != "memory-type") throw Error(fmt::format("unknown key '{}'", key));
+      if (!value.is_string()) throw Error("memory-type must be a string");
+      config.memory_type = value.get<std::string>();
+      if (config.memory_type != "NO_MEMORY_EXPANSION") {
+        throw Error(fmt::format("memory-type '{}' is not modelled (only NO_MEMORY_EXPANSION)", config.memory_type));
+      }
+    }
+    return config;
+  });
+}
+
+RemoteMemoryConfig load_remote_memory_config(const std::filesystem::path& path) {
+  return parse_remote_memory_config(read_file(path), path.string());
+}
+
+CommGroups parse_comm_groups(std::string_view json_text, std::string_view source, uint64_t npus_count) {
+  return with_error_context(fmt::format("communicator groups {}", source), [&] {
+    nlohmann::json root;
+    try {
+      root = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw Error(fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
+    }
+    if (!root.is_object()) throw Error("top level must be an object of group id -> list of NPU ids");
+    CommGroups result;
+    for (const auto& [name, members] : root.items()) {
+      if (!members.is_array() || members.size() < 2) {
+        throw Error(fmt::format("group '{}' must list at least two NPU ids", name));
+      }
+      std::set<uint64_t> seen;
+      std::vector<uint32_t> list;
+      for (const auto& m : members) {
+        if (!m.is_number_unsigned() && !m.is_number_integer()) {
+          throw Error(fmt::format("group '{}': member ids must be integers", name));
+        }
+        const int64_t id = m.get<int64_t>();
+        if (id < 0 || static_cast<uint64_t>(id) >= npus_count) {
+          throw Error(fmt::format("group '{}': NPU {} does not exist ({} NPUs)", name, id, npus_count));
+        }
+        if (!seen.insert(static_cast<uint64_t>(id)).second) {
+          throw Error(fmt::format("group '{}': NPU {} listed twice", name, id));
+        }
+        list.push_back(static_cast<uint32_t>(id));
+      }
+      result.groups.emplace(name, std::move(list));
+    }
+    return result;
+  });
+}
+
+CommGroups load_comm_groups(const std::filesystem::path& path, uint64_t npus_count) {
+  return parse_comm_groups(read_file(path), path.string(), npus_count);
+}
+
+}  // namespace snr::dsim

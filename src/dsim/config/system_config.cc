@@ -1,0 +1,187 @@
+#include "dsim/config/system_config.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace snr::dsim {
+namespace {
+
+using Json = nlohmann::json;
+
+int require_int(const Json& value, std::string_view key, int min_value) {
+  if (!value.is_number_integer() && !value.is_number_unsigned()) {
+    throw Error(fmt::format("key '{}' must be an integer", key));
+  }
+  const int64_t v = value.get<int64_t>();
+  if (v < min_value || v > 1'000'000'000) {
+    throw Error(fmt::format("key '{}' must be between {} and 1e9, got {}", key, min_value, v));
+  }
+  return static_cast<int>(v);
+}
+
+double require_number(const Json& value, std::string_view key) {
+  if (!value.is_number()) throw Error(fmt::format("key '{}' must be a number", key));
+  const double v = value.get<double>();
+  if (!(v >= 0) || v > 1e12) throw Error(fmt::format("key '{}' must be a non-negative number", key));
+  return v;
+}
+
+std::string require_string(const Json& value, std::string_view key) {
+  if (!value.is_string()) throw Error(fmt::format("key '{}' must be a string", key));
+  return value.get<std::string>();
+}
+
+bool require_flag(const Json& value, std::string_view key) {
+  if (value.is_boolean()) return value.get<bool>();
+  const int v = require_int(value, key, 0);
+  if (v > 1) throw Error(fmt::format("key '{}' must be 0 or 1", key));
+  return v == 1;
+}
+
+std::vector<CollectiveImplementation> parse_implementations(const Json& value, std::string_view key) {
+  if (!value.is_array() || value.empty()) {
+    throw Error(fmt::format("key '{}' must be a non-empty list of algorithm names", key));
+  }
+  std::vector<CollectiveImplementation> result;
+  for (const Json& item : value) {
+    result.push_back(with_error_context(fmt::format("key '{}'", key), [&] {
+      return parse_collective_implementation(require_string(item, key));
+    }));
+  }
+  return result;
+}
+
+std::filesystem::path resolve_custom_prefix(const std::string& prefix, const std::filesystem::path& base_dir) {
+  namespace fs = std::filesystem;
+  const fs::path given(prefix);
+  const auto exists_rank0 = [](const fs::path& p) { return fs::exists(p.string() + ".0.et"); };
+  if (exists_rank0(given)) return given;
+  if (given.is_relative()) {
+    // ASTRA-sim's examples name prefixes relative to its repository root;
+    // try ever shorter tails of the path beside the config file.
+    std::vector<fs::path> parts(given.begin(), given.end());
+    for (size_t skip = 0; skip < parts.size(); ++skip) {
+      fs::path candidate = base_dir;
+      for (size_t i = skip; i < parts.size(); ++i) candidate /= parts[i];
+      if (exists_rank0(candidate)) return candidate;
+    }
+  }
+  throw Error(fmt::format("custom collective '{}': no file '{}.0.et' (also searched beside the config)",
+                          prefix, prefix));
+}
+
+}  // namespace
+
+CollectiveImplementation parse_collective_implementation(std::string_view text) {
+  CollectiveImplementation impl;
+  std::string_view name = text;
+  // The "one" prefix (oneRing, oneDirect, oneHalvingDoubling) flattens all
+  // dimensions into one logical dimension.
+  if (name.starts_with("one")) {
+    impl.flattened = true;
+    name.remove_prefix(3);
+  }
+  if (name == "ring" || name == "Ring") {
+    impl.kind = AlgorithmKind::kRing;
+  } else if (name == "halvingDoubling" || name == "HalvingDoubling") {
+    impl.kind = AlgorithmKind::kHalvingDoubling;
+  } else if (!impl.flattened && name == "doubleBinaryTree") {
+    impl.kind = AlgorithmKind::kDoubleBinaryTree;
+  } else if (name.starts_with("direct") || name.starts_with("Direct")) {
+    impl.kind = AlgorithmKind::kDirect;
+    const std::string_view window = name.substr(6);
+    if (!window.empty()) {
+      int parsed = 0;
+      for (char c : window) {
+        if (c < '0' || c > '9' || parsed > 1'000'000) {
+          throw Error(fmt::format("collective implementation '{}': window must be a positive integer", text));
+        }
+        parsed = parsed * 10 + (c - '0');
+      }
+      if (parsed <= 0) throw Error(fmt::format("collective implementation '{}': window must be positive", text));
+      impl.direct_window = parsed;
+    }
+  } else {
+    throw Error(fmt::format("unknown collective implementation '{}' (expected ring, direct[N], "
+                            "halvingDoubling, doubleBinaryTree or a one* variant)", text));
+  }
+  return impl;
+}
+
+SystemConfig parse_system_config(std::string_view json_text, std::string_view source,
+                                 const std::filesystem::path& base_dir) {
+  return with_error_context(fmt::format("system configuration {}", source), [&] {
+    Json root;
+    try {
+      root = Json::parse(json_text);
+    } catch (const Json::parse_error& e) {
+      throw Error(fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
+    }
+    if (!root.is_object()) throw Error("top level must be a JSON object");
+    SystemConfig config;
+    bool saw_peak_perf = false;
+    for (const auto& [key, value] : root.items()) {
+      if (key == "scheduling-policy") {
+        const std::string policy = require_string(value, key);
+        if (policy == "LIFO") config.scheduling_policy = SchedulingPolicy::kLifo;
+        else if (policy == "FIFO") config.scheduling_policy = SchedulingPolicy::kFifo;
+        else throw Error(fmt::format("scheduling-policy '{}' is not supported (LIFO or FIFO)", policy));
+      } else if (key == "collective-optimization") {
+        const std::string opt = require_string(value, key);
+        if (opt == "baseline") config.collective_optimization = CollectiveOptimization::kBaseline;
+        else if (opt == "localBWAware") config.collective_optimization = CollectiveOptimization::kLocalBwAware;
+        else throw Error(fmt::format("collective-optimization '{}' is unknown (baseline or localBWAware)", opt));
+      } else if (key == "active-chunks-per-dimension") {
+        config.active_chunks_per_dimension = require_int(value, key, 1);
+      } else if (key == "preferred-dataset-splits") {
+        config.preferred_dataset_splits = require_int(value, key, 1);
+      } else if (key == "endpoint-delay") {
+        config.endpoint_delay_ns = static_cast<uint64_t>(require_int(value, key, 0));
+      } else if (key == "local-mem-bw") {
+        config.local_mem_bw_gbps = require_number(value, key);
+      } else if (key == "peak-perf") {
+        config.peak_perf_tflops = require_number(value, key);
+        saw_peak_perf = true;
+      } else if (key == "roofline-enabled") {
+        config.roofline_enabled = require_flag(value, key);
+      } else if (key == "boost-mode" || key == "model-shared-bus" || key == "trace-enabled" ||
+                 key == "replay-only" || key == "track-local-mem") {
+        // Accepted for compatibility only when off: the feature is not modelled.
+        if (require_flag(value, key)) throw Error(fmt::format("key '{}' = 1 is not supported", key));
+      } else if (key == "all-reduce-implementation") {
+        config.all_reduce = parse_implementations(value, key);
+      } else if (key == "all-gather-implementation") {
+        config.all_gather = parse_implementations(value, key);
+      } else if (key == "reduce-scatter-implementation") {
+        config.reduce_scatter = parse_implementations(value, key);
+      } else if (key == "all-to-all-implementation") {
+        config.all_to_all = parse_implementations(value, key);
+      } else if (key == "all-reduce-implementation-custom") {
+        if (!value.is_array() || value.size() != 1) {
+          throw Error("key 'all-reduce-implementation-custom' must be a list with one trace prefix");
+        }
+        config.all_reduce_custom.push_back(resolve_custom_prefix(require_string(value[0], key), base_dir));
+      } else {
+        throw Error(fmt::format("unknown key '{}'", key));
+      }
+    }
+    if (config.roofline_enabled && (!saw_peak_perf || config.peak_perf_tflops <= 0 ||
+                                    config.local_mem_bw_gbps <= 0)) {
+      throw Error("roofline-enabled needs positive peak-perf and local-mem-bw");
+    }
+    if (!config.all_reduce_custom.empty() && !config.all_reduce.empty()) {
+      throw Error("all-reduce-implementation and all-reduce-implementation-custom contradict each other");
+    }
+    return config;
+  });
+}
+
+SystemConfig load_system_config(const std::filesystem::path& path) {
+  return parse_system_config(read_file(path), path.string(), path.parent_path());
+}
+
+}  // namespace snr::dsim

@@ -1,0 +1,53 @@
+// ASTRA-sim system-layer configuration (the --system-configuration JSON).
+// Keys and meanings follow ASTRA-sim; unlike ASTRA-sim, an unknown key, a
+// value of the wrong type or a setting this simulator does not model is an
+// error instead of being ignored.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace snr::dsim {
+
+enum class SchedulingPolicy { kLifo, kFifo };
+enum class CollectiveOptimization { kBaseline, kLocalBwAware };
+enum class AlgorithmKind { kRing, kDirect, kHalvingDoubling, kDoubleBinaryTree };
+
+struct CollectiveImplementation {
+  AlgorithmKind kind = AlgorithmKind::kRing;
+  // The "flattened" one* variants run one phase over all NPUs.
+  bool flattened = false;
+  // Window of the direct algorithm (directN); -1 means unlimited.
+  int direct_window = -1;
+};
+
+struct SystemConfig {
+  SchedulingPolicy scheduling_policy = SchedulingPolicy::kLifo;
+  CollectiveOptimization collective_optimization = CollectiveOptimization::kBaseline;
+  int active_chunks_per_dimension = 1;
+  int preferred_dataset_splits = 1;
+  uint64_t endpoint_delay_ns = 10;
+  double local_mem_bw_gbps = 0;  // GB/s, 1 GB = 1e9 B, i.e. bytes per ns
+  double peak_perf_tflops = 0;
+  bool roofline_enabled = false;
+  std::vector<CollectiveImplementation> all_reduce;
+  std::vector<CollectiveImplementation> all_gather;
+  std::vector<CollectiveImplementation> reduce_scatter;
+  std::vector<CollectiveImplementation> all_to_all;
+  // Per-rank Chakra trace prefixes of custom collectives, resolved to paths.
+  std::vector<std::filesystem::path> all_reduce_custom;
+};
+
+// Parses the JSON text; `source` names the file in error messages, and
+// relative custom-collective prefixes are resolved against `base_dir`
+// (see docs/formats/astra-sim-config.md). Throws snr::Error.
+SystemConfig parse_system_config(std::string_view json_text, std::string_view source,
+                                 const std::filesystem::path& base_dir = {});
+SystemConfig load_system_config(const std::filesystem::path& path);
+
+CollectiveImplementation parse_collective_implementation(std::string_view text);
+
+}  // namespace snr::dsim

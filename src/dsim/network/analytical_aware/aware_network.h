@@ -1,0 +1,67 @@
+// Congestion-aware analytical network: messages travel hop by hop over
+// links; each link serializes one message at a time (bytes / bandwidth) and
+// queues the rest in arrival order; a hop costs latency + bytes / bandwidth
+// (store-and-forward), as in ASTRA-sim's analytical congestion_aware backend.
+// Multi-dimensional topologies route dimension 0 first, then 1, ...
+//
+// Link state lives in flat arrays for Ring and Switch dimensions (two links
+// per NPU); FullyConnected links are created on first use so memory stays
+// O(links used) instead of O(N^2).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "dsim/network/network.h"
+
+namespace snr::dsim {
+
+class AwareNetwork final : public NetworkBackend {
+ public:
+  AwareNetwork(const NetworkConfig& config, NetworkHost& host);
+  void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) override;
+  void handle_event(MessageId message) override;
+  [[nodiscard]] std::vector<LinkStats> link_stats() const override;
+  [[nodiscard]] std::string name() const override { return "analytical-congestion-aware"; }
+
+ private:
+  struct Link {
+    TimeNs free_at_ns = 0;
+    uint64_t bytes = 0;
+    uint64_t messages = 0;
+    uint64_t busy_ns = 0;
+  };
+  // Where a message is: at an NPU, or inside dimension `switch_dim`'s switch.
+  struct InFlight {
+    NpuId at = 0;
+    NpuId dst = 0;
+    uint64_t bytes = 0;
+    int16_t switch_dim = -1;
+    bool active = false;
+  };
+  // Per-dimension constants, flat for the per-hop path.
+  struct Dim {
+    TopologyKind topology;
+    uint32_t size;
+    uint64_t stride;
+    double bytes_per_ns;
+    double latency_ns;
+    [[nodiscard]] uint32_t coordinate(NpuId npu) const { return static_cast<uint32_t>((npu / stride) % size); }
+  };
+  void forward(MessageId message);
+  Link& link_for(size_t dim, NpuId from, uint32_t from_coord, uint32_t to_coord, int16_t& next_switch_dim,
+                 NpuId& next_at);
+  [[nodiscard]] static uint64_t fc_key(size_t dim, NpuId from, NpuId to) {
+    return (static_cast<uint64_t>(dim) << 56) ^ (static_cast<uint64_t>(from) << 28) ^ to;
+  }
+
+  NetworkConfig config_;
+  DimensionLayout layout_;
+  NetworkHost& host_;
+  std::vector<Dim> dims_;
+  std::vector<std::vector<Link>> dense_links_;  // per dimension: 2 per NPU (Ring cw/ccw, Switch up/down)
+  std::unordered_map<uint64_t, Link> fc_links_;
+  std::vector<InFlight> in_flight_;              // indexed by MessageId
+};
+
+}  // namespace snr::dsim

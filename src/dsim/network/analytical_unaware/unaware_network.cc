@@ -1,0 +1,33 @@
+#include "dsim/network/analytical_unaware/unaware_network.h"
+
+namespace snr::dsim {
+
+UnawareNetwork::UnawareNetwork(const NetworkConfig& config, NetworkHost& host)
+    : config_(config), layout_(config), host_(host) {
+  for (const auto& dim : config.dimensions) bytes_per_ns_.push_back(gbps_to_bytes_per_ns(dim.bandwidth_gbps));
+}
+
+TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
+  TimeNs total = 0;
+  for (size_t d = 0; d < layout_.dims(); ++d) {
+    const uint32_t from = layout_.coordinate(src, d);
+    const uint32_t to = layout_.coordinate(dst, d);
+    if (from == to) continue;
+    const auto& dim = config_.dimensions[d];
+    const int hops = hops_in_dimension(dim.topology, dim.npus_count, from, to);
+    // Truncated to whole nanoseconds per dimension, as ASTRA-sim does.
+    const double delay = hops * dim.latency_ns + static_cast<double>(bytes) / bytes_per_ns_[d];
+    total += static_cast<TimeNs>(delay);
+  }
+  return total;
+}
+
+void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
+  host_.schedule_network_event(host_.now_ns() + delay_ns(src, dst, bytes), message);
+}
+
+void UnawareNetwork::handle_event(MessageId message) { host_.message_arrived(message); }
+
+std::vector<LinkStats> UnawareNetwork::link_stats() const { return {}; }
+
+}  // namespace snr::dsim

@@ -1,0 +1,162 @@
+#include "dsim/simulator.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "dsim/network/analytical_aware/aware_network.h"
+#include "dsim/network/analytical_unaware/unaware_network.h"
+#include "dsim/system/system_layer.h"
+#include "dsim/workload/custom_program.h"
+#include "formats/perfetto/trace_writer.h"
+
+namespace snr::dsim {
+
+BackendKind parse_backend(std::string_view name) {
+  if (name == "analytical-congestion-aware") return BackendKind::kCongestionAware;
+  if (name == "analytical-congestion-unaware") return BackendKind::kCongestionUnaware;
+  throw Error(fmt::format("unknown network backend '{}' (analytical-congestion-aware or "
+                          "analytical-congestion-unaware)", name));
+}
+
+TimeNs SimulationResult::finish_ns() const {
+  TimeNs latest = 0;
+  for (const auto& npu : npus) latest = std::max(latest, npu.finish_ns);
+  return latest;
+}
+
+SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
+                          std::vector<RankGraph> graphs, BackendKind backend, bool record_timeline,
+                          const CustomCollectives* custom) {
+  if (!system.all_reduce_custom.empty() && (custom == nullptr || custom->all_reduce.empty())) {
+    throw Error("the system configuration names a custom all-reduce, but its programs were not loaded");
+  }
+  if (graphs.size() != network.npus_count()) {
+    throw Error(fmt::format("{} rank traces for a network of {} NPUs", graphs.size(), network.npus_count()));
+  }
+  uint64_t skipped = 0;
+  for (const auto& g : graphs) skipped += g.skipped_records;
+  EventQueue events;
+  Workload workload(std::move(graphs), groups, events, record_timeline);
+  SystemLayer system_layer(system, network, events, workload, custom);
+  std::unique_ptr<NetworkBackend> net;
+  if (backend == BackendKind::kCongestionAware) {
+    net = std::make_unique<AwareNetwork>(network, system_layer);
+  } else {
+    net = std::make_unique<UnawareNetwork>(network, system_layer);
+  }
+  system_layer.set_network(net.get());
+  workload.attach(system_layer);
+  workload.start();
+  while (!events.empty()) {
+    const Event event = events.pop();
+    if (event.kind == EventKind::kComputeDone || event.kind == EventKind::kNodeReady) {
+      workload.handle(event);
+    } else {
+      system_layer.handle(event);
+    }
+  }
+  workload.check_all_finished();
+  SimulationResult result;
+  result.backend_name = net->name();
+  result.npus = workload.results();
+  result.bytes_sent_per_npu = system_layer.bytes_sent_per_npu();
+  result.links = net->link_stats();
+  result.events_processed = events.events_processed();
+  result.messages_sent = system_layer.totals().messages_sent;
+  result.skipped_records = skipped;
+  if (record_timeline) {
+    result.timeline = workload.timeline();
+    result.graphs = workload.graphs();
+  }
+  return result;
+}
+
+SimulationResult simulate_files(const SimulationInputs& inputs) {
+  const SystemConfig system = load_system_config(inputs.system_configuration);
+  const NetworkConfig network = load_network_config(inputs.network_configuration);
+  load_remote_memory_config(inputs.remote_memory_configuration);
+  CustomCollectives custom;
+  if (!system.all_reduce_custom.empty()) {
+    custom = load_custom_all_reduce(system.all_reduce_custom.front(), network.npus_count());
+  }
+  CommGroups groups;
+  if (!inputs.comm_group_configuration.empty()) {
+    groups = load_comm_groups(inputs.comm_group_configuration, network.npus_count());
+  }
+  std::vector<RankGraph> graphs;
+  graphs.reserve(network.npus_count());
+  for (uint32_t rank = 0; rank < network.npus_count(); ++rank) {
+    graphs.push_back(load_rank_graph(inputs.workload_prefix, rank, system, groups, network.npus_count()));
+  }
+  return simulate(system, network, groups, std::move(graphs), inputs.backend, inputs.record_timeline,
+                  custom.all_reduce.empty() ? nullptr : &custom);
+}
+
+std::string astra_summary_lines(const SimulationResult& result) {
+  std::string out;
+  for (size_t npu = 0; npu < result.npus.size(); ++npu) {
+    const auto& r = result.npus[npu];
+    out += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", npu, r.finish_ns,
+                       r.finish_ns - r.compute_ns);
+  }
+  return out;
+}
+
+void write_result_files(const SimulationResult& result, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  nlohmann::ordered_json npus = nlohmann::ordered_json::array();
+  std::string csv = "npu,total_ns,compute_ns,exposed_communication_ns,bytes_sent,nodes_completed\n";
+  for (size_t i = 0; i < result.npus.size(); ++i) {
+    const auto& r = result.npus[i];
+    npus.push_back({{"npu", i},
+                    {"total_ns", r.finish_ns},
+                    {"compute_ns", r.compute_ns},
+                    {"exposed_communication_ns", r.finish_ns - r.compute_ns},
+                    {"bytes_sent", result.bytes_sent_per_npu[i]},
+                    {"nodes_completed", r.nodes_completed}});
+    csv += fmt::format("{},{},{},{},{},{}\n", i, r.finish_ns, r.compute_ns, r.finish_ns - r.compute_ns,
+                       result.bytes_sent_per_npu[i], r.nodes_completed);
+  }
+  std::string links = "link,bytes,messages,busy_ns\n";
+  for (const auto& link : result.links) {
+    links += fmt::format("{},{},{},{}\n", link.name, link.bytes, link.messages, link.busy_ns);
+  }
+  nlohmann::ordered_json summary = {{"backend", result.backend_name},
+                                    {"npus", result.npus.size()},
+                                    {"finish_ns", result.finish_ns()},
+                                    {"messages", result.messages_sent},
+                                    {"events", result.events_processed},
+                                    {"skipped_records", result.skipped_records}};
+  write_file_atomic(dir / "npus.json", npus.dump(2) + "\n");
+  write_file_atomic(dir / "npus.csv", csv);
+  write_file_atomic(dir / "links.csv", links);
+  write_file_atomic(dir / "summary.json", summary.dump(2) + "\n");
+}
+
+void write_timeline(const SimulationResult& result, const std::filesystem::path& path) {
+  if (result.timeline.size() != result.npus.size()) throw Error("timeline was not recorded");
+  perfetto::TraceWriter writer(perfetto::TimeBase::nanoseconds(), perfetto::OverlapPolicy::kSpreadToLanes);
+  for (size_t npu = 0; npu < result.timeline.size(); ++npu) {
+    const std::string process = fmt::format("NPU {}", npu);
+    const perfetto::TrackId compute = writer.add_track(process, "compute");
+    const perfetto::TrackId comm = writer.add_track(process, "communication");
+    const perfetto::TrackId cpu = writer.add_track(process, "cpu");
+    for (const auto& slice : result.timeline[npu]) {
+      const WorkNode& node = result.graphs[npu].nodes[slice.node];
+      const perfetto::TrackId track = slice.lane == NodeClass::kGpuComm ? comm
+                                      : slice.lane == NodeClass::kCpu   ? cpu
+                                                                        : compute;
+      perfetto::Args args;
+      args.add("node_id", node.chakra_id);
+      if (node.node_class == NodeClass::kGpuComm) args.add("bytes", node.comm_bytes);
+      writer.slice(track, static_cast<int64_t>(slice.start_ns), static_cast<int64_t>(slice.end_ns - slice.start_ns),
+                   node.name.empty() ? fmt::format("node {}", node.chakra_id) : node.name, std::move(args));
+    }
+  }
+  writer.write_file(path);
+}
+
+}  // namespace snr::dsim

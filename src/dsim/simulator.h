@@ -1,0 +1,64 @@
+// One simulation run: loads the configs and per-rank traces, wires the
+// workload, system and network layers to one event queue, runs to the end
+// and returns the per-NPU results. Shared by `snr sim` and `snr et timeline`.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsim/config/aux_config.h"
+#include "dsim/config/network_config.h"
+#include "dsim/config/system_config.h"
+#include "dsim/network/network.h"
+#include "dsim/system/custom_collective.h"
+#include "dsim/workload/workload.h"
+
+namespace snr::dsim {
+
+enum class BackendKind { kCongestionAware, kCongestionUnaware };
+BackendKind parse_backend(std::string_view name);
+
+struct SimulationInputs {
+  std::filesystem::path workload_prefix;
+  std::filesystem::path system_configuration;
+  std::filesystem::path network_configuration;
+  std::filesystem::path remote_memory_configuration;
+  std::filesystem::path comm_group_configuration;  // optional
+  BackendKind backend = BackendKind::kCongestionAware;
+  bool record_timeline = false;
+};
+
+struct SimulationResult {
+  std::string backend_name;
+  std::vector<NpuResult> npus;
+  std::vector<uint64_t> bytes_sent_per_npu;
+  std::vector<LinkStats> links;
+  std::vector<RankGraph> graphs;                         // kept for timeline names
+  std::vector<std::vector<TimelineSlice>> timeline;
+  uint64_t events_processed = 0;
+  uint64_t messages_sent = 0;
+  uint64_t skipped_records = 0;
+  [[nodiscard]] TimeNs finish_ns() const;
+};
+
+// Runs a simulation from in-memory inputs (tests, benchmarks).
+// `custom` holds the custom all-reduce programs when the system
+// configuration names one (see load_custom_all_reduce).
+SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
+                          std::vector<RankGraph> graphs, BackendKind backend, bool record_timeline,
+                          const CustomCollectives* custom = nullptr);
+// Loads every input named in `inputs`, then simulates. Throws snr::Error.
+SimulationResult simulate_files(const SimulationInputs& inputs);
+
+// The lines ASTRA-sim prints per NPU:
+// "sys[R] finished, T cycles, exposed communication E cycles."
+std::string astra_summary_lines(const SimulationResult& result);
+// Writes npus.json, npus.csv, links.csv and summary.json into `dir`.
+void write_result_files(const SimulationResult& result, const std::filesystem::path& dir);
+// Chrome-trace JSON: one process per NPU with compute / communication / cpu tracks.
+void write_timeline(const SimulationResult& result, const std::filesystem::path& path);
+
+}  // namespace snr::dsim

@@ -1,0 +1,65 @@
+// Vocabulary of the system layer: collective kinds, one phase of a chunk's
+// journey, and the actions an algorithm asks of the layer. Each algorithm
+// (one per file) is a state machine driven by three inputs — stream start,
+// a packet ready after the endpoint (and reduction) delay, and a packet
+// received — and answers with the actions below.
+#pragma once
+
+#include <cstdint>
+
+#include "dsim/config/system_config.h"
+#include "dsim/core/event_queue.h"
+
+namespace snr::dsim {
+
+enum class CollectiveKind : uint8_t { kAllReduce, kAllGather, kReduceScatter, kAllToAll };
+
+const char* collective_name(CollectiveKind kind);
+
+// The peers of one phase: a ring of `size` NPUs; member(i) gives the NPU at
+// ring position i. Dimension rings are arithmetic (base + i * stride);
+// communicator groups list their members.
+struct PhaseRing {
+  uint32_t size = 0;
+  uint32_t my_position = 0;
+  NpuId base = 0;
+  uint64_t stride = 1;
+  const uint32_t* members = nullptr;  // communicator group, or nullptr
+  [[nodiscard]] NpuId member(uint32_t position) const {
+    return members ? members[position] : static_cast<NpuId>(base + position * stride);
+  }
+};
+
+struct PhasePlan {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  AlgorithmKind algorithm = AlgorithmKind::kRing;
+  int direct_window = -1;  // direct: packets in flight, -1 = all peers
+  bool custom = false;     // runs the custom collective program instead
+  uint16_t queue = 0;
+  uint64_t input_bytes = 0;
+  PhaseRing ring;
+};
+
+class PhaseActions {
+ public:
+  virtual ~PhaseActions() = default;
+  // Sends `bytes` to `dst` and posts the matching receive from `src`.
+  virtual void send_and_post_recv(uint32_t stream, NpuId dst, NpuId src, uint64_t bytes) = 0;
+  // The two halves on their own (tree algorithms send and receive apart).
+  virtual void send(uint32_t stream, NpuId dst, uint64_t bytes) = 0;
+  virtual void post_recv(uint32_t stream, NpuId src, uint64_t bytes) = 0;
+  // A packet goes through the endpoint (ASTRA-sim's MemBus: endpoint-delay),
+  // plus a local reduction when `reduce` (one write and two reads of
+  // `bytes`); then the algorithm's on_packet_ready runs.
+  virtual void process_packet(uint32_t stream, bool reduce, uint64_t bytes) = 0;
+  virtual void phase_finished(uint32_t stream) = 0;
+
+  // Custom collectives: each call completes later through the phase's
+  // on_step_done(stream, step). A send is done when its message arrives, a
+  // receive when a matching message has arrived, a compute after `ns`.
+  virtual void custom_send(uint32_t stream, uint32_t step, NpuId dst, uint32_t tag, uint64_t bytes) = 0;
+  virtual void custom_recv(uint32_t stream, uint32_t step, NpuId src, uint32_t tag, uint64_t bytes) = 0;
+  virtual void custom_compute(uint32_t stream, uint32_t step, uint64_t ns) = 0;
+};
+
+}  // namespace snr::dsim

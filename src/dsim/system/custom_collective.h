@@ -1,0 +1,62 @@
+// Custom collectives (ASTRA-sim's all-reduce-implementation-custom): the
+// algorithm is itself a Chakra graph per rank position — COMM_SEND and
+// COMM_RECV nodes with their own sizes and tags (the workload's collective
+// size is ignored, as in ASTRA-sim), and COMP nodes that stand for
+// reductions (duration_micros, 1 ns when zero). Peers are algorithm ranks,
+// mapped to NPUs through the phase's members. Every chunk of the workload
+// collective runs the whole program; it is finished when every node is.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dsim/system/collective.h"
+
+namespace snr::dsim {
+
+enum class CustomStepKind : uint8_t { kSend, kRecv, kCompute };
+
+struct CustomStep {
+  uint64_t chakra_id = 0;
+  CustomStepKind kind = CustomStepKind::kCompute;
+  uint32_t peer = 0;          // algorithm rank (send: destination, recv: source)
+  uint32_t tag = 0;
+  uint64_t bytes = 0;
+  uint64_t duration_ns = 0;   // compute steps
+  uint32_t parents = 0;
+  std::vector<uint32_t> children;
+};
+
+// The program of one rank position.
+struct CustomProgram {
+  std::string source;  // the .et file, for error messages
+  std::vector<CustomStep> steps;
+};
+
+// Programs by rank position (position in the communicator group, or NPU id).
+struct CustomCollectives {
+  std::vector<CustomProgram> all_reduce;
+};
+
+// Runs one program inside a stream: issues steps whose parents are done and
+// finishes the phase when all are.
+class CustomPhase {
+ public:
+  CustomPhase() = default;
+  // Throws snr::Error when the program names a peer outside the phase.
+  CustomPhase(const PhasePlan& plan, const CustomProgram& program);
+
+  void start(uint32_t stream, PhaseActions& actions);
+  void on_step_done(uint32_t stream, uint32_t step, PhaseActions& actions);
+
+ private:
+  void issue(uint32_t stream, uint32_t step, PhaseActions& actions);
+
+  const CustomProgram* program_ = nullptr;
+  PhaseRing ring_;
+  std::vector<uint32_t> parents_left_;
+  uint64_t steps_left_ = 0;
+};
+
+}  // namespace snr::dsim

@@ -1,0 +1,71 @@
+#include "dsim/system/ring.h"
+
+namespace snr::dsim {
+
+const char* collective_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllToAll: return "all_to_all";
+  }
+  return "?";
+}
+
+uint64_t RingPhase::output_bytes_for(CollectiveKind kind, uint64_t input_bytes, uint32_t ring_size) {
+  switch (kind) {
+    case CollectiveKind::kAllGather: return input_bytes * ring_size;
+    case CollectiveKind::kReduceScatter: return input_bytes / ring_size;
+    default: return input_bytes;
+  }
+}
+
+RingPhase::RingPhase(const PhasePlan& plan)
+    : kind_(plan.kind), ring_size_(plan.ring.size) {
+  const uint32_t n = ring_size_;
+  const uint32_t pos = plan.ring.my_position;
+  receiver_ = plan.ring.member((pos + 1) % n);
+  sender_ = plan.ring.member((pos + n - 1) % n);
+  switch (kind_) {
+    case CollectiveKind::kAllReduce: steps_left_ = 2 * (n - 1); break;
+    case CollectiveKind::kAllToAll: steps_left_ = (n - 1) * n / 2; break;
+    default: steps_left_ = n - 1; break;
+  }
+  message_bytes_ = kind_ == CollectiveKind::kAllGather ? plan.input_bytes : plan.input_bytes / n;
+  output_bytes_ = output_bytes_for(kind_, plan.input_bytes, n);
+}
+
+void RingPhase::start(uint32_t stream, PhaseActions& actions) { insert_packet(stream, actions); }
+
+void RingPhase::insert_packet(uint32_t stream, PhaseActions& actions) {
+  if (zero_latency_left_ == 0 && network_packets_left_ == 0) {
+    zero_latency_left_ = 1;
+    network_packets_left_ = ring_size_ - 1;
+    reducing_round_ = !reducing_round_;
+  }
+  ++queued_packets_;
+  if (zero_latency_left_ > 0) {
+    --zero_latency_left_;
+    actions.process_packet(stream, false, message_bytes_);
+    return;
+  }
+  --network_packets_left_;
+  const bool reduce = kind_ == CollectiveKind::kReduceScatter ||
+                      (kind_ == CollectiveKind::kAllReduce && reducing_round_);
+  actions.process_packet(stream, reduce, message_bytes_);
+}
+
+void RingPhase::on_packet_ready(uint32_t stream, PhaseActions& actions) {
+  ++free_packets_;
+  if (queued_packets_ > 0 && steps_left_ > 0 && free_packets_ > 0) {
+    --steps_left_;
+    --queued_packets_;
+    --free_packets_;
+    actions.send_and_post_recv(stream, receiver_, sender_, message_bytes_);
+  }
+  if (steps_left_ == 0 && free_packets_ == 1) actions.phase_finished(stream);
+}
+
+void RingPhase::on_packet_received(uint32_t stream, PhaseActions& actions) { insert_packet(stream, actions); }
+
+}  // namespace snr::dsim

@@ -1,0 +1,260 @@
+#include "dsim/workload/workload.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "formats/chakra/attributes.h"
+#include "formats/chakra/et_reader.h"
+#include "formats/chakra/rank_files.h"
+
+namespace snr::dsim {
+namespace {
+
+CollectiveKind collective_from_chakra(int64_t comm_type, uint64_t node_id) {
+  switch (comm_type) {
+    case ChakraProtoMsg::ALL_REDUCE: return CollectiveKind::kAllReduce;
+    case ChakraProtoMsg::ALL_GATHER: return CollectiveKind::kAllGather;
+    case ChakraProtoMsg::REDUCE_SCATTER: return CollectiveKind::kReduceScatter;
+    case ChakraProtoMsg::ALL_TO_ALL: return CollectiveKind::kAllToAll;
+    default:
+      throw Error(fmt::format("node {}: collective comm_type {} is not simulated "
+                              "(ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL)", node_id, comm_type));
+  }
+}
+
+uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tensor_bytes) {
+  const double peak_ops_per_ns = system.peak_perf_tflops * 1e3;  // TFLOP/s = 1e3 ops per ns
+  double ops_per_ns = peak_ops_per_ns;
+  if (tensor_bytes > 0) {
+    const double intensity = static_cast<double>(num_ops) / static_cast<double>(tensor_bytes);
+    ops_per_ns = std::min(peak_ops_per_ns, system.local_mem_bw_gbps * intensity);
+  }
+  if (ops_per_ns <= 0) return 0;
+  return static_cast<uint64_t>(static_cast<double>(num_ops) / ops_per_ns);
+}
+
+}  // namespace
+
+RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
+                          const CommGroups& groups, uint64_t npus_count) {
+  const auto path = chakra::rank_trace_path(prefix, rank);
+  auto trace = chakra::read_trace(path);
+  RankGraph graph;
+  graph.skipped_records = trace.stats.skipped_records;
+  std::unordered_map<uint64_t, uint32_t> index_of;
+  index_of.reserve(trace.nodes.size());
+  graph.nodes.resize(trace.nodes.size());
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    if (!index_of.emplace(trace.nodes[i].id(), static_cast<uint32_t>(i)).second) {
+      throw Error(fmt::format("{}: node id {} appears twice", path.string(), trace.nodes[i].id()));
+    }
+  }
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const auto& proto = trace.nodes[i];
+    WorkNode& node = graph.nodes[i];
+    node.chakra_id = proto.id();
+    node.name = proto.name();
+    with_error_context(fmt::format("{}: node {}", path.string(), proto.id()), [&] {
+      const chakra::NodeView view(proto);
+      const bool cpu = view.is_cpu_op().value_or(false);
+      switch (proto.type()) {
+        case ChakraProtoMsg::COMP_NODE: {
+          node.action = NodeAction::kCompute;
+          node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuCompute;
+          const auto ops = view.num_ops();
+          if (system.roofline_enabled && ops.has_value()) {
+            node.duration_ns = roofline_ns(system, *ops, view.tensor_size_bytes().value_or(0));
+          } else {
+            node.duration_ns = proto.duration_micros() * 1000;
+          }
+          break;
+        }
+        case ChakraProtoMsg::COMM_COLL_NODE:
+        case ChakraProtoMsg::COMM_SEND_NODE:
+        case ChakraProtoMsg::COMM_RECV_NODE: {
+          node.node_class = NodeClass::kGpuComm;
+          node.comm_bytes = view.comm_size_bytes().value_or(0);
+          if (const auto pg = view.pg_name(); pg.has_value() && !pg->empty()) {
+            const auto it = groups.groups.find(*pg);
+            if (it == groups.groups.end()) {
+              throw Error(fmt::format("pg_name '{}' is not in the communicator-group configuration", *pg));
+            }
+            node.group = static_cast<int32_t>(std::distance(groups.groups.begin(), it));
+          }
+          if (const auto dims = view.involved_dim(); dims.has_value()) node.involved_dimensions = *dims;
+          if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+            node.action = NodeAction::kCollective;
+            const auto type = view.comm_type();
+            if (!type.has_value()) throw Error("collective without comm_type");
+            node.collective = collective_from_chakra(*type, proto.id());
+            if (node.comm_bytes == 0) throw Error("collective without a positive comm_size");
+          } else {
+            const bool send = proto.type() == ChakraProtoMsg::COMM_SEND_NODE;
+            node.action = send ? NodeAction::kSend : NodeAction::kRecv;
+            const auto peer = send ? view.comm_dst() : view.comm_src();
+            if (!peer.has_value() || *peer < 0 || static_cast<uint64_t>(*peer) >= npus_count) {
+              throw Error(fmt::format("{} needs {} naming one of the {} NPUs", send ? "send" : "recv",
+                                      send ? "comm_dst" : "comm_src", npus_count));
+            }
+            node.peer = *peer;
+            node.tag = view.comm_tag().value_or(0);
+          }
+          break;
+        }
+        default:
+          // METADATA, memory (no remote-memory expansion) and other kinds take no time.
+          node.action = NodeAction::kInstant;
+          node.node_class = NodeClass::kInstant;
+          break;
+      }
+      auto link = [&](uint64_t parent_id) {
+        const auto it = index_of.find(parent_id);
+        if (it == index_of.end()) throw Error(fmt::format("depends on node {}, which is not in the trace", parent_id));
+        graph.nodes[it->second].children.push_back(static_cast<uint32_t>(i));
+        ++node.parents;
+      };
+      for (uint64_t dep : proto.data_deps()) link(dep);
+      for (uint64_t dep : proto.ctrl_deps()) {
+        if (std::find(proto.data_deps().begin(), proto.data_deps().end(), dep) == proto.data_deps().end()) link(dep);
+      }
+    });
+  }
+  return graph;
+}
+
+Workload::Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventQueue& events,
+                   bool record_timeline)
+    : graphs_(std::move(graphs)), events_(events), record_timeline_(record_timeline) {
+  for (const auto& [name, members] : groups.groups) group_members_.push_back(members);
+  state_.resize(graphs_.size());
+  results_.resize(graphs_.size());
+  if (record_timeline_) timeline_.resize(graphs_.size());
+  for (size_t npu = 0; npu < graphs_.size(); ++npu) {
+    NpuState& s = state_[npu];
+    const auto& nodes = graphs_[npu].nodes;
+    s.parents_left.resize(nodes.size());
+    s.started_ns.assign(nodes.size(), 0);
+    s.remaining = nodes.size();
+    for (uint32_t i = 0; i < nodes.size(); ++i) {
+      s.parents_left[i] = nodes[i].parents;
+      if (nodes[i].parents == 0) s.ready.push_back(i);
+    }
+    std::make_heap(s.ready.begin(), s.ready.end(), std::greater<>());
+  }
+}
+
+void Workload::start() {
+  for (NpuId npu = 0; npu < graphs_.size(); ++npu) {
+    if (state_[npu].remaining == 0) {
+      results_[npu].finished = true;
+      continue;
+    }
+    issue_ready(npu);
+  }
+}
+
+void Workload::issue_ready(NpuId npu) {
+  NpuState& s = state_[npu];
+  // Nodes whose class is busy wait; they are put back after the scan.
+  std::vector<uint32_t> blocked;
+  while (!s.ready.empty()) {
+    std::pop_heap(s.ready.begin(), s.ready.end(), std::greater<>());
+    const uint32_t node = s.ready.back();
+    s.ready.pop_back();
+    const NodeClass cls = graphs_[npu].nodes[node].node_class;
+    if (cls != NodeClass::kInstant && s.in_flight[static_cast<int>(cls)] > 0) {
+      blocked.push_back(node);
+      continue;
+    }
+    issue(npu, node);
+  }
+  for (uint32_t node : blocked) {
+    s.ready.push_back(node);
+    std::push_heap(s.ready.begin(), s.ready.end(), std::greater<>());
+  }
+}
+
+void Workload::issue(NpuId npu, uint32_t node_index) {
+  NpuState& s = state_[npu];
+  const WorkNode& node = graphs_[npu].nodes[node_index];
+  s.started_ns[node_index] = events_.now();
+  if (node.node_class != NodeClass::kInstant) ++s.in_flight[static_cast<int>(node.node_class)];
+  switch (node.action) {
+    case NodeAction::kInstant:
+      complete(npu, node_index);
+      return;
+    case NodeAction::kCompute:
+      events_.schedule(events_.now() + node.duration_ns, EventKind::kComputeDone, npu, node_index);
+      return;
+    case NodeAction::kCollective: {
+      CollectiveRequest request;
+      request.npu = npu;
+      request.kind = node.collective;
+      request.bytes = node.comm_bytes;
+      request.involved_dimensions = node.involved_dimensions;
+      if (node.group >= 0) {
+        request.group = &group_members_[static_cast<size_t>(node.group)];
+        request.group_index = static_cast<uint32_t>(node.group);
+      }
+      request.node_index = node_index;
+      system_->start_collective(request);
+      return;
+    }
+    case NodeAction::kSend:
+      system_->send_p2p(npu, static_cast<NpuId>(node.peer), node.tag, node.comm_bytes, node_index);
+      return;
+    case NodeAction::kRecv:
+      system_->recv_p2p(npu, static_cast<NpuId>(node.peer), node.tag, node.comm_bytes, node_index);
+      return;
+  }
+}
+
+void Workload::complete(NpuId npu, uint32_t node_index) {
+  NpuState& s = state_[npu];
+  const WorkNode& node = graphs_[npu].nodes[node_index];
+  const TimeNs now = events_.now();
+  if (node.node_class != NodeClass::kInstant) --s.in_flight[static_cast<int>(node.node_class)];
+  if (node.node_class == NodeClass::kGpuCompute) results_[npu].compute_ns += now - s.started_ns[node_index];
+  if (record_timeline_ && node.node_class != NodeClass::kInstant) {
+    timeline_[npu].push_back(TimelineSlice{s.started_ns[node_index], now, node_index, node.node_class});
+  }
+  ++results_[npu].nodes_completed;
+  for (uint32_t child : node.children) {
+    if (--s.parents_left[child] == 0) {
+      s.ready.push_back(child);
+      std::push_heap(s.ready.begin(), s.ready.end(), std::greater<>());
+    }
+  }
+  if (--s.remaining == 0) {
+    results_[npu].finished = true;
+    results_[npu].finish_ns = now;
+    return;
+  }
+  issue_ready(npu);
+}
+
+void Workload::communication_finished(NpuId npu, uint64_t node_index) {
+  complete(npu, static_cast<uint32_t>(node_index));
+}
+
+void Workload::handle(const Event& event) {
+  if (event.kind != EventKind::kComputeDone && event.kind != EventKind::kNodeReady) {
+    throw Error(fmt::format("workload: unexpected event kind {}", static_cast<int>(event.kind)));
+  }
+  complete(event.a, static_cast<uint32_t>(event.b));
+}
+
+void Workload::check_all_finished() const {
+  for (size_t npu = 0; npu < results_.size(); ++npu) {
+    if (results_[npu].finished) continue;
+    throw Error(fmt::format("simulation stalled: NPU {} finished {} of {} nodes (deadlock: unmatched send/recv or "
+                            "a collective not issued by every member)",
+                            npu, results_[npu].nodes_completed, graphs_[npu].nodes.size()));
+  }
+}
+
+}  // namespace snr::dsim

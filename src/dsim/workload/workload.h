@@ -1,0 +1,100 @@
+// The workload layer: each NPU's Chakra graph, issued as dependencies
+// complete. As in ASTRA-sim, an NPU runs at most one CPU op, one GPU compute
+// op and one GPU communication op at a time; ready nodes wait in node-id
+// order. METADATA and memory nodes (no remote-memory expansion) complete
+// immediately.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "dsim/config/aux_config.h"
+#include "dsim/config/system_config.h"
+#include "dsim/core/event_queue.h"
+#include "dsim/system/system_layer.h"
+
+namespace snr::dsim {
+
+enum class NodeClass : uint8_t { kCpu, kGpuCompute, kGpuComm, kInstant };
+enum class NodeAction : uint8_t { kCompute, kCollective, kSend, kRecv, kInstant };
+
+struct WorkNode {
+  uint64_t chakra_id = 0;
+  std::string name;
+  NodeClass node_class = NodeClass::kInstant;
+  NodeAction action = NodeAction::kInstant;
+  uint64_t duration_ns = 0;
+  CollectiveKind collective = CollectiveKind::kAllReduce;
+  uint64_t comm_bytes = 0;
+  int64_t peer = -1;
+  int64_t tag = 0;
+  int32_t group = -1;  // index into the communicator groups, -1 for all NPUs
+  std::vector<bool> involved_dimensions;
+  uint32_t parents = 0;
+  std::vector<uint32_t> children;
+};
+
+struct RankGraph {
+  std::vector<WorkNode> nodes;
+  uint64_t skipped_records = 0;  // unreadable records the reader skipped
+};
+
+// Reads `<prefix>.<rank>.et` into a graph. Compute times come from
+// duration_micros, or from the roofline when enabled and num_ops is set.
+RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
+                          const CommGroups& groups, uint64_t npus_count);
+
+struct TimelineSlice {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  uint32_t node = 0;
+  NodeClass lane = NodeClass::kGpuCompute;
+};
+
+struct NpuResult {
+  TimeNs finish_ns = 0;
+  TimeNs compute_ns = 0;
+  uint64_t nodes_completed = 0;
+  bool finished = false;
+};
+
+class Workload final : public SystemClient {
+ public:
+  Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventQueue& events, bool record_timeline);
+  void attach(SystemLayer& system) { system_ = &system; }
+
+  void start();
+  void handle(const Event& event);
+  void communication_finished(NpuId npu, uint64_t node_index) override;
+
+  [[nodiscard]] const std::vector<NpuResult>& results() const { return results_; }
+  [[nodiscard]] const std::vector<RankGraph>& graphs() const { return graphs_; }
+  [[nodiscard]] const std::vector<std::vector<TimelineSlice>>& timeline() const { return timeline_; }
+  // Throws snr::Error naming the first NPU that did not finish (deadlock).
+  void check_all_finished() const;
+
+ private:
+  struct NpuState {
+    std::vector<uint32_t> ready;  // min-heap of node indices
+    std::vector<uint32_t> parents_left;
+    std::vector<TimeNs> started_ns;
+    uint32_t in_flight[3] = {0, 0, 0};
+    uint64_t remaining = 0;
+  };
+  void issue_ready(NpuId npu);
+  void issue(NpuId npu, uint32_t node);
+  void complete(NpuId npu, uint32_t node);
+
+  std::vector<RankGraph> graphs_;
+  std::vector<std::vector<uint32_t>> group_members_;
+  EventQueue& events_;
+  SystemLayer* system_ = nullptr;
+  std::vector<NpuState> state_;
+  std::vector<NpuResult> results_;
+  bool record_timeline_;
+  std::vector<std::vector<TimelineSlice>> timeline_;
+};
+
+}  // namespace snr::dsim
