@@ -7,6 +7,8 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "compiler/artifacts.h"
+#include "compiler/profile.h"
 #include "hw/config.h"
 #include "sim/elf_loader.h"
 #include "sim/run_report.h"
@@ -24,16 +26,33 @@ struct RunOptions {
   uint64_t max_cycles = 10'000'000'000ull;
 };
 
-// The program to run. Today an ELF file; a compiled multi-chip model
-// directory is a separate loader to add here.
+// The program to run: an ELF file (a compiled model directory is handled
+// by run_program before this).
 snr::sim::ProgramImage load_program(const std::string& input) {
   if (std::filesystem::is_directory(input)) {
-    throw snr::Error(fmt::format("{}: is a directory; snr run expects an ELF program", input));
+    throw snr::Error(fmt::format("{}: is a directory without a manifest.json; snr run expects an ELF program "
+                                 "or a directory from snr compile",
+                                 input));
   }
   return snr::sim::load_elf_program(input);
 }
 
+// `snr run outdir/`: every chip of a compiled model in timing mode, with
+// the per-op profile (src/compiler/profile.h). The model carries its own
+// hardware config; --set still overrides keys of it.
+int run_compiled_model(const RunOptions& options) {
+  if (options.functional || options.chips != 0 || options.hardware != RunOptions{}.hardware) {
+    throw snr::Error(fmt::format("{}: a compiled model runs in timing mode on the hardware it was compiled for; "
+                                 "--functional, --chips and --hw do not apply (--set does)",
+                                 options.input));
+  }
+  fmt::print("{}", snr::compiler::run_compiled_model(options.input, options.overrides, options.json,
+                                                      options.max_cycles));
+  return 0;
+}
+
 int run_program(const RunOptions& options) {
+  if (snr::compiler::is_compiled_model_directory(options.input)) return run_compiled_model(options);
   snr::hw::HwConfig config = snr::hw::load_preset_or_file(options.hardware);
   std::vector<std::string> overrides = options.overrides;
   if (options.chips != 0) overrides.push_back(fmt::format("chips={}", options.chips));
@@ -58,7 +77,8 @@ int run_program(const RunOptions& options) {
 void setup_run(CLI::App& app, snr::cli::CommandContext& ctx) {
   auto options = std::make_shared<RunOptions>();
   auto* sub = app.add_subcommand("run", "Run an NPU program (ELF) on a simulated multi-chip system");
-  sub->add_option("program", options->input, "ELF program; every chip runs it and reads its id from mhartid")
+  sub->add_option("program", options->input,
+                  "ELF program (every chip runs it and reads its id from mhartid), or a directory from snr compile")
       ->required();
   sub->add_option("--hw", options->hardware, "hardware preset (tpu-v4-like, tpu-v5e-like) or YAML file")
       ->capture_default_str();

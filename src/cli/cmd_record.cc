@@ -1,0 +1,172 @@
+// `snr record`: stops a running target at a breakpoint through its GDB
+// stub and records a window of instructions into a snapshot (Algorithm 1 of
+// seed 000; src/record).
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "compiler/artifacts.h"
+#include "elf/elf.h"
+#include "formats/snapshot/snapshot.h"
+#include "hw/config.h"
+#include "record/recorder.h"
+#include "record/remote_target.h"
+#include "rsp/client.h"
+#include "rsp/socket.h"
+
+namespace {
+
+struct RecordCliOptions {
+  std::string target;
+  std::string breakpoint;
+  uint64_t count = 0;
+  std::string chips = "all";
+  std::string elf_path;
+  std::string model_dir;
+  std::string hardware = "tpu-v4-like";
+  std::string output;
+  uint64_t timeout_s = 600;
+  bool quiet = false;
+};
+
+std::optional<uint64_t> parse_number(std::string_view text) {
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    text.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::vector<uint32_t>> parse_chips(const std::string& text) {
+  if (text == "all") return std::nullopt;
+  std::vector<uint32_t> chips;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const size_t comma = std::min(rest.find(','), rest.size());
+    std::optional<uint64_t> id = parse_number(rest.substr(0, comma));
+    if (!id || *id > 0xFFFF) throw snr::Error(fmt::format("--chips '{}': expected 'all' or a list like 0,2,3", text));
+    chips.push_back(static_cast<uint32_t>(*id));
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+  }
+  return chips;
+}
+
+int record(const RecordCliOptions& options) {
+  snr::record::RecordOptions record_options;
+  record_options.count_per_chip = options.count;
+  record_options.chips = parse_chips(options.chips);
+  record_options.breakpoint_text = options.breakpoint;
+  std::optional<snr::elf::Image> elf;
+  std::string symbol_source = options.elf_path;
+  uint64_t loadable_bytes = 0;
+  if (!options.elf_path.empty() && !options.model_dir.empty()) throw snr::Error("give --elf or --model, not both");
+  if (!options.model_dir.empty()) {
+    // A compiled model: chip 0's program resolves --break; the op list
+    // (pc ranges) is the pc -> op map.
+    const snr::compiler::ModelImage image = snr::compiler::read_compiled_model(options.model_dir);
+    elf = image.programs.at(0);
+    symbol_source = options.model_dir;
+    for (const snr::compiler::OpInfo& op : image.ops) {
+      snr::snapshot::pb::Symbol* out = &record_options.symbols.emplace_back();
+      out->set_name(op.name);
+      out->set_address(op.pc_begin);
+      out->set_size_bytes(op.pc_end - op.pc_begin);
+    }
+  } else if (!options.elf_path.empty()) {
+    elf = snr::elf::read_elf_file(options.elf_path).value();
+    for (const snr::elf::Symbol& symbol : elf->symbols) {
+      const bool in_text = symbol.section >= 0 && static_cast<size_t>(symbol.section) < elf->sections.size() &&
+                           elf->sections[static_cast<size_t>(symbol.section)].execute;
+      if (!in_text || symbol.name.empty() || symbol.type == snr::elf::SymbolType::kSection ||
+          symbol.type == snr::elf::SymbolType::kFile) {
+        continue;
+      }
+      snr::snapshot::pb::Symbol* out = &record_options.symbols.emplace_back();
+      out->set_name(symbol.name);
+      out->set_address(symbol.value);
+      out->set_size_bytes(symbol.size_bytes);
+    }
+    for (const snr::elf::Segment& segment : elf->segments) loadable_bytes += segment.mem_bytes;
+  }
+  if (!options.breakpoint.empty()) {
+    if (std::optional<uint64_t> address = parse_number(options.breakpoint)) {
+      record_options.breakpoint_address = *address;
+    } else if (!elf) {
+      throw snr::Error(fmt::format("--break {}: a symbol needs --elf or --model to resolve it (or give an address)",
+                                   options.breakpoint));
+    } else if (const snr::elf::Symbol* symbol = elf->find_symbol(options.breakpoint)) {
+      record_options.breakpoint_address = symbol->value;
+    } else {
+      throw snr::Error(fmt::format("--break {}: no such symbol in {}", options.breakpoint, symbol_source));
+    }
+  }
+  const auto timeout = std::chrono::milliseconds(options.timeout_s * 1000);
+  snr::rsp::Client client(snr::rsp::connect_tcp(snr::rsp::parse_host_port(options.target), std::chrono::milliseconds(10000)),
+                          timeout);
+  snr::record::RemoteTarget target(client, timeout);
+  // A stub that does not report a hardware config (e.g. QEMU) is recorded
+  // as a system of that many chips of the chosen preset.
+  snr::hw::HwConfig fallback = snr::hw::load_preset_or_file(options.hardware);
+  snr::hw::apply_overrides(fallback, {fmt::format("chips={}", target.thread_ids().size())});
+  record_options.fallback_hw_config_yaml = fallback.to_yaml();
+  record_options.fallback_naive_state_bytes = loadable_bytes == 0 ? 0 : loadable_bytes + 33 * 8;
+  if (!options.quiet) {
+    record_options.progress = [](const std::string& line) { fmt::print(stderr, "snr record: {}\n", line); };
+    fmt::print(stderr, "snr record: connected to {}: {}, {} thread(s){}\n", options.target,
+               target.description_summary(), target.thread_ids().size(),
+               record_options.breakpoint_address
+                   ? fmt::format(", breaking at {:#x}", *record_options.breakpoint_address)
+                   : std::string());
+  }
+  snr::snapshot::Snapshot snapshot = snr::record::record_window(target, record_options);
+  snr::snapshot::write_snapshot_file(options.output, snapshot);
+  const auto& stats = snapshot.header.stats();
+  const double seconds = static_cast<double>(stats.wall_time_ns()) / 1e9;
+  fmt::print("recorded {} instructions on {} chip(s) in {:.3f} s ({:.0f} instructions/s)\n", stats.instructions(),
+             snapshot.header.recorded_chips_size(), seconds,
+             seconds > 0 ? static_cast<double>(stats.instructions()) / seconds : 0.0);
+  if (stats.naive_full_state_bytes() == 0) {
+    fmt::print("captured {} bytes (naive full-state size unknown for this target)\n", stats.captured_bytes());
+  } else {
+    fmt::print("captured {} bytes, {:.3g} of a naive full-state dump of {} bytes\n", stats.captured_bytes(),
+               static_cast<double>(stats.captured_bytes()) / static_cast<double>(stats.naive_full_state_bytes()),
+               stats.naive_full_state_bytes());
+  }
+  for (const auto& chip : snapshot.chips) {
+    if (chip.recorded()) {
+      fmt::print("chip {}: {} instructions, window ended by {}\n", chip.chip(), chip.instruction_count(),
+                 chip.final_state().end());
+    }
+  }
+  fmt::print("wrote {}\n", options.output);
+  return 0;
+}
+
+void setup_record(CLI::App& app, snr::cli::CommandContext& ctx) {
+  auto options = std::make_shared<RecordCliOptions>();
+  auto* sub = app.add_subcommand("record", "Record a window of execution from a GDB stub into a snapshot");
+  sub->add_option("--target", options->target, "the stub, HOST:PORT (snr device serve, qemu-riscv64 -g)")
+      ->required();
+  sub->add_option("--break", options->breakpoint, "symbol (needs --elf) or address to stop at before recording");
+  sub->add_option("--count", options->count, "instructions to record per chip")->required();
+  sub->add_option("--chips", options->chips, "chips to record: all, or a list like 0,1")->capture_default_str();
+  sub->add_option("--elf", options->elf_path, "the program, for symbols (--break and the pc -> op map)");
+  sub->add_option("--model", options->model_dir, "the `snr compile` output served, for symbols and the op map");
+  sub->add_option("--hw", options->hardware,
+                  "hardware preset or YAML for stubs that do not report one (QEMU)")->capture_default_str();
+  sub->add_option("-o,--output", options->output, "snapshot file to write")->required();
+  sub->add_option("--timeout", options->timeout_s, "seconds to wait for any one stub reply")->capture_default_str();
+  sub->add_flag("--quiet", options->quiet, "no progress on stderr");
+  sub->callback([options, &ctx] { ctx.exit_code = record(*options); });
+}
+
+}  // namespace
+
+SNR_REGISTER_COMMAND(record, setup_record);

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "compiler/artifacts.h"
+#include "compiler/compiler.h"
+
+namespace snr::compiler {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ArtifactsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("snr_artifacts_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+Spec small() {
+  Spec s;
+  s.source_name = "small.yaml";
+  s.model.hidden = 256;
+  s.model.heads = 4;
+  s.model.kv_heads = 2;
+  s.model.ffn = 512;
+  s.model.layers = 1;
+  s.batch = 1;
+  s.context = 10;
+  s.tensor_parallel = 2;
+  return s;
+}
+
+TEST_F(ArtifactsTest, RoundTripsEverythingTheRunnerNeeds) {
+  const CompiledModel model = compile(small());
+  write_compiled_model(model, dir_);
+  ASSERT_TRUE(is_compiled_model_directory(dir_));
+  const ModelImage back = read_compiled_model(dir_);
+  ASSERT_EQ(back.chips(), 2u);
+  EXPECT_EQ(back.seed, model.image.seed);
+  EXPECT_EQ(back.layer_instructions, model.image.layer_instructions);
+  EXPECT_EQ(back.hw.to_yaml(), model.image.hw.to_yaml());
+  ASSERT_EQ(back.ops.size(), model.image.ops.size());
+  for (size_t i = 0; i < back.ops.size(); ++i) {
+    EXPECT_EQ(back.ops[i].name, model.image.ops[i].name);
+    EXPECT_EQ(back.ops[i].pc_begin, model.image.ops[i].pc_begin);
+    EXPECT_EQ(back.ops[i].flops, model.image.ops[i].flops);
+  }
+  for (uint32_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(back.programs[c].sections.at(0).data, model.image.programs[c].sections.at(0).data);
+    EXPECT_EQ(back.programs[c].sections.at(1).data, model.image.programs[c].sections.at(1).data);
+    ASSERT_EQ(back.hbm[c].tensors.size(), model.image.hbm[c].tensors.size());
+    for (size_t t = 0; t < back.hbm[c].tensors.size(); ++t) {
+      const GeneratedTensor& a = back.hbm[c].tensors[t];
+      const GeneratedTensor& b = model.image.hbm[c].tensors[t];
+      EXPECT_EQ(a.value(back.seed, 3, 5), b.value(model.image.seed, 3, 5)) << a.name;
+      EXPECT_EQ(a.storage_index(3, 5), b.storage_index(3, 5)) << a.name;
+    }
+    ASSERT_EQ(back.hbm[c].regions.size(), model.image.hbm[c].regions.size());
+    for (size_t r = 0; r < back.hbm[c].regions.size(); ++r) {
+      EXPECT_EQ(back.hbm[c].regions[r].bytes, model.image.hbm[c].regions[r].bytes);
+    }
+  }
+  // The PC->op map annotates every instruction of an op.
+  const OpInfo& op = back.ops[3];
+  EXPECT_EQ(back.op_at(op.pc_begin), 3);
+  EXPECT_EQ(back.op_at(op.pc_end - 4), 3);
+}
+
+TEST_F(ArtifactsTest, DamagedManifestsNameFileAndField) {
+  write_compiled_model(compile(small()), dir_);
+  const fs::path manifest = dir_ / "manifest.json";
+  std::string text = read_file(manifest);
+  write_file_atomic(manifest, text.substr(0, text.size() / 2));
+  EXPECT_THROW(read_compiled_model(dir_), Error);
+  write_file_atomic(manifest, R"({"format": "snr-compiled-model", "version": 1, "name": "x", "seed": 1})");
+  try {
+    read_compiled_model(dir_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("manifest has no 'layer_instructions'"), std::string::npos) << e.what();
+  }
+  write_file_atomic(manifest, R"({"format": "other"})");
+  EXPECT_THROW(read_compiled_model(dir_), Error);
+}
+
+}  // namespace
+}  // namespace snr::compiler

@@ -1,0 +1,119 @@
+// Compiled decode / prefill steps and collectives against the reference
+// implementation, run functionally on the simulator.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "compiler/compiler.h"
+#include "compiler/reference.h"
+#include "compiler/runner.h"
+#include "sim/system.h"
+#include "sim/timing.h"
+
+namespace snr::compiler {
+namespace {
+
+Spec small_transformer(Phase phase, uint64_t chips) {
+  Spec s;
+  s.source_name = "test";
+  s.model.hidden = 256;
+  s.model.heads = 8;
+  s.model.kv_heads = 4;
+  s.model.ffn = 512 * chips;
+  s.model.layers = 2;
+  s.phase = phase;
+  s.batch = 2;
+  s.context = 130;
+  s.sequence = 16;
+  s.tensor_parallel = chips;
+  s.seed = 7 + chips;
+  return s;
+}
+
+std::vector<float> run_functional(const CompiledModel& model, uint32_t chip, const std::string& output) {
+  sim::System system(system_config(model.image));
+  install(model.image, system);
+  sim::run_functional(system, 100'000'000);
+  for (uint32_t c = 0; c < system.chip_count(); ++c) EXPECT_EQ(system.chip(c).exit_code, 0);
+  const auto& out = model.image.hbm.at(chip).output(output);
+  return read_hbm_f32(system, chip, out.address, out.bytes);
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, uint64_t count) {
+  double max_ref = 0, max_err = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    max_ref = std::max(max_ref, std::fabs(double(want[i])));
+    max_err = std::max(max_err, std::fabs(double(got[i]) - double(want[i])));
+    ASSERT_TRUE(std::isfinite(got[i])) << "element " << i;
+  }
+  // bf16 has 8 significant bits; errors of a few bf16 ulps of the largest
+  // value are expected after two layers.
+  ::testing::Test::RecordProperty("max_error_ratio", fmt::format("{:.3g} (max {:.3g})", max_err / max_ref, max_ref));
+  EXPECT_LT(max_err, 2e-2 * max_ref) << "max error " << max_err << " of max " << max_ref;
+}
+
+class TransformerMatchesReference : public ::testing::TestWithParam<std::tuple<Phase, uint64_t>> {};
+
+TEST_P(TransformerMatchesReference, OutputActivations) {
+  const auto [phase, chips] = GetParam();
+  const CompiledModel model = compile(small_transformer(phase, chips));
+  const std::vector<float> want = reference_transformer(model);
+  // The layers must change the hidden state noticeably, or agreement with
+  // the reference would prove little.
+  const GeneratedTensor& input = model.image.hbm[0].tensor("input");
+  double max_change = 0;
+  for (uint64_t i = 0; i < model.real_rows * model.spec.model.hidden; ++i) {
+    const uint64_t cols = model.spec.model.hidden;
+    max_change = std::max(max_change, std::fabs(double(want[i]) - input.value(model.spec.seed, i / cols, i % cols)));
+  }
+  ::testing::Test::RecordProperty("max_change", fmt::format("{:.3g}", max_change));
+  EXPECT_GT(max_change, 0.1);
+  for (uint32_t chip = 0; chip < chips; ++chip) {
+    const std::vector<float> got = run_functional(model, chip, "output");
+    expect_close(got, want, model.real_rows * model.spec.model.hidden);
+  }
+}
+
+TEST(TransformerMatchesReference, VectorLoopsGiveTheSameResult) {
+  Spec s = small_transformer(Phase::kDecode, 2);
+  s.model.hidden = 640;  // 5 column tiles: loops of 2 plus a straight-line remainder
+  s.schedule.vector_unroll = 2;
+  const CompiledModel model = compile(s);
+  const std::vector<float> want = reference_transformer(model);
+  expect_close(run_functional(model, 1, "output"), want, model.real_rows * s.model.hidden);
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, TransformerMatchesReference,
+                         ::testing::Combine(::testing::Values(Phase::kDecode, Phase::kPrefill),
+                                            ::testing::Values(1, 2, 4)));
+
+class CollectiveIsExact : public ::testing::TestWithParam<std::tuple<CollectiveOp, SetupMode>> {};
+
+TEST_P(CollectiveIsExact, Buffers) {
+  const auto [op, mode] = GetParam();
+  Spec s;
+  s.source_name = "test";
+  s.kind = WorkloadKind::kCollective;
+  s.collective = op;
+  s.tensor_parallel = 4;
+  s.collective_bytes_per_chip = 4 * 8192;
+  s.schedule.allgather_setup = mode;
+  const CompiledModel model = compile(s);
+  for (uint32_t chip = 0; chip < 4; ++chip) {
+    const std::vector<float> got = run_functional(model, chip, "output");
+    const std::vector<float> want = reference_collective(model, chip);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "chip " << chip << " element " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CollectiveIsExact,
+                         ::testing::Combine(::testing::Values(CollectiveOp::kAllGather, CollectiveOp::kReduceScatter,
+                                                              CollectiveOp::kAllReduce, CollectiveOp::kAllToAll),
+                                            ::testing::Values(SetupMode::kChained, SetupMode::kParallel,
+                                                              SetupMode::kPinned)));
+
+}  // namespace
+}  // namespace snr::compiler

@@ -1,0 +1,155 @@
+// Collective lowering. Each chip i sends chunk traffic to peer p = (i + k)
+// mod T for k = 0..T-1 (k = 0 is a local copy), with DMA operands read from
+// per-chip tables: destination global addresses, source addresses and byte
+// counts. The completion of a remote DMA is signalled on the same semaphore
+// of both chips, so after 2T - 1 completions a chip has sent everything and
+// received every peer's chunk.
+//
+// The all-gather reaches its tables the way seed 000 §5.2.1 describes: a
+// setup phase of three dependent DMA chains (descriptor -> table ->
+// addresses), one per table, before the data-transfer phase.
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+
+#include "common/error.h"
+#include "compiler/lowering.h"
+#include "isa/address_map.h"
+
+namespace snr::compiler {
+namespace {
+
+constexpr uint64_t kDescriptorBytes = 64;
+
+std::vector<uint8_t> u64_bytes(const std::vector<uint64_t>& values, uint64_t min_bytes = 0) {
+  std::vector<uint8_t> out(std::max<uint64_t>(values.size() * 8, min_bytes));
+  for (size_t i = 0; i < values.size(); ++i) std::memcpy(&out[i * 8], &values[i], 8);
+  return out;
+}
+
+std::string_view kind_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kAllToAll: return "all_to_all";
+  }
+  return "?";
+}
+
+// The three per-chip tables: [0] destinations, [1] sources, [2] bytes.
+std::array<std::vector<std::vector<uint64_t>>, 3> peer_tables(uint32_t chips, CollectiveKind kind,
+                                                              const CollectiveBuffers& b) {
+  std::array<std::vector<std::vector<uint64_t>>, 3> tables;
+  for (auto& t : tables) t.assign(chips, std::vector<uint64_t>(chips));
+  for (uint32_t i = 0; i < chips; ++i) {
+    for (uint32_t k = 0; k < chips; ++k) {
+      const uint32_t p = (i + k) % chips;
+      const uint64_t slot = b.receive + i * b.chunk_bytes;
+      tables[0][i][k] = k == 0 ? slot : isa::make_remote_address(p, slot);
+      tables[1][i][k] = kind == CollectiveKind::kAllGather ? b.source : b.source + p * b.chunk_bytes;
+      tables[2][i][k] = b.chunk_bytes;
+    }
+  }
+  return tables;
+}
+
+// Setup phase: three chains of (DMA descriptor, WAIT, load address) x 3
+// levels; returns nothing, leaves the tables in the SMEM scratch.
+void emit_setup_phase(LoweringContext& ctx, const std::string& name,
+                      const std::array<std::vector<std::vector<uint64_t>>, 3>& tables,
+                      const std::array<std::string, 3>& level3_labels) {
+  Emitter& e = ctx.e;
+  const uint32_t t = ctx.chips;
+  std::array<uint64_t, 3> level1{};
+  for (int g = 0; g < 3; ++g) {
+    std::vector<std::vector<uint8_t>> l3(t);
+    for (uint32_t c = 0; c < t; ++c) l3[c] = u64_bytes(tables[g][c]);
+    const uint64_t l3_addr = ctx.add_region_per_chip(fmt::format("{}.table{}", name, g), l3);
+    const uint64_t l2_addr = ctx.add_region(fmt::format("{}.topology{}", name, g), u64_bytes({l3_addr}, kDescriptorBytes));
+    level1[g] = ctx.add_region(fmt::format("{}.descriptor{}", name, g), u64_bytes({l2_addr}, kDescriptorBytes));
+  }
+  auto scratch = [](int g, int level) { return fmt::format("allgather_setup.g{}.l{}", g, level); };
+  auto issue_level = [&](int g, int level) {
+    if (level == 1) {
+      e.li(reg::kDmaSrc, static_cast<int64_t>(level1[g]));
+    } else {
+      e.la(reg::kTable, scratch(g, level - 1));
+      e.load_u64(reg::kDmaSrc, reg::kTable, 0);  // the address the previous level brought in
+    }
+    e.la(reg::kDmaDst, level == 3 ? level3_labels[g] : scratch(g, level));
+    e.stride(reg::kDmaShape, level == 3 ? 8 * t : kDescriptorBytes);
+    e.dma_regs(reg::kDmaDst, reg::kDmaSrc, reg::kDmaShape, sem::kSetup);
+  };
+  for (int g = 0; g < 3; ++g) {
+    for (int level = 1; level <= 2; ++level) e.shared_data_label(scratch(g, level), kDescriptorBytes);
+  }
+  e.mark("setup");
+  if (ctx.spec.schedule.allgather_setup == SetupMode::kChained) {
+    for (int g = 0; g < 3; ++g) {
+      for (int level = 1; level <= 3; ++level) {
+        issue_level(g, level);
+        e.wait(sem::kSetup, 1);
+      }
+    }
+  } else {
+    for (int level = 1; level <= 3; ++level) {
+      for (int g = 0; g < 3; ++g) issue_level(g, level);
+      e.wait(sem::kSetup, 3);
+    }
+  }
+}
+
+}  // namespace
+
+void emit_collective(LoweringContext& ctx, const std::string& name, CollectiveKind kind,
+                     const CollectiveBuffers& b) {
+  Emitter& e = ctx.e;
+  const uint32_t t = ctx.chips;
+  if (b.chunk_bytes % kVregBytes != 0) {
+    throw Error(fmt::format("compiler: {} chunk of {} bytes is not a multiple of {}", name, b.chunk_bytes, kVregBytes));
+  }
+  const auto tables = peer_tables(t, kind, b);
+  const bool setup = kind == CollectiveKind::kAllGather && ctx.spec.schedule.allgather_setup != SetupMode::kPinned;
+  e.begin_op(name, std::string(kind_name(kind)),
+             kind == CollectiveKind::kReduceScatter ? (t - 1) * b.chunk_bytes / 4 : 0,
+             setup ? 3 * (2 * kDescriptorBytes + 8 * t) : 0,
+             fmt::format("{} chips x {} bytes", t, b.chunk_bytes));
+  e.current_op().network_bytes = (t - 1) * b.chunk_bytes;
+  std::array<std::string, 3> labels;
+  for (int g = 0; g < 3; ++g) labels[g] = fmt::format("{}.peers{}", name, g);
+  if (setup) {
+    for (int g = 0; g < 3; ++g) e.data_label(labels[g], 8 * t);
+    emit_setup_phase(ctx, name, tables, labels);
+  } else {
+    for (int g = 0; g < 3; ++g) ctx.add_data_table(labels[g], tables[g]);
+  }
+  e.mark("transfer");
+  e.la(reg::kTable, labels[0]);
+  e.la(reg::kTable2, labels[1]);
+  e.la(reg::kTable3, labels[2]);
+  const auto coll_sem = static_cast<uint8_t>(sem::kCollectiveBase + 2 * static_cast<int>(kind) + (b.parity & 1));
+  for (uint32_t k = 0; k < t; ++k) {
+    e.load_u64(reg::kDmaDst, reg::kTable, 8 * k);
+    e.load_u64(reg::kDmaSrc, reg::kTable2, 8 * k);
+    e.load_u64(reg::kDmaShape, reg::kTable3, 8 * k);
+    e.dma_regs(reg::kDmaDst, reg::kDmaSrc, reg::kDmaShape, coll_sem);
+  }
+  e.wait(coll_sem, 2 * t - 1);
+  if (kind == CollectiveKind::kReduceScatter) {
+    e.mark("reduce");
+    // Slots are summed in chip order 0..T-1 on every chip, so the result
+    // is the same bits everywhere.
+    for (uint64_t q = 0; q < b.chunk_bytes / kVregBytes; ++q) {
+      e.vld(0, b.receive + q * kVregBytes, 512);
+      for (uint32_t j = 1; j < t; ++j) {
+        e.vld(1, b.receive + j * b.chunk_bytes + q * kVregBytes, 512);
+        e.vop(isa::Opcode::kVaddF32, 0, 0, 1);
+      }
+      e.vst(0, b.result + q * kVregBytes, 512);
+    }
+  }
+  e.end_op();
+}
+
+}  // namespace snr::compiler

@@ -1,0 +1,59 @@
+// The snapshot file: what the recorder saved of a window of execution
+// (docs/formats/snapshot.md). Sections of protobuf messages, each zstd
+// compressed and checksummed, behind a fixed header with a magic number and
+// format version, so a damaged file is rejected with the section and byte
+// offset at fault.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "formats/snapshot/snapshot.pb.h"
+
+namespace snr::snapshot {
+
+constexpr char kMagic[8] = {'S', 'N', 'R', 'S', 'N', 'A', 'P', '\x1a'};
+constexpr uint32_t kFormatVersion = 1;
+// Bounds a reader enforces before allocating.
+constexpr uint64_t kMaxSectionBytes = uint64_t{4} << 30;
+constexpr uint32_t kMaxChipSections = 4096;
+
+struct Snapshot {
+  pb::Header header;
+  std::vector<pb::Chip> chips;
+};
+
+// Serializes and compresses; deterministic for equal inputs.
+std::string encode_snapshot(const Snapshot& snapshot, int zstd_level = 3);
+// Parses and checks framing, checksums and message syntax; the error names
+// the section, the byte offset and what was expected versus found.
+Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_view origin);
+Result<Snapshot> read_snapshot_file(const std::string& path);
+void write_snapshot_file(const std::string& path, const Snapshot& snapshot);
+
+// Semantic checks beyond syntax: ISA hash, chip ids, sequence lengths,
+// code covering every recorded pc, register sizes. Returns every problem
+// found (empty = valid).
+std::vector<std::string> validate_snapshot(const Snapshot& snapshot);
+
+// Varint helpers of the pc and schedule encodings.
+void append_varint(std::string& out, uint64_t value);
+// Reads one varint at `offset` (advanced); false at the end or on overflow.
+bool read_varint(std::string_view data, size_t& offset, uint64_t& value);
+inline uint64_t zigzag(int64_t value) { return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63); }
+inline int64_t unzigzag(uint64_t value) { return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1); }
+
+// The recorded pc sequence of a chip, decoded; throws snr::Error naming the
+// chip and the delta index when the encoding is damaged.
+std::vector<uint64_t> decode_pcs(const pb::Chip& chip);
+std::string encode_pc_deltas(std::span<const uint64_t> pcs);
+// (chip, run length) pairs of the header's schedule.
+std::vector<std::pair<uint32_t, uint64_t>> decode_schedule(const pb::Header& header);
+
+// Hash of written memory, shared by the recorder and re-execution.
+uint64_t hash_region(uint64_t hash, uint64_t address, std::string_view bytes);
+
+}  // namespace snr::snapshot

@@ -1,0 +1,248 @@
+#include <zstd.h>
+
+#include <cstring>
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/hash.h"
+#include "formats/snapshot/snapshot.h"
+
+namespace snr::snapshot {
+namespace {
+
+constexpr uint64_t kFileHeaderBytes = 32;
+constexpr uint64_t kSectionHeaderBytes = 32;
+constexpr uint32_t kSectionHeader = 1;
+constexpr uint32_t kSectionChip = 2;
+
+void put_u32(std::string& out, uint32_t value) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+}
+void put_u64(std::string& out, uint64_t value) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+}
+uint64_t get_le(std::span<const uint8_t> bytes, uint64_t offset, int size) {
+  uint64_t value = 0;
+  for (int i = 0; i < size; ++i) value |= uint64_t{bytes[offset + static_cast<uint64_t>(i)]} << (8 * i);
+  return value;
+}
+
+uint64_t checksum(std::string_view data) { return fnv1a64(data); }
+
+void append_section(std::string& out, uint32_t kind, const std::string& raw, int level) {
+  std::string compressed(ZSTD_compressBound(raw.size()), '\0');
+  const size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), level);
+  if (ZSTD_isError(n)) throw Error(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(n)));
+  compressed.resize(n);
+  put_u32(out, kind);
+  put_u32(out, 0);
+  put_u64(out, compressed.size());
+  put_u64(out, raw.size());
+  put_u64(out, checksum(compressed));
+  out += compressed;
+}
+
+std::string serialize(const google::protobuf::MessageLite& message) {
+  std::string out;
+  // Deterministic: map ordering is fixed and unknown fields are absent.
+  if (!message.SerializeToString(&out)) throw Error("snapshot message could not be serialized");
+  return out;
+}
+
+}  // namespace
+
+void append_varint(std::string& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+bool read_varint(std::string_view data, size_t& offset, uint64_t& value) {
+  value = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (offset >= data.size()) return false;
+    const uint8_t byte = static_cast<uint8_t>(data[offset++]);
+    value |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+std::string encode_pc_deltas(std::span<const uint64_t> pcs) {
+  std::string out;
+  for (size_t i = 1; i < pcs.size(); ++i) {
+    append_varint(out, zigzag(static_cast<int64_t>(pcs[i] - pcs[i - 1] - 4)));
+  }
+  return out;
+}
+
+std::vector<uint64_t> decode_pcs(const pb::Chip& chip) {
+  std::vector<uint64_t> pcs;
+  if (chip.instruction_count() == 0) return pcs;
+  if (chip.instruction_count() > chip.pc_deltas().size() + 1) {
+    throw Error(fmt::format("chip {}: {} instructions need at least {} pc delta bytes, found {}", chip.chip(),
+                            chip.instruction_count(), chip.instruction_count() - 1, chip.pc_deltas().size()));
+  }
+  pcs.reserve(chip.instruction_count());
+  pcs.push_back(chip.first_pc());
+  size_t offset = 0;
+  for (uint64_t i = 1; i < chip.instruction_count(); ++i) {
+    uint64_t delta = 0;
+    if (!read_varint(chip.pc_deltas(), offset, delta)) {
+      throw Error(fmt::format("chip {}: pc delta {} at byte {} of pc_deltas is truncated or over 64 bits",
+                              chip.chip(), i, offset));
+    }
+    pcs.push_back(pcs.back() + 4 + static_cast<uint64_t>(unzigzag(delta)));
+  }
+  if (offset != chip.pc_deltas().size()) {
+    throw Error(fmt::format("chip {}: {} bytes of pc_deltas follow the last of {} instructions", chip.chip(),
+                            chip.pc_deltas().size() - offset, chip.instruction_count()));
+  }
+  return pcs;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> decode_schedule(const pb::Header& header) {
+  std::vector<std::pair<uint32_t, uint64_t>> runs;
+  size_t offset = 0;
+  while (offset < header.schedule().size()) {
+    uint64_t chip = 0, length = 0;
+    const size_t at = offset;
+    if (!read_varint(header.schedule(), offset, chip) || !read_varint(header.schedule(), offset, length) ||
+        chip > 0xFFFFFFFFu || length == 0) {
+      throw Error(fmt::format("schedule entry at byte {} is truncated or invalid", at));
+    }
+    runs.emplace_back(static_cast<uint32_t>(chip), length);
+  }
+  return runs;
+}
+
+uint64_t hash_region(uint64_t hash, uint64_t address, std::string_view bytes) {
+  hash = fnv1a64_u64(address, hash);
+  hash = fnv1a64_u64(bytes.size(), hash);
+  return fnv1a64(bytes, hash);
+}
+
+std::string encode_snapshot(const Snapshot& snapshot, int zstd_level) {
+  pb::Header header = snapshot.header;
+  header.set_format_version(kFormatVersion);
+  header.set_chip_sections(static_cast<uint32_t>(snapshot.chips.size()));
+  std::string body;
+  append_section(body, kSectionHeader, serialize(header), zstd_level);
+  for (const pb::Chip& chip : snapshot.chips) append_section(body, kSectionChip, serialize(chip), zstd_level);
+  std::string out(kMagic, sizeof(kMagic));
+  put_u32(out, kFormatVersion);
+  put_u32(out, static_cast<uint32_t>(1 + snapshot.chips.size()));
+  put_u64(out, kFileHeaderBytes + body.size());
+  put_u64(out, checksum(out));
+  return out + body;
+}
+
+Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_view origin) {
+  auto fail = [&](const std::string& what) { return Error(fmt::format("{}: {}", origin, what)); };
+  if (bytes.size() < kFileHeaderBytes) {
+    return fail(fmt::format("file header: truncated: expected at least {} bytes, found {}", kFileHeaderBytes,
+                            bytes.size()));
+  }
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return fail("file header at byte 0: bad magic: expected \"SNRSNAP\\x1a\", this is not an snr snapshot");
+  }
+  const uint32_t version = static_cast<uint32_t>(get_le(bytes, 8, 4));
+  if (version != kFormatVersion) {
+    return fail(fmt::format("file header at byte 8: format version: expected {}, found {}", kFormatVersion, version));
+  }
+  const std::string_view header_view(reinterpret_cast<const char*>(bytes.data()), 24);
+  const uint64_t header_sum = get_le(bytes, 24, 8);
+  if (header_sum != checksum(header_view)) {
+    return fail(fmt::format("file header at byte 24: checksum: expected {:#018x}, found {:#018x}",
+                            checksum(header_view), header_sum));
+  }
+  const uint32_t section_count = static_cast<uint32_t>(get_le(bytes, 12, 4));
+  const uint64_t total = get_le(bytes, 16, 8);
+  if (total != bytes.size()) {
+    return fail(fmt::format("file header at byte 16: file size: expected {} bytes (as recorded), found {}{}", total,
+                            bytes.size(), total > bytes.size() ? " (truncated)" : " (trailing bytes)"));
+  }
+  if (section_count == 0 || section_count > kMaxChipSections + 1) {
+    return fail(fmt::format("file header at byte 12: section count: expected 1..{}, found {}", kMaxChipSections + 1,
+                            section_count));
+  }
+  Snapshot snapshot;
+  uint64_t offset = kFileHeaderBytes;
+  std::string raw;
+  for (uint32_t s = 0; s < section_count; ++s) {
+    const std::string name = s == 0 ? "section 0 (header)" : fmt::format("section {} (chip record {})", s, s - 1);
+    if (bytes.size() - offset < kSectionHeaderBytes) {
+      return fail(fmt::format("{} at byte {}: truncated section header: expected {} bytes, found {}", name, offset,
+                              kSectionHeaderBytes, bytes.size() - offset));
+    }
+    const uint32_t kind = static_cast<uint32_t>(get_le(bytes, offset, 4));
+    const uint32_t expected_kind = s == 0 ? kSectionHeader : kSectionChip;
+    if (kind != expected_kind) {
+      return fail(fmt::format("{} at byte {}: section kind: expected {}, found {}", name, offset, expected_kind, kind));
+    }
+    const uint64_t compressed_bytes = get_le(bytes, offset + 8, 8);
+    const uint64_t raw_bytes = get_le(bytes, offset + 16, 8);
+    const uint64_t stored_sum = get_le(bytes, offset + 24, 8);
+    const uint64_t data_offset = offset + kSectionHeaderBytes;
+    if (compressed_bytes > bytes.size() - data_offset) {
+      return fail(fmt::format("{} at byte {}: compressed size: expected at most the {} remaining bytes, found {}",
+                              name, offset + 8, bytes.size() - data_offset, compressed_bytes));
+    }
+    if (raw_bytes > kMaxSectionBytes) {
+      return fail(fmt::format("{} at byte {}: uncompressed size {} exceeds the {} limit", name, offset + 16,
+                              raw_bytes, kMaxSectionBytes));
+    }
+    const std::string_view data(reinterpret_cast<const char*>(bytes.data() + data_offset), compressed_bytes);
+    if (checksum(data) != stored_sum) {
+      return fail(fmt::format("{} at byte {}: checksum of bytes {}..{}: expected {:#018x}, found {:#018x}", name,
+                              offset + 24, data_offset, data_offset + compressed_bytes, stored_sum, checksum(data)));
+    }
+    const unsigned long long frame_size = ZSTD_getFrameContentSize(data.data(), data.size());
+    if (frame_size != raw_bytes) {
+      return fail(fmt::format("{} at byte {}: zstd frame content size: expected {}, found {}", name, data_offset,
+                              raw_bytes, frame_size == ZSTD_CONTENTSIZE_ERROR ? std::string("no valid frame")
+                                                                             : std::to_string(frame_size)));
+    }
+    raw.resize(raw_bytes);
+    const size_t n = ZSTD_decompress(raw.data(), raw.size(), data.data(), data.size());
+    if (ZSTD_isError(n) || n != raw_bytes) {
+      return fail(fmt::format("{} at byte {}: zstd: {}", name, data_offset,
+                              ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+    }
+    bool parsed = false;
+    if (s == 0) {
+      parsed = snapshot.header.ParseFromString(raw);
+    } else {
+      parsed = snapshot.chips.emplace_back().ParseFromString(raw);
+    }
+    if (!parsed) return fail(fmt::format("{} at byte {}: protobuf message does not parse", name, data_offset));
+    offset = data_offset + compressed_bytes;
+  }
+  if (offset != bytes.size()) {
+    return fail(fmt::format("byte {}: {} bytes after the last section", offset, bytes.size() - offset));
+  }
+  if (snapshot.header.chip_sections() != section_count - 1) {
+    return fail(fmt::format("section 0 (header): chip_sections: expected {} (sections in the file), found {}",
+                            section_count - 1, snapshot.header.chip_sections()));
+  }
+  return snapshot;
+}
+
+Result<Snapshot> read_snapshot_file(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = read_file_bytes(path);
+  } catch (const Error& e) {
+    return e;
+  }
+  return decode_snapshot(bytes, path);
+}
+
+void write_snapshot_file(const std::string& path, const Snapshot& snapshot) {
+  write_file_atomic(path, encode_snapshot(snapshot));
+}
+
+}  // namespace snr::snapshot

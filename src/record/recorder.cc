@@ -1,0 +1,495 @@
+#include "record/recorder.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "device/memory_windows.h"
+#include "hw/config.h"
+#include "isa/access.h"
+#include "isa/disasm.h"
+#include "isa/registers.h"
+#include "record/interval_set.h"
+
+namespace snr::record {
+namespace {
+
+namespace pb = snapshot::pb;
+
+// Initial memory is fetched in blocks of this size (one round trip serves
+// many small loads); bigger inputs are read exactly.
+constexpr uint64_t kPrefetchBlockBytes = 4096;
+constexpr uint64_t kCodeBlockBytes = 256;
+
+uint32_t state_key(isa::StateKind kind, uint16_t index) { return static_cast<uint32_t>(kind) << 16 | index; }
+
+pb::StateKind to_pb(isa::StateKind kind) {
+  switch (kind) {
+    case isa::StateKind::kX: return pb::STATE_X;
+    case isa::StateKind::kV: return pb::STATE_V;
+    case isa::StateKind::kCsr: return pb::STATE_CSR;
+    case isa::StateKind::kSemaphore: return pb::STATE_SEMAPHORE;
+    case isa::StateKind::kMxuWeights: return pb::STATE_MXU_WEIGHTS;
+    case isa::StateKind::kMxuAccumulator: return pb::STATE_MXU_ACCUMULATOR;
+    case isa::StateKind::kPc: return pb::STATE_PC;
+  }
+  return pb::STATE_X;
+}
+
+pb::MemorySpace space_of(uint64_t address) {
+  switch (isa::memory_space_of(address)) {
+    case isa::MemorySpace::kScalar: return pb::SPACE_SMEM;
+    case isa::MemorySpace::kVmem: return pb::SPACE_VMEM;
+    case isa::MemorySpace::kDebugWindow: return pb::SPACE_DEBUG;
+    default: return pb::SPACE_HBM;
+  }
+}
+
+// Everything the recorder tracks for one chip (one stub thread).
+struct ChipRecord {
+  uint32_t chip = 0;
+  uint32_t thread = 0;
+  bool recorded = false;
+  bool done = false;
+  std::string end;
+  std::array<uint64_t, 32> x{};
+  uint64_t pc = 0;
+  std::set<uint32_t> written_state, saved_state;
+  std::vector<pb::RegisterValue> saved_registers;
+  IntervalSet written_memory, saved_memory;
+  std::map<uint64_t, std::string> saved_bytes;       // start -> bytes (disjoint)
+  std::map<uint64_t, std::string> initial_blocks;    // prefetched pre-window memory
+  std::set<uint64_t> unreadable_blocks;
+  std::unordered_map<uint64_t, uint32_t> words;      // instruction words by pc
+  std::vector<uint64_t> pcs;
+};
+
+class Recorder {
+ public:
+  Recorder(RemoteTarget& target, const RecordOptions& options) : target_(target), options_(options) {}
+  snapshot::Snapshot run();
+
+ private:
+  ChipRecord& owner(ChipRecord& issuer, bool remote, uint32_t chip);
+  uint32_t fetch_word(ChipRecord& chip);
+  std::string read_state(ChipRecord& owner_chip, const isa::StateRef& ref);
+  std::string read_initial_memory(ChipRecord& chip, uint64_t begin, uint64_t end);
+  void save_inputs(ChipRecord& chip, const isa::Accesses& accesses);
+  void note_outputs(ChipRecord& chip, const isa::Accesses& accesses);
+  bool step_chip(ChipRecord& chip);
+  void report_progress(bool force);
+  pb::Chip finish_chip(ChipRecord& chip);
+  [[noreturn]] void fail_at(const ChipRecord& chip, uint32_t word, const std::string& why) const;
+
+  RemoteTarget& target_;
+  const RecordOptions& options_;
+  std::vector<ChipRecord> chips_;
+  std::vector<std::pair<uint32_t, uint64_t>> schedule_;
+  uint64_t retired_ = 0;
+  uint64_t not_retired_ = 0;
+  std::chrono::steady_clock::time_point start_, last_progress_;
+};
+
+void Recorder::fail_at(const ChipRecord& chip, uint32_t word, const std::string& why) const {
+  throw Error(fmt::format("chip {} step {} pc {:#x} ({:#010x} {}): {}", chip.chip, chip.pcs.size(), chip.pc, word,
+                          isa::disassemble(isa::decode(word), chip.pc), why));
+}
+
+ChipRecord& Recorder::owner(ChipRecord& issuer, bool remote, uint32_t chip) {
+  if (!remote) return issuer;
+  if (chip >= chips_.size()) {
+    throw Error(fmt::format("chip {} pc {:#x}: remote access to chip {}, but the target has {} threads", issuer.chip,
+                            issuer.pc, chip, chips_.size()));
+  }
+  return chips_[chip];
+}
+
+uint32_t Recorder::fetch_word(ChipRecord& chip) {
+  if (auto it = chip.words.find(chip.pc); it != chip.words.end()) return it->second;
+  const uint64_t block = chip.pc & ~(kCodeBlockBytes - 1);
+  std::optional<std::string> bytes = target_.try_read_memory(chip.thread, block, kCodeBlockBytes);
+  uint64_t base = block;
+  if (!bytes) {
+    bytes = target_.read_memory(chip.thread, chip.pc, 4);
+    base = chip.pc;
+  }
+  for (size_t i = 0; i + 4 <= bytes->size(); i += 4) {
+    uint32_t word = 0;
+    for (int b = 0; b < 4; ++b) word |= uint32_t{static_cast<uint8_t>((*bytes)[i + b])} << (8 * b);
+    chip.words.emplace(base + i, word);
+  }
+  return chip.words.at(chip.pc);
+}
+
+std::string Recorder::read_state(ChipRecord& owner_chip, const isa::StateRef& ref) {
+  auto window = [&](uint64_t address, uint64_t bytes) {
+    if (!target_.is_snr_device()) {
+      throw Error(fmt::format("{}{} lives in the snr device's memory windows, which this target does not have",
+                              isa::state_kind_name(ref.kind), ref.index));
+    }
+    return target_.read_memory(owner_chip.thread, address, bytes);
+  };
+  switch (ref.kind) {
+    case isa::StateKind::kX: return std::string(reinterpret_cast<const char*>(&owner_chip.x[ref.index]), 8);
+    case isa::StateKind::kPc: return std::string(reinterpret_cast<const char*>(&owner_chip.pc), 8);
+    case isa::StateKind::kV:
+      return window(device::vector_window_address(ref.index), isa::kVectorRegisterBytes);
+    case isa::StateKind::kMxuWeights:
+      return window(device::mxu_weights_window_address(ref.index), isa::kMxuWeightTileBytes);
+    case isa::StateKind::kMxuAccumulator:
+      return window(device::mxu_accumulator_window_address(ref.index), device::kMxuAccumulatorWindowStride);
+    case isa::StateKind::kSemaphore:
+      return target_.read_named_register(owner_chip.thread, fmt::format("sem{}", ref.index));
+    case isa::StateKind::kCsr: {
+      const std::string_view name = isa::csr_name(ref.index);
+      if (name.empty()) throw Error(fmt::format("CSR {:#x} has no name to read it by", ref.index));
+      std::string value = target_.read_named_register(owner_chip.thread, name);
+      value.resize(8, '\0');
+      return value;
+    }
+  }
+  throw Error("unknown state kind");
+}
+
+std::string Recorder::read_initial_memory(ChipRecord& chip, uint64_t begin, uint64_t end) {
+  if (end - begin > kPrefetchBlockBytes) return target_.read_memory(chip.thread, begin, end - begin);
+  std::string out;
+  for (uint64_t at = begin; at < end;) {
+    const uint64_t block = at & ~(kPrefetchBlockBytes - 1);
+    const uint64_t piece_end = std::min(end, block + kPrefetchBlockBytes);
+    auto it = chip.initial_blocks.find(block);
+    if (it == chip.initial_blocks.end() && !chip.unreadable_blocks.count(block)) {
+      if (std::optional<std::string> bytes = target_.try_read_memory(chip.thread, block, kPrefetchBlockBytes)) {
+        it = chip.initial_blocks.emplace(block, std::move(*bytes)).first;
+      } else {
+        chip.unreadable_blocks.insert(block);  // e.g. the block runs past the end of a memory
+      }
+    }
+    if (it != chip.initial_blocks.end()) {
+      out.append(it->second, at - block, piece_end - at);
+    } else {
+      out += target_.read_memory(chip.thread, at, piece_end - at);
+    }
+    at = piece_end;
+  }
+  return out;
+}
+
+void Recorder::save_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
+  for (const isa::StateRef& ref : accesses.reads()) {
+    if (ref.kind == isa::StateKind::kPc || (ref.kind == isa::StateKind::kX && ref.index == 0)) continue;
+    ChipRecord& holder = owner(chip, ref.remote, ref.chip);
+    const uint32_t key = state_key(ref.kind, ref.index);
+    if (holder.written_state.count(key) || holder.saved_state.count(key)) continue;
+    pb::RegisterValue value;
+    value.set_kind(to_pb(ref.kind));
+    value.set_index(ref.index);
+    value.set_value(read_state(holder, ref));
+    holder.saved_registers.push_back(std::move(value));
+    holder.saved_state.insert(key);
+  }
+  for (const isa::MemoryRegion& region : accesses.memory()) {
+    if (region.is_write) continue;
+    ChipRecord& holder = owner(chip, region.remote, region.chip);
+    for (uint64_t row = 0; row < region.rows; ++row) {
+      const uint64_t begin = region.row_address(row);
+      for (const Interval& unwritten : holder.written_memory.missing(begin, begin + region.row_bytes)) {
+        for (const Interval& gap : holder.saved_memory.missing(unwritten.begin, unwritten.end)) {
+          holder.saved_bytes.emplace(gap.begin, read_initial_memory(holder, gap.begin, gap.end));
+          holder.saved_memory.add(gap.begin, gap.end);
+        }
+      }
+    }
+  }
+}
+
+void Recorder::note_outputs(ChipRecord& chip, const isa::Accesses& accesses) {
+  for (const isa::StateRef& ref : accesses.writes()) {
+    owner(chip, ref.remote, ref.chip).written_state.insert(state_key(ref.kind, ref.index));
+  }
+  for (const isa::MemoryRegion& region : accesses.memory()) {
+    if (!region.is_write) continue;
+    ChipRecord& holder = owner(chip, region.remote, region.chip);
+    for (uint64_t row = 0; row < region.rows; ++row) {
+      holder.written_memory.add(region.row_address(row), region.row_address(row) + region.row_bytes);
+    }
+  }
+}
+
+// One round-robin turn of `chip`; true when an instruction retired.
+bool Recorder::step_chip(ChipRecord& chip) {
+  const uint32_t word = fetch_word(chip);
+  const isa::DecodedInstruction d = isa::decode(word);
+  if (!d.valid()) fail_at(chip, word, "illegal instruction");
+  if (d.opcode == isa::Opcode::kEcall && chip.x[17] == isa::kSyscallExit) {
+    // Stepping the exit would end the process before the final state can be
+    // read; the window ends just before it.
+    chip.done = true;
+    chip.end = "exit";
+    return false;
+  }
+  if (d.opcode == isa::Opcode::kEbreak) {
+    chip.done = true;
+    chip.end = "ebreak";
+    return false;
+  }
+  isa::Accesses accesses;
+  isa::compute_accesses(d, std::span<const uint64_t, 32>(chip.x), accesses);
+  try {
+    save_inputs(chip, accesses);
+  } catch (const Error& e) {
+    fail_at(chip, word, fmt::format("reading inputs: {}", e.what()));
+  }
+  const uint64_t old_pc = chip.pc;
+  StepReply reply;
+  try {
+    reply = target_.step(chip.thread);
+  } catch (const Error& e) {
+    fail_at(chip, word, e.what());
+  }
+  if (reply.exited) fail_at(chip, word, "the process exited during the step");
+  if (reply.signal != 5) fail_at(chip, word, fmt::format("the step stopped with signal {}", reply.signal));
+  bool need_registers = !reply.pc.has_value();
+  std::array<uint64_t, 32> x = chip.x;
+  for (const auto& [reg, value] : reply.x_values) x[reg] = value;
+  for (const isa::StateRef& ref : accesses.writes()) {
+    if (ref.kind != isa::StateKind::kX || ref.index == 0) continue;
+    bool expedited = false;
+    for (const auto& [reg, value] : reply.x_values) expedited |= reg == ref.index;
+    need_registers |= !expedited;
+  }
+  uint64_t new_pc = reply.pc.value_or(0);
+  if (need_registers) {
+    const RemoteTarget::GeneralRegisters regs = target_.read_general(chip.thread);
+    x = regs.x;
+    new_pc = regs.pc;
+  }
+  const bool blocked = reply.blocked || (d.opcode == isa::Opcode::kSemWait && new_pc == old_pc);
+  if (blocked) {
+    ++not_retired_;
+    return false;
+  }
+  note_outputs(chip, accesses);
+  chip.x = x;
+  chip.pc = new_pc;
+  chip.pcs.push_back(old_pc);
+  if (!schedule_.empty() && schedule_.back().first == chip.chip) {
+    ++schedule_.back().second;
+  } else {
+    schedule_.emplace_back(chip.chip, 1);
+  }
+  ++retired_;
+  return true;
+}
+
+void Recorder::report_progress(bool force) {
+  if (!options_.progress) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_progress_ < options_.progress_interval) return;
+  last_progress_ = now;
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  const uint64_t total = options_.count_per_chip * static_cast<uint64_t>(
+      std::count_if(chips_.begin(), chips_.end(), [](const ChipRecord& c) { return c.recorded; }));
+  options_.progress(fmt::format("recorded {} of up to {} instructions ({:.0f}/s)", retired_, total,
+                                seconds > 0 ? static_cast<double>(retired_) / seconds : 0.0));
+}
+
+pb::Chip Recorder::finish_chip(ChipRecord& chip) {
+  pb::Chip out;
+  out.set_chip(chip.chip);
+  out.set_recorded(chip.recorded);
+  std::sort(chip.saved_registers.begin(), chip.saved_registers.end(),
+            [](const pb::RegisterValue& a, const pb::RegisterValue& b) {
+              return std::pair(a.kind(), a.index()) < std::pair(b.kind(), b.index());
+            });
+  for (pb::RegisterValue& value : chip.saved_registers) *out.add_registers() = std::move(value);
+  // Saved pieces never overlap; adjacent ones become one region.
+  pb::MemoryRegion* region = nullptr;
+  for (auto& [address, bytes] : chip.saved_bytes) {
+    if (region != nullptr && region->address() + region->data().size() == address &&
+        space_of(address) == region->space()) {
+      region->mutable_data()->append(bytes);
+      continue;
+    }
+    region = out.add_memory();
+    region->set_space(space_of(address));
+    region->set_address(address);
+    region->set_data(bytes);
+  }
+  if (chip.recorded) {
+    std::vector<uint64_t> unique_pcs = chip.pcs;
+    std::sort(unique_pcs.begin(), unique_pcs.end());
+    unique_pcs.erase(std::unique(unique_pcs.begin(), unique_pcs.end()), unique_pcs.end());
+    pb::CodeRange* range = nullptr;
+    for (uint64_t pc : unique_pcs) {
+      if (range == nullptr || range->address() + range->data().size() != pc) {
+        range = out.add_code();
+        range->set_address(pc);
+      }
+      const uint32_t word = chip.words.at(pc);
+      range->mutable_data()->append(reinterpret_cast<const char*>(&word), 4);
+    }
+    for (const pb::Symbol& symbol : options_.symbols) {
+      const uint64_t symbol_end = symbol.address() + std::max<uint64_t>(symbol.size_bytes(), 1);
+      const bool executed = std::any_of(out.code().begin(), out.code().end(), [&](const pb::CodeRange& code) {
+        return symbol.address() < code.address() + code.data().size() && symbol_end > code.address();
+      });
+      if (executed) *out.add_symbols() = symbol;
+    }
+    if (!chip.pcs.empty()) out.set_first_pc(chip.pcs.front());
+    out.set_instruction_count(chip.pcs.size());
+    out.set_pc_deltas(snapshot::encode_pc_deltas(chip.pcs));
+  }
+  // The state the device reached, for re-execution to compare against.
+  pb::FinalState* final_state = out.mutable_final_state();
+  if (chip.recorded) {
+    const RemoteTarget::GeneralRegisters regs = target_.read_general(chip.thread);
+    for (uint64_t value : regs.x) final_state->add_x(value);
+    final_state->set_pc(regs.pc);
+    final_state->set_end(chip.end);
+  }
+  uint64_t hash = kFnvOffsetBasis;
+  for (const Interval& interval : chip.written_memory.intervals()) {
+    pb::Interval* written = final_state->add_written_memory();
+    written->set_address(interval.begin);
+    written->set_length(interval.end - interval.begin);
+    hash = snapshot::hash_region(hash, interval.begin,
+                                 target_.read_memory(chip.thread, interval.begin, interval.end - interval.begin));
+  }
+  final_state->set_written_memory_hash(hash);
+  for (uint32_t key : chip.written_state) {
+    isa::StateRef ref;
+    ref.kind = static_cast<isa::StateKind>(key >> 16);
+    ref.index = static_cast<uint16_t>(key & 0xFFFF);
+    if (ref.kind == isa::StateKind::kX || ref.kind == isa::StateKind::kPc) continue;
+    if (!chip.recorded && ref.kind == isa::StateKind::kCsr) continue;
+    pb::RegisterValue* value = final_state->add_written_state();
+    value->set_kind(to_pb(ref.kind));
+    value->set_index(ref.index);
+    value->set_value(read_state(chip, ref));
+  }
+  return out;
+}
+
+snapshot::Snapshot Recorder::run() {
+  const std::vector<uint32_t>& threads = target_.thread_ids();
+  for (uint32_t i = 0; i < threads.size(); ++i) {
+    ChipRecord& chip = chips_.emplace_back();
+    chip.chip = i;
+    chip.thread = threads[i];
+    chip.recorded = !options_.chips.has_value();
+  }
+  if (options_.chips) {
+    for (uint32_t id : *options_.chips) {
+      if (id >= chips_.size()) {
+        throw Error(fmt::format("--chips names chip {}, but the target has {} chips (threads)", id, chips_.size()));
+      }
+      chips_[id].recorded = true;
+    }
+  }
+  if (options_.breakpoint_address) {
+    target_.insert_breakpoint(*options_.breakpoint_address);
+    target_.continue_all();
+    target_.remove_breakpoint(*options_.breakpoint_address);
+  }
+  start_ = last_progress_ = std::chrono::steady_clock::now();
+  for (ChipRecord& chip : chips_) {
+    const RemoteTarget::GeneralRegisters regs = target_.read_general(chip.thread);
+    chip.x = regs.x;
+    chip.pc = regs.pc;
+  }
+  for (;;) {
+    bool any_active = false, any_retired = false;
+    for (ChipRecord& chip : chips_) {
+      if (!chip.recorded || chip.done) continue;
+      if (chip.pcs.size() >= options_.count_per_chip) {
+        chip.done = true;
+        chip.end = "count";
+        continue;
+      }
+      any_retired |= step_chip(chip);
+      any_active |= !chip.done;
+    }
+    if (!any_active) break;
+    if (!any_retired) {
+      // Every chip still in the window waits on a semaphore that only an
+      // unrecorded chip, or nothing, would signal: the window ends here.
+      for (ChipRecord& chip : chips_) {
+        if (chip.recorded && !chip.done) {
+          chip.done = true;
+          chip.end = "blocked";
+        }
+      }
+      break;
+    }
+    report_progress(false);
+  }
+  const auto wall = std::chrono::steady_clock::now() - start_;
+  report_progress(true);
+
+  snapshot::Snapshot snapshot;
+  pb::Header& header = snapshot.header;
+  header.set_isa_hash(isa::isa_table_hash());
+  const std::string yaml = target_.hw_config_yaml().empty() ? options_.fallback_hw_config_yaml : target_.hw_config_yaml();
+  header.set_hw_config_yaml(yaml);
+  header.set_chip_count(static_cast<uint32_t>(chips_.size()));
+  header.set_target(target_.description_summary());
+  header.set_breakpoint(options_.breakpoint_text);
+  header.set_breakpoint_address(options_.breakpoint_address.value_or(0));
+  header.set_requested_count(options_.count_per_chip);
+  std::string schedule;
+  for (const auto& [chip, run] : schedule_) {
+    snapshot::append_varint(schedule, chip);
+    snapshot::append_varint(schedule, run);
+  }
+  header.set_schedule(schedule);
+  uint64_t captured = 0, recorded_chips = 0;
+  for (ChipRecord& chip : chips_) {
+    if (chip.recorded) {
+      header.add_recorded_chips(chip.chip);
+      ++recorded_chips;
+    }
+    if (!chip.recorded && chip.saved_registers.empty() && chip.saved_bytes.empty() && chip.written_memory.empty() &&
+        chip.written_state.empty()) {
+      continue;
+    }
+    pb::Chip out = finish_chip(chip);
+    for (const pb::RegisterValue& value : out.registers()) captured += value.value().size();
+    for (const pb::MemoryRegion& region : out.memory()) captured += region.data().size();
+    for (const pb::CodeRange& code : out.code()) captured += code.data().size();
+    snapshot.chips.push_back(std::move(out));
+  }
+  pb::RecorderStats* stats = header.mutable_stats();
+  stats->set_instructions(retired_);
+  stats->set_wall_time_ns(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count()));
+  stats->set_captured_bytes(captured);
+  stats->set_naive_full_state_bytes(target_.hw_config_yaml().empty() ? options_.fallback_naive_state_bytes
+                                                                     : naive_state_bytes(yaml, recorded_chips));
+  stats->set_steps_not_retired(not_retired_);
+  stats->set_round_trips(target_.round_trips());
+  stats->set_memory_reads(target_.memory_reads());
+  stats->set_register_reads(target_.register_reads());
+  target_.detach();
+  return snapshot;
+}
+
+}  // namespace
+
+uint64_t naive_state_bytes(const std::string& hw_config_yaml, uint64_t chips) {
+  const hw::HwConfig config = hw::parse_config_yaml(hw_config_yaml, "snapshot hardware config");
+  const uint64_t registers = 33 * 8 + isa::kVectorRegisterCount * isa::kVectorRegisterBytes +
+                             config.mxu_count * (isa::kMxuWeightTileBytes + isa::kVectorRegisterBytes) +
+                             isa::kSemaphoreCount * 4 + 4 * 8;
+  return chips * (config.smem_bytes.count + config.vmem_bytes() + config.hbm_bytes.count + registers);
+}
+
+snapshot::Snapshot record_window(RemoteTarget& target, const RecordOptions& options) {
+  if (options.count_per_chip == 0) throw Error("--count must be at least 1");
+  return Recorder(target, options).run();
+}
+
+}  // namespace snr::record

@@ -1,0 +1,129 @@
+#include "record/recorder.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "asm/assembler.h"
+#include "common/file_io.h"
+#include "device/npu_device.h"
+#include "device/serve.h"
+#include "record/reexecute.h"
+#include "sim/elf_loader.h"
+
+namespace snr::record {
+namespace {
+
+struct Program {
+  sim::ProgramImage image;
+  elf::Image elf;
+};
+
+Program ring_exchange() {
+  const std::string source = read_file(std::string(SNR_RECORD_TESTDATA) + "/ring_exchange.s");
+  const std::vector<uint8_t> bytes = assembler::assemble_to_elf(source, {.source_name = "ring_exchange.s"}).value();
+  elf::Image image = elf::read_elf(bytes, "ring_exchange.s").value();
+  return {sim::program_from_elf(image, "ring_exchange"), image};
+}
+
+hw::HwConfig config_with_chips(uint64_t chips) {
+  hw::HwConfig config = hw::preset("tpu-v4-like");
+  hw::apply_overrides(config, {fmt::format("chips={}", chips)});
+  return config;
+}
+
+// Serves `device` for one session on a loopback port and records through it.
+snapshot::Snapshot record_from(device::NpuDevice& device, RecordOptions options) {
+  rsp::Listener listener("127.0.0.1", 0);
+  std::thread server([&] { device::serve(device, listener, {.once = true, .log = {}}); });
+  snapshot::Snapshot snapshot;
+  try {
+    rsp::Client client(rsp::connect_tcp({"127.0.0.1", listener.port()}, std::chrono::milliseconds(5000)),
+                       std::chrono::milliseconds(20000));
+    RemoteTarget target(client, std::chrono::milliseconds(20000));
+    snapshot = record_window(target, options);
+  } catch (...) {
+    server.join();
+    throw;
+  }
+  server.join();
+  return snapshot;
+}
+
+std::string problems_text(const CheckResult& result) {
+  std::string text;
+  for (const std::string& p : result.problems) text += p + "\n";
+  return text;
+}
+
+TEST(Recorder, RecordsEveryChipOfAMultiChipDmaProgramAndReexecutes) {
+  Program program = ring_exchange();
+  device::NpuDevice device(config_with_chips(4), program.image);
+  RecordOptions options;
+  options.breakpoint_address = program.elf.find_symbol("window_start")->value;
+  options.breakpoint_text = "window_start";
+  options.count_per_chip = 1000;
+  snapshot::Snapshot snapshot = record_from(device, options);
+  ASSERT_EQ(snapshot.header.recorded_chips_size(), 4);
+  EXPECT_TRUE(snapshot::validate_snapshot(snapshot).empty());
+  for (const auto& chip : snapshot.chips) {
+    EXPECT_EQ(chip.final_state().end(), "exit") << chip.chip();
+    EXPECT_GT(chip.instruction_count(), 100u);
+    // The window starts after the fill loop: the buffer the first DMA
+    // reads was written before the window, so it is saved.
+    bool has_smem = false;
+    for (const auto& region : chip.memory()) has_smem |= region.space() == snapshot::pb::SPACE_SMEM;
+    EXPECT_TRUE(has_smem) << chip.chip();
+  }
+  EXPECT_GT(snapshot.header.stats().naive_full_state_bytes(), 1000 * snapshot.header.stats().captured_bytes());
+  const CheckResult result = check_snapshot(snapshot);
+  EXPECT_TRUE(result.matched) << problems_text(result);
+  EXPECT_EQ(result.instructions, snapshot.header.stats().instructions());
+
+  // Damage one saved input: re-execution must notice.
+  snapshot::Snapshot damaged = snapshot;
+  for (auto& chip : damaged.chips) {
+    for (auto& region : *chip.mutable_memory()) {
+      if (region.space() == snapshot::pb::SPACE_SMEM) (*region.mutable_data())[0] ^= 1;
+    }
+  }
+  EXPECT_FALSE(check_snapshot(damaged).matched);
+}
+
+TEST(Recorder, ShortWindowOnOneChipSavesOnlyReadBeforeWrite) {
+  Program program = ring_exchange();
+  device::NpuDevice device(config_with_chips(2), program.image);
+  RecordOptions options;
+  options.count_per_chip = 12;
+  options.chips = std::vector<uint32_t>{1};
+  snapshot::Snapshot snapshot = record_from(device, options);
+  ASSERT_EQ(snapshot.header.recorded_chips_size(), 1);
+  const snapshot::pb::Chip& chip = snapshot.chips.at(0);
+  EXPECT_EQ(chip.chip(), 1u);
+  EXPECT_EQ(chip.instruction_count(), 12u);
+  // csrr s0, mhartid reads a CSR; no x register is read before it is written
+  // in the first instructions except sp-free ones: the saved set is small.
+  for (const auto& value : chip.registers()) EXPECT_NE(value.kind(), snapshot::pb::STATE_V);
+  const CheckResult result = check_snapshot(snapshot);
+  EXPECT_TRUE(result.matched) << problems_text(result);
+}
+
+TEST(Recorder, DamagedPcSequenceReportsTheFirstDivergence) {
+  Program program = ring_exchange();
+  device::NpuDevice device(config_with_chips(1), program.image);
+  RecordOptions options;
+  options.count_per_chip = 20;
+  snapshot::Snapshot snapshot = record_from(device, options);
+  snapshot::pb::Chip& chip = snapshot.chips.at(0);
+  std::vector<uint64_t> pcs = snapshot::decode_pcs(chip);
+  pcs[5] += 4;
+  chip.set_pc_deltas(snapshot::encode_pc_deltas(pcs));
+  const CheckResult result = check_snapshot(snapshot);
+  ASSERT_FALSE(result.matched);
+  EXPECT_NE(result.problems.at(0).find("step 5 (chip 0 instruction 5): expected pc"), std::string::npos)
+      << result.problems.at(0);
+}
+
+}  // namespace
+}  // namespace snr::record

@@ -1,0 +1,67 @@
+// Minimal blocking TCP sockets for the debugger protocol: a listener that
+// binds (loopback by default, port 0 = any free port) and a connection with
+// TCP_NODELAY, whole-buffer sends and receives bounded by a timeout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace snr::rsp {
+
+class Connection {
+ public:
+  Connection() = default;
+  explicit Connection(int fd);
+  ~Connection();
+  Connection(Connection&& other) noexcept;
+  Connection& operator=(Connection&& other) noexcept;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  [[nodiscard]] bool is_open() const { return fd_ >= 0; }
+  // Throws snr::Error when the peer is gone.
+  void send_all(std::string_view bytes);
+  // Waits up to `timeout` (negative = forever) for data; returns the bytes
+  // read, empty on timeout. Throws snr::Error when the peer closed.
+  std::string receive(std::chrono::milliseconds timeout);
+  void close();
+  [[nodiscard]] std::string peer_name() const;
+
+ private:
+  int fd_ = -1;
+};
+
+// "host:port" or "port" (host defaults to 127.0.0.1); throws on bad text.
+struct HostPort {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+};
+HostPort parse_host_port(std::string_view text);
+
+// Connects to host:port (numeric IPv4 or "localhost"); throws naming the
+// address and errno text on failure.
+Connection connect_tcp(const HostPort& address, std::chrono::milliseconds timeout);
+
+class Listener {
+ public:
+  // Binds and listens; `port` 0 picks a free port (see port()).
+  Listener(const std::string& bind_address, uint16_t port);
+  ~Listener();
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+
+  [[nodiscard]] uint16_t port() const { return port_; }
+  [[nodiscard]] const std::string& bind_address() const { return bind_address_; }
+  // Waits up to `timeout` (negative = forever) for one connection; an
+  // unopened Connection on timeout.
+  Connection accept(std::chrono::milliseconds timeout);
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::string bind_address_;
+};
+
+}  // namespace snr::rsp

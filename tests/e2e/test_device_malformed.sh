@@ -1,0 +1,49 @@
+# Garbage, bad checksums, oversized and malformed packets sent to
+# `snr device serve` get error replies; the session survives and detaches.
+source "$(dirname "$0")/lib.sh"
+"$SNR" asm "$SRC/src/record/testdata/ring_exchange.s" -o "$WORK/ring.elf"
+timeout 60 "$SNR" device serve "$WORK/ring.elf" --chips 2 --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
+server=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
+  [[ -n "$port" ]] && break
+  sleep 0.1
+done
+[[ -n "$port" ]] || fail "device server did not report its port"
+
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+packet() {  # frames $1 with its checksum
+  local body="$1" sum=0 i
+  for ((i = 0; i < ${#body}; i++)); do sum=$(((sum + $(printf '%d' "'${body:i:1}")) % 256)); done
+  printf '$%s#%02x' "$body" "$sum"
+}
+{
+  printf 'line noise\x01\x02'
+  printf '$g#00'                                  # bad checksum: '-'
+  packet 'm1000,zz'                               # bad length: E01
+  packet 'Hg99'                                   # no such chip: E02
+  packet 'mf8000000,4'                            # outside every window: E03
+  packet "m$(printf 'f%.0s' $(seq 1 40)),4"       # address over 64 bits: E01
+  head -c 600000 /dev/zero | tr '\0' 'a' | sed 's/^/$/; s/$/#00/'   # oversized
+  packet 'qfThreadInfo'
+  packet 'D'
+} >&3
+replies=""
+for _ in $(seq 1 100); do
+  chunk=""
+  read -r -t 0.1 -n 4096 chunk <&3 || true  # a timeout keeps what arrived so far
+  replies+="$chunk"
+  [[ "$replies" == *'$OK#9a'* ]] && break
+done
+exec 3>&-
+
+wait "$server" || fail "device server failed"
+echo "$replies" | grep -qF -- '-' || fail "no nack for a bad checksum: $replies"
+for expected in '$E01#' '$E02#' '$E03#' '$m1,2#' '$OK#9a'; do
+  [[ "$replies" == *"$expected"* ]] || fail "missing reply $expected in: $replies"
+done
+[[ $(grep -o 'E01#' <<<"$replies" | wc -l) -ge 3 ]] || fail "expected E01 for the bad length, the wide address and the oversized packet: $replies"
+expect_contains "$WORK/serve.err" "detached"
+expect_contains "$WORK/serve.err" "malformed"
+echo "device malformed ok"

@@ -1,0 +1,53 @@
+# Records every chip of a 4-chip program with DMAs, remote DMAs and
+# semaphores from `snr device serve`, then validates and re-executes it.
+source "$(dirname "$0")/lib.sh"
+"$SNR" asm "$SRC/src/record/testdata/ring_exchange.s" -o "$WORK/ring.elf"
+
+start_device() {
+  timeout 120 "$SNR" device serve "$WORK/ring.elf" --chips 4 --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
+  server=$!
+  port=""
+  for _ in $(seq 1 100); do
+    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
+    [[ -n "$port" ]] && return 0
+    sleep 0.1
+  done
+  cat "$WORK/serve.err" >&2
+  fail "device server did not report its port"
+}
+
+start_device
+timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/ring.elf" --break window_start --count 5000 \
+  --chips all -o "$WORK/ring.snr" >"$WORK/record.out" 2>"$WORK/record.err" || { cat "$WORK/record.err" >&2; fail "record failed"; }
+wait "$server"
+cat "$WORK/record.out"
+expect_contains "$WORK/record.out" "on 4 chip(s)"
+expect_contains "$WORK/record.out" "window ended by exit"
+"$SNR" snapshot validate "$WORK/ring.snr" >"$WORK/validate.out"
+expect_contains "$WORK/validate.out" "valid"
+"$SNR" snapshot info "$WORK/ring.snr" >"$WORK/info.out"
+expect_contains "$WORK/info.out" "recorded: 0 1 2 3"
+expect_contains "$WORK/info.out" "saved SPACE_SMEM"
+"$SNR" snapshot check "$WORK/ring.snr" >"$WORK/check.out"
+expect_contains "$WORK/check.out" "match"
+
+# A subset of chips: chip 1 alone blocks on its neighbours' semaphores;
+# the window ends there without hanging, and still re-executes.
+start_device
+timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/ring.elf" --break window_start --count 5000 \
+  --chips 1 --quiet -o "$WORK/one.snr" >"$WORK/one.out" 2>&1 || { cat "$WORK/one.out" >&2; fail "subset record failed"; }
+wait "$server"
+expect_contains "$WORK/one.out" "window ended by blocked"
+"$SNR" snapshot check "$WORK/one.snr" >/dev/null
+
+# Corrupt and truncated snapshots are rejected with the section and offset.
+size=$(stat -c %s "$WORK/ring.snr")
+head -c $((size - 7)) "$WORK/ring.snr" >"$WORK/truncated.snr"
+expect_fail "$SNR" snapshot validate "$WORK/truncated.snr"
+expect_contains "$WORK/expect_fail.out" "(truncated)"
+cp "$WORK/ring.snr" "$WORK/flipped.snr"
+printf '\xff' | dd of="$WORK/flipped.snr" bs=1 seek=$((size - 20)) conv=notrunc status=none
+expect_fail "$SNR" snapshot check "$WORK/flipped.snr"
+expect_contains "$WORK/expect_fail.out" "checksum"
+expect_contains "$WORK/expect_fail.out" "at byte"
+echo "record multichip ok"
