@@ -125,6 +125,14 @@ AllReduceSites all_reduce_sites(Build& b, uint64_t bytes) {
   AllReduceSites s;
   s.padded_bytes = round_up(bytes, b.chips * kVregBytes);
   s.chunk_bytes = s.padded_bytes / b.chips;
+  // A faster peer writes into these regions as soon as it reaches the
+  // collective, which can be long before this chip gets there: they must
+  // belong to nothing else for the whole program, so they are reserved
+  // before any step-local buffer could take (and later free) their space.
+  for (uint32_t parity = 0; parity < 2; ++parity) {
+    s.rs_receive[parity] = b.vmem.allocate(s.padded_bytes, fmt::format("reduce-scatter receive {}", parity));
+    s.ag_receive[parity] = b.vmem.allocate(s.padded_bytes, fmt::format("all-gather receive {}", parity));
+  }
   return s;
 }
 
@@ -132,13 +140,6 @@ AllReduceSites all_reduce_sites(Build& b, uint64_t bytes) {
 uint64_t emit_all_reduce(Build& b, AllReduceSites& s, const std::string& prefix, uint64_t partial,
                          uint64_t& reduced_out) {
   const uint32_t parity = s.instances++ & 1;
-  // Receive regions are reserved for the rest of the program when first
-  // needed, wherever the allocator finds room at that point (peers write
-  // into them at any time, so they can never be reused).
-  if (s.rs_receive[parity] == 0) {
-    s.rs_receive[parity] = b.vmem.allocate(s.padded_bytes, fmt::format("reduce-scatter receive {}", parity));
-    s.ag_receive[parity] = b.vmem.allocate(s.padded_bytes, fmt::format("all-gather receive {}", parity));
-  }
   const uint64_t reduced = b.vmem.allocate(s.chunk_bytes, prefix + " reduced chunk");
   emit_collective(b.ctx, prefix + "reduce_scatter", CollectiveKind::kReduceScatter,
                   {partial, s.rs_receive[parity], reduced, s.chunk_bytes, parity});

@@ -5,6 +5,17 @@
 // of both chips, so after 2T - 1 completions a chip has sent everything and
 // received every peer's chunk.
 //
+// Why this is safe however the chips interleave (a peer may run far ahead):
+// each chip issues all T sends of an instance before its WAIT, and the WAIT
+// consumes exactly T own completions plus T - 1 arrivals, so a chip passes
+// its k-th WAIT on a semaphore only after every peer has issued its k-th
+// instance's sends. A receive region is therefore rewritten (by instance
+// k + 2 of the same parity) only after every chip has issued the sends of
+// the opposite-parity instance k + 1, which the program orders after its
+// last read of the region. That holds only if the region belongs to no
+// other buffer at any time: callers reserve receive regions for the whole
+// program before anything else can use the space (compiler.cc).
+//
 // The all-gather reaches its tables the way seed 000 §5.2.1 describes: a
 // setup phase of three dependent DMA chains (descriptor -> table ->
 // addresses), one per table, before the data-transfer phase.
