@@ -1,0 +1,112 @@
+#include "export/run_diff.h"
+
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace snr::exporter {
+namespace {
+
+using rundb::Statement;
+
+std::map<std::string, int64_t> named_values(rundb::RunDbReader& run, const std::string& sql) {
+  std::map<std::string, int64_t> values;
+  Statement rows(run.db(), sql);
+  while (rows.next()) values[rows.text(0)] = rows.integer(1);
+  return values;
+}
+
+std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run) {
+  std::map<std::string, int64_t> totals;
+  totals["total_cycles"] = static_cast<int64_t>(run.meta_integer("total_cycles"));
+  auto scalar = [&](const char* name, const char* sql) {
+    Statement row(run.db(), sql);
+    totals[name] = row.next() ? row.integer(0) : 0;
+  };
+  scalar("instructions", "SELECT COUNT(*) FROM instructions");
+  scalar("stall_cycles", "SELECT COALESCE(SUM(stall_cycles), 0) FROM instructions");
+  scalar("dmas", "SELECT COUNT(*) FROM dmas");
+  scalar("dma_bytes", "SELECT COALESCE(SUM(bytes), 0) FROM dmas");
+  scalar("dma_wait_stall_cycles", "SELECT COALESCE(SUM(wait_stall_cycles), 0) FROM dma_stalls");
+  return totals;
+}
+
+std::vector<DiffRow> join(const std::map<std::string, int64_t>& a, const std::map<std::string, int64_t>& b) {
+  std::map<std::string, DiffRow> rows;
+  for (const auto& [name, value] : a) rows[name] = {name, value, 0};
+  for (const auto& [name, value] : b) {
+    DiffRow& row = rows[name];
+    row.name = name;
+    row.b = value;
+  }
+  std::vector<DiffRow> out;
+  for (auto& [name, row] : rows) out.push_back(row);
+  return out;
+}
+
+std::string percent(const DiffRow& row) {
+  if (row.a == 0) return row.b == 0 ? "0.0%" : "new";
+  return fmt::format("{:+.1f}%", 100.0 * static_cast<double>(row.delta()) / static_cast<double>(row.a));
+}
+
+void append_section(std::string& out, const std::string& title, const std::vector<DiffRow>& rows) {
+  size_t width = title.size();
+  for (const DiffRow& row : rows) width = std::max(width, row.name.size());
+  out += fmt::format("{:<{}}  {:>14}  {:>14}  {:>14}  {:>8}\n", title, width, "a", "b", "b - a", "change");
+  for (const DiffRow& row : rows) {
+    out += fmt::format("{:<{}}  {:>14}  {:>14}  {:>+14}  {:>8}\n", row.name, width, row.a, row.b, row.delta(), percent(row));
+  }
+  out += '\n';
+}
+
+nlohmann::json rows_json(const std::vector<DiffRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DiffRow& row : rows) out.push_back({{"name", row.name}, {"a", row.a}, {"b", row.b}, {"delta", row.delta()}});
+  return out;
+}
+
+}  // namespace
+
+RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
+  RunDiff diff;
+  diff.a_source = a.meta_value("source");
+  diff.b_source = b.meta_value("source");
+  diff.a_hw = a.meta_value("hw_preset") + (a.meta_value("hw_overrides").empty() ? "" : " " + a.meta_value("hw_overrides"));
+  diff.b_hw = b.meta_value("hw_preset") + (b.meta_value("hw_overrides").empty() ? "" : " " + b.meta_value("hw_overrides"));
+  if (diff.a_source != diff.b_source) diff.notes.push_back("the runs replay different sources; per-op rows may not align");
+  const std::map<std::string, int64_t> totals_a = totals_of(a), totals_b = totals_of(b);
+  diff.totals = join(totals_a, totals_b);
+  const std::string op_sql =
+      "SELECT CASE WHEN op = '' THEN '(no op)' ELSE op END AS name, SUM(cycles) FROM op_summary GROUP BY name";
+  diff.op_cycles = join(named_values(a, op_sql), named_values(b, op_sql));
+  const std::string dma_sql =
+      "SELECT printf('dma %06d chip %d %s', dma_id, chip, link), COALESCE(wait_stall_cycles, 0) FROM dma_stalls";
+  diff.dma_stalls = join(named_values(a, dma_sql), named_values(b, dma_sql));
+  if (totals_a.at("dmas") != totals_b.at("dmas")) {
+    diff.notes.push_back(fmt::format("DMA counts differ ({} vs {}); per-DMA rows pair by id", totals_a.at("dmas"),
+                                     totals_b.at("dmas")));
+  }
+  return diff;
+}
+
+std::string render_diff_table(const RunDiff& diff) {
+  std::string out = fmt::format("a: {} [{}]\nb: {} [{}]\n\n", diff.a_source, diff.a_hw, diff.b_source, diff.b_hw);
+  append_section(out, "totals", diff.totals);
+  append_section(out, "op cycles", diff.op_cycles);
+  append_section(out, "dma wait stall cycles", diff.dma_stalls);
+  for (const std::string& note : diff.notes) out += "note: " + note + "\n";
+  return out;
+}
+
+std::string render_diff_json(const RunDiff& diff) {
+  nlohmann::ordered_json out;
+  out["a"] = {{"source", diff.a_source}, {"hw", diff.a_hw}};
+  out["b"] = {{"source", diff.b_source}, {"hw", diff.b_hw}};
+  out["totals"] = rows_json(diff.totals);
+  out["op_cycles"] = rows_json(diff.op_cycles);
+  out["dma_wait_stall_cycles"] = rows_json(diff.dma_stalls);
+  out["notes"] = diff.notes;
+  return out.dump(2) + "\n";
+}
+
+}  // namespace snr::exporter

@@ -1,0 +1,22 @@
+// The run.db schema (docs/formats/run-db.md): one version number, the DDL
+// that creates it, and the tables a reader requires. Bump kSchemaVersion on
+// any change a reader could notice.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace snr::rundb {
+
+constexpr int64_t kSchemaVersion = 1;
+// Stored in meta.format so a .db file of another tool is named as such.
+constexpr std::string_view kFormatName = "snr-run-db";
+
+// Tables then indexes then views; executed in one transaction.
+std::string_view schema_ddl();
+
+constexpr std::array<std::string_view, 9> kRequiredTables = {
+    "meta", "chips", "instructions", "unit_busy", "dmas", "vmem_runs", "semaphore_events", "dependencies", "hw_config"};
+
+}  // namespace snr::rundb

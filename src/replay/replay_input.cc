@@ -1,0 +1,47 @@
+#include "replay/replay_input.h"
+
+#include <cstring>
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace snr::replay {
+
+ReplayInput replay_input_from_snapshot(const snapshot::Snapshot& snapshot, std::string identity) {
+  ReplayInput input;
+  input.identity = std::move(identity);
+  input.hw_config_yaml = snapshot.header.hw_config_yaml();
+  input.chip_count = snapshot.header.chip_count();
+  input.isa_hash = snapshot.header.isa_hash();
+  for (const snapshot::pb::Chip& chip : snapshot.chips) {
+    ReplayChip out;
+    out.chip = chip.chip();
+    out.recorded = chip.recorded();
+    for (const auto& value : chip.registers()) out.registers.push_back({value.kind(), value.index(), value.value()});
+    for (const auto& region : chip.memory()) out.memory.push_back({region.address(), region.data()});
+    for (const auto& range : chip.code()) {
+      if (range.data().size() % 4 != 0 || (range.address() & 3) != 0) {
+        throw Error(fmt::format("chip {}: code range at {:#x} is not whole aligned words", chip.chip(), range.address()));
+      }
+      CodeRange code{range.address(), std::vector<uint32_t>(range.data().size() / 4)};
+      std::memcpy(code.words.data(), range.data().data(), range.data().size());
+      input.code.push_back(std::move(code));
+    }
+    for (const auto& symbol : chip.symbols()) input.ops.push_back({symbol.name(), symbol.address(), symbol.size_bytes()});
+    if (chip.recorded()) {
+      out.pcs = snapshot::decode_pcs(chip);
+      const snapshot::pb::FinalState& final_state = chip.final_state();
+      out.end.known = true;
+      out.end.pc = final_state.pc();
+      out.end.x.assign(final_state.x().begin(), final_state.x().end());
+    }
+    for (const auto& interval : chip.final_state().written_memory()) {
+      out.end.written_memory.push_back({interval.address(), interval.length()});
+    }
+    out.end.written_memory_hash = chip.final_state().written_memory_hash();
+    input.chips.push_back(std::move(out));
+  }
+  return input;
+}
+
+}  // namespace snr::replay

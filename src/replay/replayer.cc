@@ -1,0 +1,192 @@
+#include "replay/replayer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "isa/disasm.h"
+#include "replay/trace_load.h"
+#include "sim/timing.h"
+#include "tracker/tracker.h"
+
+namespace snr::replay {
+namespace {
+
+std::string describe_at(const sim::System& system, uint64_t pc) {
+  const isa::DecodedInstruction* d = system.fetch(pc);
+  if (d == nullptr) return "outside the recorded code";
+  return fmt::format("{:#010x} {}", d->word, isa::disassemble(*d, pc));
+}
+
+// Innermost symbol containing a pc, so nested op symbols name the op.
+std::string op_containing(const std::vector<OpSymbol>& ops, uint64_t pc) {
+  const OpSymbol* best = nullptr;
+  for (const OpSymbol& op : ops) {
+    if (pc >= op.address && pc < op.address + std::max<uint64_t>(op.size_bytes, 1) &&
+        (best == nullptr || op.size_bytes < best->size_bytes)) {
+      best = &op;
+    }
+  }
+  return best == nullptr ? std::string() : best->name;
+}
+
+// Follows each chip through its recorded window: checks every issued pc and
+// sends the chip to the window-end sentinel once its last recorded
+// instruction has retired.
+class WindowChecker {
+ public:
+  WindowChecker(sim::System& system, const ReplayInput& input, uint64_t sentinel, tracker::PerformanceTracker& tracker)
+      : system_(system), sentinel_(sentinel), tracker_(tracker), expected_(system.chip_count()),
+        position_(system.chip_count(), 0), done_(system.chip_count(), true), end_pc_(system.chip_count(), 0),
+        x_written_(system.chip_count(), 0) {
+    for (const ReplayChip& chip : input.chips) {
+      if (!chip.recorded || chip.pcs.empty()) continue;
+      expected_[chip.chip] = &chip.pcs;
+      done_[chip.chip] = false;
+    }
+    for (uint32_t c = 0; c < system.chip_count(); ++c) {
+      if (done_[c]) tracker_.end_chip(c);
+    }
+    system.bus().instruction_issued.subscribe([this](const sim::InstructionIssued& e) { on_issued(e); });
+    system.bus().instruction_retired.subscribe([this](const sim::InstructionRetired& e) { on_retired(e); });
+    system.bus().register_access.subscribe([this](const sim::RegisterAccess& e) {
+      if (e.is_write && e.file == sim::RegisterFile::kScalar && !done_[e.chip]) x_written_[e.chip] |= 1u << e.index;
+    });
+  }
+
+  // Puts back the pc each chip had after its window (the sentinel is ours).
+  void finish() {
+    for (uint32_t c = 0; c < system_.chip_count(); ++c) {
+      if (expected_[c] == nullptr) continue;
+      if (position_[c] != expected_[c]->size()) {
+        throw Error(fmt::format("chip {}: the replay retired {} of {} recorded instructions", c, position_[c],
+                                expected_[c]->size()));
+      }
+      sim::ChipState& chip = system_.chip(c);
+      if (chip.pc == sentinel_ && chip.status == sim::ChipStatus::kBreak) {
+        chip.pc = end_pc_[c];
+        chip.status = sim::ChipStatus::kRunning;
+      }
+    }
+  }
+  [[nodiscard]] uint32_t x_written(uint32_t chip) const { return x_written_[chip]; }
+
+ private:
+  void on_issued(const sim::InstructionIssued& e) {
+    if (done_[e.chip]) return;
+    const std::vector<uint64_t>& expected = *expected_[e.chip];
+    const uint64_t index = position_[e.chip];
+    if (e.pc != expected[index]) {
+      throw Error(fmt::format("replay diverged at step {} (chip {} instruction {} of {}, cycle {}): expected pc {:#x} "
+                              "({}), actual pc {:#x} ({})",
+                              step_, e.chip, index, expected.size(), e.cycle, expected[index],
+                              describe_at(system_, expected[index]), e.pc, describe_at(system_, e.pc)));
+    }
+    ++step_;
+  }
+
+  void on_retired(const sim::InstructionRetired& e) {
+    if (done_[e.chip]) return;
+    if (++position_[e.chip] < expected_[e.chip]->size()) return;
+    done_[e.chip] = true;
+    tracker_.end_chip(e.chip);
+    sim::ChipState& chip = system_.chip(e.chip);
+    end_pc_[e.chip] = chip.pc;
+    if (chip.status != sim::ChipStatus::kExited && chip.status != sim::ChipStatus::kBreak) chip.pc = sentinel_;
+  }
+
+  sim::System& system_;
+  uint64_t sentinel_;
+  tracker::PerformanceTracker& tracker_;
+  std::vector<const std::vector<uint64_t>*> expected_;
+  std::vector<uint64_t> position_;
+  std::vector<bool> done_;
+  std::vector<uint64_t> end_pc_;
+  std::vector<uint32_t> x_written_;
+  uint64_t step_ = 0;
+};
+
+std::vector<std::string> compare_end_state(sim::System& system, const ReplayInput& input, const WindowChecker& checker) {
+  std::vector<std::string> problems;
+  for (const ReplayChip& record : input.chips) {
+    sim::ChipState& chip = system.chip(record.chip);
+    if (record.end.known) {
+      if (chip.pc != record.end.pc) {
+        problems.push_back(fmt::format("chip {}: final pc: device {:#x}, replay {:#x}", record.chip, record.end.pc, chip.pc));
+      }
+      uint32_t known = checker.x_written(record.chip);
+      for (const SavedState& state : record.registers) {
+        if (state.kind == snapshot::pb::STATE_X && state.index < 32) known |= 1u << state.index;
+      }
+      for (size_t i = 1; i < 32 && i < record.end.x.size(); ++i) {
+        if ((known >> i & 1) != 0 && chip.x[i] != record.end.x[i]) {
+          problems.push_back(fmt::format("chip {}: final x{}: device {:#x}, replay {:#x}", record.chip, i,
+                                         record.end.x[i], chip.x[i]));
+        }
+      }
+    }
+    uint64_t hash = kFnvOffsetBasis;
+    for (const WrittenInterval& interval : record.end.written_memory) {
+      sim::MemoryTarget target = system.resolve_local(chip, interval.address, interval.length, "written memory");
+      std::string bytes(interval.length, '\0');
+      target.memory->read(target.offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()));
+      hash = snapshot::hash_region(hash, interval.address, bytes);
+    }
+    if (hash != record.end.written_memory_hash) {
+      problems.push_back(fmt::format("chip {}: written memory ({} intervals) differs from the device", record.chip,
+                                     record.end.written_memory.size()));
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+hw::HwConfig replay_hw_config(const ReplayInput& input, const ReplayOptions& options) {
+  hw::HwConfig config = options.hw_preset_or_file.empty()
+                            ? hw::parse_config_yaml(input.hw_config_yaml, "recorded hardware config")
+                            : hw::load_preset_or_file(options.hw_preset_or_file);
+  if (!options.hw_preset_or_file.empty()) config.set("chips", std::to_string(input.chip_count));
+  hw::apply_overrides(config, options.overrides);
+  config.validate();
+  return config;
+}
+
+ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const hw::HwConfig config = replay_hw_config(input, options);
+  LoadedReplay loaded = load_replay(input, config, nullptr);  // the system owns its bus
+  sim::System& system = *loaded.system;
+  sim::TimingSimulator timing(system);
+  tracker::TrackerHooks hooks;
+  hooks.op_of_pc = [&input](uint64_t pc) { return op_containing(input.ops, pc); };
+  hooks.link_name = [&timing](uint32_t link) { return timing.dma().link_name(link); };
+  hooks.read_x = [&system](uint32_t chip, uint8_t index) { return system.chip(chip).x[index]; };
+  tracker::PerformanceTracker tracker(system.bus(), system.chip_count(), hooks);
+  WindowChecker checker(system, input, loaded.window_end_pc, tracker);
+  timing.run(options.max_cycles);
+  checker.finish();
+
+  ReplayResult result;
+  result.instructions = tracker.instructions();
+  result.final_state_problems = compare_end_state(system, input, checker);
+  result.data = tracker.finish();
+  result.data.hw_config_yaml = config.to_yaml();
+  result.data.meta.emplace_back("source", input.identity);
+  result.data.meta.emplace_back("chips", std::to_string(system.chip_count()));
+  result.data.meta.emplace_back("clock_hz", fmt::format("{:.0f}", config.clock.hertz));
+  result.data.meta.emplace_back("hw_preset", config.preset_name);
+  std::string overrides;
+  for (const std::string& o : options.overrides) overrides += (overrides.empty() ? "" : " ") + o;
+  result.data.meta.emplace_back("hw_overrides", overrides);
+  result.data.meta.emplace_back("final_state", result.final_state_problems.empty() ? "matched" : "differs");
+  result.data.meta.emplace_back(
+      "replay_wall_ns",
+      std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - wall_start).count()));
+  result.system = std::move(loaded.system);
+  return result;
+}
+
+}  // namespace snr::replay

@@ -1,0 +1,112 @@
+#include "replay/trace_load.h"
+
+#include <cstring>
+#include <fmt/format.h>
+#include <map>
+
+#include "common/error.h"
+#include "isa/isa.h"
+#include "sim/npu_math.h"
+
+namespace snr::replay {
+namespace {
+
+namespace pb = snapshot::pb;
+
+std::span<uint8_t> state_bytes(sim::ChipState& chip, pb::StateKind kind, uint32_t index, uint64_t& csr_value) {
+  auto bytes_of = [](auto& container) {
+    return std::span<uint8_t>(reinterpret_cast<uint8_t*>(container.data()), container.size() * sizeof(container[0]));
+  };
+  switch (kind) {
+    case pb::STATE_X:
+      if (index >= 32) break;
+      return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&chip.x[index]), 8);
+    case pb::STATE_V:
+      if (index >= chip.v.size()) break;
+      return bytes_of(chip.v[index].element);
+    case pb::STATE_SEMAPHORE:
+      if (index >= chip.semaphore.size()) break;
+      return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&chip.semaphore[index]), 4);
+    case pb::STATE_MXU_WEIGHTS:
+      if (index >= chip.mxu.size()) break;
+      return bytes_of(chip.mxu[index].weights_bf16);
+    case pb::STATE_MXU_ACCUMULATOR:
+      if (index >= chip.mxu.size()) break;
+      return bytes_of(chip.mxu[index].accumulator);
+    case pb::STATE_PC: return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&chip.pc), 8);
+    case pb::STATE_CSR: return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&csr_value), 8);
+    default:
+      throw Error(fmt::format("chip {}: unknown state kind {}", chip.chip_id, static_cast<int>(kind)));
+  }
+  throw Error(fmt::format("chip {}: {} {} does not exist on the replay hardware", chip.chip_id,
+                          pb::StateKind_Name(kind), index));
+}
+
+void install_state(sim::ChipState& chip, const SavedState& state) {
+  uint64_t csr_value = 0;
+  std::span<uint8_t> target = state_bytes(chip, state.kind, state.index, csr_value);
+  if (target.size() != state.bytes.size()) {
+    throw Error(fmt::format("chip {}: {} {} holds {} bytes, the recording has {}", chip.chip_id,
+                            pb::StateKind_Name(state.kind), state.index, target.size(), state.bytes.size()));
+  }
+  std::memcpy(target.data(), state.bytes.data(), target.size());
+  if (state.kind == pb::STATE_CSR && (state.index == isa::kCsrInstret || state.index == isa::kCsrCycle)) {
+    chip.instret = csr_value;
+  } else if (state.kind == pb::STATE_MXU_WEIGHTS) {
+    sim::MatrixUnitState& unit = chip.mxu[state.index];
+    for (size_t i = 0; i < unit.weights_bf16.size(); ++i) unit.weights_f32[i] = sim::f32_from_bf16(unit.weights_bf16[i]);
+  }
+}
+
+}  // namespace
+
+LoadedReplay load_replay(const ReplayInput& input, const hw::HwConfig& config, sim::EventBus* bus) {
+  if (input.isa_hash != isa::isa_table_hash()) {
+    throw Error(fmt::format("the recording was made for ISA {:#018x}, this simulator implements {:#018x}",
+                            input.isa_hash, isa::isa_table_hash()));
+  }
+  if (config.chip_count < input.chip_count) {
+    throw Error(fmt::format("the recording has {} chips, the replay hardware {}", input.chip_count, config.chip_count));
+  }
+  std::map<uint64_t, uint32_t> words;
+  for (const CodeRange& range : input.code) {
+    for (size_t i = 0; i < range.words.size(); ++i) {
+      auto [it, inserted] = words.emplace(range.address + 4 * i, range.words[i]);
+      if (!inserted && it->second != range.words[i]) {
+        throw Error(fmt::format("chips disagree on the instruction at {:#x} ({:#010x} vs {:#010x})", it->first,
+                                it->second, range.words[i]));
+      }
+    }
+  }
+  if (words.empty()) throw Error("the recording holds no executed code");
+  const uint64_t base = words.begin()->first;
+  const uint64_t sentinel = words.rbegin()->first + 4;
+  std::vector<uint32_t> text((sentinel - base) / 4 + 1, 0);
+  for (const auto& [address, word] : words) text[(address - base) / 4] = word;
+  isa::DecodedInstruction ebreak{};
+  ebreak.opcode = isa::Opcode::kEbreak;
+  text.back() = isa::encode(ebreak).value();
+
+  LoadedReplay loaded;
+  loaded.window_end_pc = sentinel;
+  loaded.system = std::make_unique<sim::System>(config, bus);
+  loaded.system->load(sim::program_from_words(text, base, "recorded code"));
+  for (uint32_t c = 0; c < loaded.system->chip_count(); ++c) loaded.system->chip(c).pc = sentinel;
+  for (const ReplayChip& record : input.chips) {
+    if (record.chip >= loaded.system->chip_count()) {
+      throw Error(fmt::format("chip {} is outside the {}-chip replay system", record.chip, loaded.system->chip_count()));
+    }
+    sim::ChipState& chip = loaded.system->chip(record.chip);
+    for (const SavedState& state : record.registers) install_state(chip, state);
+    chip.pc = record.recorded && !record.pcs.empty() ? record.pcs.front() : sentinel;
+    for (const SavedMemory& region : record.memory) {
+      sim::MemoryTarget target = loaded.system->resolve_local(chip, region.address, region.bytes.size(),
+                                                              fmt::format("saved region of chip {}", record.chip));
+      target.memory->write(target.offset, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(region.bytes.data()),
+                                                                   region.bytes.size()));
+    }
+  }
+  return loaded;
+}
+
+}  // namespace snr::replay
