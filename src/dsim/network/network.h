@@ -19,6 +19,11 @@ class NetworkHost {
   virtual ~NetworkHost() = default;
   [[nodiscard]] virtual TimeNs now_ns() const = 0;
   virtual void schedule_network_event(TimeNs at_ns, MessageId message) = 0;
+  // The message reaches its destination at `at_ns`: the host calls
+  // message_arrived itself then, without a round trip through the backend.
+  // Same event slot as a last hop, so the (time, scheduling order) tie rule
+  // is unchanged.
+  virtual void schedule_arrival(TimeNs at_ns, MessageId message) = 0;
   virtual void message_arrived(MessageId message) = 0;
 };
 

@@ -14,9 +14,17 @@ class RecordingHost final : public NetworkHost {
  public:
   [[nodiscard]] TimeNs now_ns() const override { return queue.now(); }
   void schedule_network_event(TimeNs at, MessageId m) override { queue.schedule(at, EventKind::kNetworkHop, m); }
+  void schedule_arrival(TimeNs at, MessageId m) override { queue.schedule(at, EventKind::kMessageArrived, m); }
   void message_arrived(MessageId m) override { arrivals.push_back({m, queue.now()}); }
   void run(NetworkBackend& net) {
-    while (!queue.empty()) net.handle_event(queue.pop().a);
+    while (!queue.empty()) {
+      const Event event = queue.pop();
+      if (event.kind == EventKind::kMessageArrived) {
+        message_arrived(event.a);
+      } else {
+        net.handle_event(event.a);
+      }
+    }
   }
   EventQueue queue;
   std::vector<std::pair<MessageId, TimeNs>> arrivals;
@@ -43,6 +51,22 @@ TEST(AwareNetwork, SecondMessageQueuesBehindFirst) {
   // serialization 65536 / 53.687 = 1220.7 -> 1220; hop = (int)(500 + 1220.7) = 1720.
   EXPECT_EQ(host.arrivals[0].second, 1720u);
   EXPECT_EQ(host.arrivals[1].second, 1220u + 1720u);
+}
+
+TEST(AwareNetwork, OneDimensionalRingTakesTheShorterWayHopByHop) {
+  RecordingHost host;
+  AwareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host);
+  net.send(0, 0, 3, 32768);  // clockwise, 3 hops
+  net.send(1, 0, 6, 32768);  // anticlockwise, 2 hops: 0 -> 7 -> 6
+  net.send(2, 4, 0, 32768);  // tie (4 each way): clockwise 4 -> 5 -> 6 -> 7 -> 0
+  host.run(net);
+  ASSERT_EQ(host.arrivals.size(), 3u);
+  // Each hop (int)(500 + 32768 / 53.687) = (int)1110.35 = 1110; links differ, so no queueing.
+  EXPECT_EQ(host.arrivals[0], (std::pair<MessageId, TimeNs>{1, 2220}));
+  EXPECT_EQ(host.arrivals[1], (std::pair<MessageId, TimeNs>{0, 3330}));
+  EXPECT_EQ(host.arrivals[2], (std::pair<MessageId, TimeNs>{2, 4440}));
+  // Message 2 used 4->5, 5->6, 6->7, 7->0; message 0 used 0->1, 1->2, 2->3; message 1 0->7, 7->6.
+  EXPECT_EQ(net.link_stats().size(), 9u);
 }
 
 TEST(AwareNetwork, SwitchIsTwoStoreAndForwardHops) {

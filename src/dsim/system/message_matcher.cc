@@ -1,5 +1,6 @@
 #include "dsim/system/message_matcher.h"
 
+#include <bit>
 #include <cstddef>
 #include <utility>
 
@@ -7,79 +8,17 @@ namespace snr::dsim {
 
 MessageMatcher::MessageMatcher() : slots_(1024) {}
 
-uint64_t MessageMatcher::hash(const MatchKey& key) {
-  // splitmix64-style mixing of the four fields.
-  uint64_t h = (static_cast<uint64_t>(key.dst) << 32 | key.src) ^ (key.tag * 0x9E3779B97F4A7C15ull);
-  h ^= key.bytes * 0xC2B2AE3D27D4EB4Full;
-  h ^= h >> 30;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 27;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 31;
-  return h;
-}
-
-uint32_t MessageMatcher::find_or_insert(const MatchKey& key) {
-  uint64_t mask = slots_.size() - 1;
-  uint64_t i = hash(key) & mask;
-  while (slots_[i].used) {
-    if (slots_[i].key == key) return static_cast<uint32_t>(i);
-    i = (i + 1) & mask;
-  }
-  if (4 * (used_slots_ + 1) > slots_.size()) {  // load <= 1/4: short probes
-    rebuild();
-    mask = slots_.size() - 1;
-    i = hash(key) & mask;
-    while (slots_[i].used) i = (i + 1) & mask;
-  }
+uint32_t MessageMatcher::insert(const MatchKey& key) {
+  if (4 * (used_slots_ + 1) > slots_.size()) rebuild();  // load <= 1/4: short probes
+  const uint64_t mask = slots_.size() - 1;
+  uint64_t i = index_of(key);
+  while (slots_[i].used) i = (i + 1) & mask;
   slots_[i] = Slot{key, 0, kNone, kNone, true};
   ++used_slots_;
   return static_cast<uint32_t>(i);
 }
 
-void MessageMatcher::rebuild() {
-  std::vector<Slot> old = std::move(slots_);
-  uint64_t live = 0;
-  for (const Slot& s : old) live += (s.used && !idle(s)) ? 1 : 0;
-  const size_t size = 8 * (live + 1) > old.size() ? old.size() * 2 : old.size();
-  slots_.assign(size, Slot{});
-  const uint64_t mask = size - 1;
-  used_slots_ = 0;
-  for (const Slot& s : old) {
-    if (!s.used || idle(s)) continue;
-    uint64_t i = hash(s.key) & mask;
-    while (slots_[i].used) i = (i + 1) & mask;
-    slots_[i] = s;
-    ++used_slots_;
-  }
-}
-
-bool MessageMatcher::arrive(const MatchKey& key, uint64_t& waiter) {
-  const uint32_t index = find_or_insert(key);
-  Slot& slot = slots_[index];
-  if (slot.head != kNone) {
-    const uint32_t node = slot.head;
-    waiter = waiters_[node].waiter;
-    slot.head = waiters_[node].next;
-    if (slot.head == kNone) slot.tail = kNone;
-    waiters_[node].next = free_waiter_;
-    free_waiter_ = node;
-    --pending_;
-    return true;
-  }
-  ++slot.arrived;
-  ++pending_;
-  return false;
-}
-
-bool MessageMatcher::post(const MatchKey& key, uint64_t waiter) {
-  const uint32_t index = find_or_insert(key);
-  Slot& slot = slots_[index];
-  if (slot.arrived > 0) {
-    --slot.arrived;
-    --pending_;
-    return true;
-  }
+void MessageMatcher::queue_waiter(Slot& slot, uint64_t waiter) {
   uint32_t node;
   if (free_waiter_ != kNone) {
     node = free_waiter_;
@@ -95,8 +34,24 @@ bool MessageMatcher::post(const MatchKey& key, uint64_t waiter) {
     waiters_[slot.tail].next = node;
   }
   slot.tail = node;
-  ++pending_;
-  return false;
+}
+
+void MessageMatcher::rebuild() {
+  std::vector<Slot> old = std::move(slots_);
+  uint64_t live = 0;
+  for (const Slot& s : old) live += (s.used && !idle(s)) ? 1 : 0;
+  const size_t size = 8 * (live + 1) > old.size() ? old.size() * 2 : old.size();
+  slots_.assign(size, Slot{});
+  shift_ = 64 - static_cast<uint32_t>(std::countr_zero(size));
+  const uint64_t mask = size - 1;
+  used_slots_ = 0;
+  for (const Slot& s : old) {
+    if (!s.used || idle(s)) continue;
+    uint64_t i = index_of(s.key);
+    while (slots_[i].used) i = (i + 1) & mask;
+    slots_[i] = s;
+    ++used_slots_;
+  }
 }
 
 }  // namespace snr::dsim

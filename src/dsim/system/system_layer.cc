@@ -367,6 +367,10 @@ void SystemLayer::schedule_network_event(TimeNs at_ns, MessageId message) {
   events_.schedule(at_ns, EventKind::kNetworkHop, message);
 }
 
+void SystemLayer::schedule_arrival(TimeNs at_ns, MessageId message) {
+  events_.schedule(at_ns, EventKind::kMessageArrived, message);
+}
+
 void SystemLayer::message_arrived(MessageId message_id) {
   const Message message = messages_[message_id];
   free_messages_.push_back(message_id);
@@ -428,6 +432,9 @@ void SystemLayer::handle(const Event& event) {
       break;
     case EventKind::kDeferredRecv:
       deliver_to_stream(event.a);
+      break;
+    case EventKind::kMessageArrived:
+      message_arrived(event.a);
       break;
     case EventKind::kNetworkHop:
       network_->handle_event(event.a);

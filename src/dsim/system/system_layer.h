@@ -69,6 +69,7 @@ class SystemLayer final : public PhaseActions, public NetworkHost {
   // NetworkHost
   [[nodiscard]] TimeNs now_ns() const override { return events_.now(); }
   void schedule_network_event(TimeNs at_ns, MessageId message) override;
+  void schedule_arrival(TimeNs at_ns, MessageId message) override;
   void message_arrived(MessageId message) override;
 
   // PhaseActions

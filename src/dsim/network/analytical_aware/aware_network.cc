@@ -17,12 +17,48 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, NetworkHost& host)
                         dim.latency_ns});
     dense_links_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? 0 : 2 * npus);
   }
+  ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
 }
 
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
+  if (ring_1d_ && src != dst) {
+    send_ring_1d(message, src, dst, bytes);
+    return;
+  }
+  InFlight m{src, dst, bytes, -1, true};
+  // Most messages (ring neighbours, fully connected peers) take one hop and
+  // need no state here: only multi-hop ones are remembered.
+  if (forward(message, m)) {
+    if (in_flight_.size() <= message) in_flight_.resize(message + 1);
+    in_flight_[message] = m;
+  }
+}
+
+void AwareNetwork::send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
+  // Same arithmetic as forward() on a one-dimensional Ring: NPU ids are
+  // ring positions, so no coordinate division is needed.
+  const Dim& spec = dims_[0];
+  const uint32_t n = spec.size;
+  const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
+  const uint32_t anticlockwise = n - clockwise;
+  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
+  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
+  const double serialization = static_cast<double>(bytes) / spec.bytes_per_ns;
+  const TimeNs start = std::max(host_.now_ns(), link.free_at_ns);
+  const auto serialization_ns = static_cast<TimeNs>(serialization);
+  link.free_at_ns = start + serialization_ns;
+  link.bytes += bytes;
+  link.messages += 1;
+  link.busy_ns += serialization_ns;
+  const TimeNs hop_done_ns = start + static_cast<TimeNs>(spec.latency_ns + serialization);
+  if ((go_clockwise ? clockwise : anticlockwise) == 1) {
+    host_.schedule_arrival(hop_done_ns, message);
+    return;
+  }
   if (in_flight_.size() <= message) in_flight_.resize(message + 1);
-  in_flight_[message] = InFlight{src, dst, bytes, -1, true};
-  forward(message);
+  const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
+  in_flight_[message] = InFlight{next_at, dst, bytes, -1, true};
+  host_.schedule_network_event(hop_done_ns, message);
 }
 
 AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
@@ -52,12 +88,11 @@ AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, u
   throw Error("unreachable topology kind");
 }
 
-void AwareNetwork::forward(MessageId message) {
-  InFlight& m = in_flight_[message];
+bool AwareNetwork::forward(MessageId message, InFlight& m) {
   if (m.switch_dim < 0 && m.at == m.dst) {
     m.active = false;
     host_.message_arrived(message);
-    return;
+    return false;
   }
   Link* link = nullptr;
   size_t dim = 0;
@@ -90,16 +125,24 @@ void AwareNetwork::forward(MessageId message) {
   link->bytes += m.bytes;
   link->messages += 1;
   link->busy_ns += serialization_ns;
+  const TimeNs hop_done_ns = start + static_cast<TimeNs>(spec.latency_ns + serialization);
+  if (next_switch_dim < 0 && next_at == m.dst) {
+    // Last hop: the host delivers it directly at the same time and slot.
+    m.active = false;
+    host_.schedule_arrival(hop_done_ns, message);
+    return false;
+  }
   m.at = next_at;
   m.switch_dim = next_switch_dim;
-  host_.schedule_network_event(start + static_cast<TimeNs>(spec.latency_ns + serialization), message);
+  host_.schedule_network_event(hop_done_ns, message);
+  return true;
 }
 
 void AwareNetwork::handle_event(MessageId message) {
   if (message >= in_flight_.size() || !in_flight_[message].active) {
     throw Error(fmt::format("network: event for unknown message {}", message));
   }
-  forward(message);
+  forward(message, in_flight_[message]);
 }
 
 std::vector<LinkStats> AwareNetwork::link_stats() const {

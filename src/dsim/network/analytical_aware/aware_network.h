@@ -48,7 +48,12 @@ class AwareNetwork final : public NetworkBackend {
     double latency_ns;
     [[nodiscard]] uint32_t coordinate(NpuId npu) const { return static_cast<uint32_t>((npu / stride) % size); }
   };
-  void forward(MessageId message);
+  // Moves the message one hop (or delivers it); returns true while it is
+  // still inside the network afterwards.
+  bool forward(MessageId message, InFlight& m);
+  // Injection on a one-dimensional Ring, the most common case: forward()'s
+  // first hop without the dimension search.
+  void send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes);
   Link& link_for(size_t dim, NpuId from, uint32_t from_coord, uint32_t to_coord, int16_t& next_switch_dim,
                  NpuId& next_at);
   [[nodiscard]] static uint64_t fc_key(size_t dim, NpuId from, NpuId to) {
@@ -61,7 +66,8 @@ class AwareNetwork final : public NetworkBackend {
   std::vector<Dim> dims_;
   std::vector<std::vector<Link>> dense_links_;  // per dimension: 2 per NPU (Ring cw/ccw, Switch up/down)
   std::unordered_map<uint64_t, Link> fc_links_;
-  std::vector<InFlight> in_flight_;              // indexed by MessageId
+  bool ring_1d_ = false;  // one dimension, Ring: send_ring_1d applies
+  std::vector<InFlight> in_flight_;              // multi-hop messages, indexed by MessageId
 };
 
 }  // namespace snr::dsim

@@ -1,5 +1,9 @@
 #include "dsim/network/analytical_unaware/unaware_network.h"
 
+#include <fmt/format.h>
+
+#include "common/error.h"
+
 namespace snr::dsim {
 
 UnawareNetwork::UnawareNetwork(const NetworkConfig& config, NetworkHost& host)
@@ -8,6 +12,13 @@ UnawareNetwork::UnawareNetwork(const NetworkConfig& config, NetworkHost& host)
 }
 
 TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
+  if (bytes_per_ns_.size() == 1) {
+    // One dimension: NPU ids are the coordinates, no division needed.
+    if (src == dst) return 0;
+    const auto& dim = config_.dimensions[0];
+    const int hops = hops_in_dimension(dim.topology, dim.npus_count, src, dst);
+    return static_cast<TimeNs>(hops * dim.latency_ns + static_cast<double>(bytes) / bytes_per_ns_[0]);
+  }
   TimeNs total = 0;
   for (size_t d = 0; d < layout_.dims(); ++d) {
     const uint32_t from = layout_.coordinate(src, d);
@@ -23,10 +34,13 @@ TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
 }
 
 void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
-  host_.schedule_network_event(host_.now_ns() + delay_ns(src, dst, bytes), message);
+  // No per-hop state: the arrival time is known at injection.
+  host_.schedule_arrival(host_.now_ns() + delay_ns(src, dst, bytes), message);
 }
 
-void UnawareNetwork::handle_event(MessageId message) { host_.message_arrived(message); }
+void UnawareNetwork::handle_event(MessageId message) {
+  throw Error(fmt::format("network: unaware backend has no events (message {})", message));
+}
 
 std::vector<LinkStats> UnawareNetwork::link_stats() const { return {}; }
 
