@@ -13,11 +13,18 @@ fail() {
   exit 1
 }
 
-# expect_fail CMD... — the command must exit non-zero.
+# expect_fail CMD... — the command must fail cleanly: a non-zero exit that
+# is not a crash (signal), with no sanitizer report in its output.
 expect_fail() {
-  if "$@" >"$WORK/expect_fail.out" 2>&1; then
+  local status=0
+  "$@" >"$WORK/expect_fail.out" 2>&1 || status=$?
+  if ((status == 0)); then
     cat "$WORK/expect_fail.out" >&2
     fail "expected failure: $*"
+  fi
+  if ((status >= 128)) || grep -qE 'Sanitizer|runtime error:' "$WORK/expect_fail.out"; then
+    cat "$WORK/expect_fail.out" >&2
+    fail "crashed (exit $status) instead of failing cleanly: $*"
   fi
 }
 
