@@ -32,3 +32,25 @@ expect_fail() {
 expect_contains() {
   grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "'$1' does not contain '$2'"; }
 }
+
+# start_device TIMEOUT_S SERVE_ARGS... — starts `snr device serve SERVE_ARGS
+# --port 0 --once` in the background and waits until it prints its port.
+# Sets `server` (pid) and `port`. Fails if the server exits or stays silent.
+start_device() {
+  local timeout_s="$1"
+  shift
+  : >"$WORK/serve.out"
+  : >"$WORK/serve.err"
+  timeout "$timeout_s" "$SNR" device serve "$@" --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
+  server=$!
+  port=""
+  local tries=$((timeout_s * 10))
+  for ((i = 0; i < tries; i++)); do
+    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
+    [[ -n "$port" ]] && return 0
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$WORK/serve.err" >&2
+  fail "device server did not report its port"
+}

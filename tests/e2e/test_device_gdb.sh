@@ -8,15 +8,7 @@ if ! command -v gdb-multiarch >/dev/null; then
 fi
 "$SNR" asm "$SRC/src/record/testdata/ring_exchange.s" -o "$WORK/ring.elf"
 
-timeout 120 "$SNR" device serve "$WORK/ring.elf" --chips 2 --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
-server=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
-  [[ -n "$port" ]] && break
-  sleep 0.1
-done
-[[ -n "$port" ]] || { cat "$WORK/serve.err" >&2; fail "device server did not report its port"; }
+start_device 120 "$WORK/ring.elf" --chips 2
 
 timeout 120 gdb-multiarch -nx -batch \
   -ex "set pagination off" \

@@ -2,15 +2,7 @@
 # `snr device serve` get error replies; the session survives and detaches.
 source "$(dirname "$0")/lib.sh"
 "$SNR" asm "$SRC/src/record/testdata/ring_exchange.s" -o "$WORK/ring.elf"
-timeout 60 "$SNR" device serve "$WORK/ring.elf" --chips 2 --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
-server=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
-  [[ -n "$port" ]] && break
-  sleep 0.1
-done
-[[ -n "$port" ]] || fail "device server did not report its port"
+start_device 60 "$WORK/ring.elf" --chips 2
 
 exec 3<>"/dev/tcp/127.0.0.1/$port"
 packet() {  # frames $1 with its checksum

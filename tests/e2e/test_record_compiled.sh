@@ -10,15 +10,7 @@ done
 serve_and_record() {  # OUTDIR SNAPSHOT RECORD-ARGS...
   local outdir="$1" snapshot="$2"
   shift 2
-  timeout 300 "$SNR" device serve "$outdir" --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
-  local server=$! port=""
-  for _ in $(seq 1 1200); do  # loading a model's HBM can take a while
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
-    [[ -n "$port" ]] && break
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.1
-  done
-  [[ -n "$port" ]] || { cat "$WORK/serve.err" >&2; fail "device server for $outdir did not report its port"; }
+  start_device 300 "$outdir"  # loading a model's HBM can take a while
   timeout 300 "$SNR" record --target "127.0.0.1:$port" --model "$outdir" --quiet -o "$snapshot" "$@" \
     >"$WORK/record.out" 2>&1 || { cat "$WORK/record.out" >&2; fail "record from $outdir failed"; }
   wait "$server"

@@ -3,20 +3,7 @@
 source "$(dirname "$0")/lib.sh"
 "$SNR" asm "$SRC/src/record/testdata/ring_exchange.s" -o "$WORK/ring.elf"
 
-start_device() {
-  timeout 120 "$SNR" device serve "$WORK/ring.elf" --chips 4 --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
-  server=$!
-  port=""
-  for _ in $(seq 1 100); do
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
-    [[ -n "$port" ]] && return 0
-    sleep 0.1
-  done
-  cat "$WORK/serve.err" >&2
-  fail "device server did not report its port"
-}
-
-start_device
+start_device 120 "$WORK/ring.elf" --chips 4
 timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/ring.elf" --break window_start --count 5000 \
   --chips all -o "$WORK/ring.snr" >"$WORK/record.out" 2>"$WORK/record.err" || { cat "$WORK/record.err" >&2; fail "record failed"; }
 wait "$server"
@@ -33,7 +20,7 @@ expect_contains "$WORK/check.out" "match"
 
 # A subset of chips: chip 1 alone blocks on its neighbours' semaphores;
 # the window ends there without hanging, and still re-executes.
-start_device
+start_device 120 "$WORK/ring.elf" --chips 4
 timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/ring.elf" --break window_start --count 5000 \
   --chips 1 --quiet -o "$WORK/one.snr" >"$WORK/one.out" 2>&1 || { cat "$WORK/one.out" >&2; fail "subset record failed"; }
 wait "$server"

@@ -5,14 +5,7 @@ source "$(dirname "$0")/lib.sh"
 "$SNR" asm "$SRC/src/record/testdata/ring_exchange.s" -o "$WORK/ring.elf"
 
 record() {  # record OUTPUT COUNT
-  timeout 120 "$SNR" device serve "$WORK/ring.elf" --chips 4 --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
-  local server=$! port=""
-  for _ in $(seq 1 100); do
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
-    [[ -n "$port" ]] && break
-    sleep 0.1
-  done
-  [[ -n "$port" ]] || { cat "$WORK/serve.err" >&2; fail "device server did not report its port"; }
+  start_device 120 "$WORK/ring.elf" --chips 4
   timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/ring.elf" --break window_start --count "$2" \
     --chips all --quiet -o "$1" >"$WORK/record.out" 2>&1 || { cat "$WORK/record.out" >&2; fail "record failed"; }
   wait "$server"
