@@ -9,28 +9,17 @@
 #include "compiler/compiler.h"
 #include "compiler/reference.h"
 #include "compiler/runner.h"
+#include "compiler/test_specs.h"
 #include "sim/system.h"
 #include "sim/timing.h"
 
 namespace snr::compiler {
 namespace {
 
-Spec small_transformer(Phase phase, uint64_t chips) {
-  Spec s;
-  s.source_name = "test";
-  s.model.hidden = 256;
-  s.model.heads = 8;
-  s.model.kv_heads = 4;
-  s.model.ffn = 512 * chips;
-  s.model.layers = 2;
-  s.phase = phase;
-  s.batch = 2;
-  s.context = 130;
-  s.sequence = 16;
-  s.tensor_parallel = chips;
-  s.seed = 7 + chips;
-  return s;
-}
+using testing::small_collective;
+
+// Two layers; the seed differs per chip count so each case draws fresh weights.
+Spec small_transformer(Phase phase, uint64_t chips) { return testing::small_transformer(phase, chips, 2, 7 + chips); }
 
 std::vector<float> run_functional(const CompiledModel& model, uint32_t chip, const std::string& output) {
   sim::System system(system_config(model.image));
@@ -93,14 +82,7 @@ class CollectiveIsExact : public ::testing::TestWithParam<std::tuple<CollectiveO
 
 TEST_P(CollectiveIsExact, Buffers) {
   const auto [op, mode] = GetParam();
-  Spec s;
-  s.source_name = "test";
-  s.kind = WorkloadKind::kCollective;
-  s.collective = op;
-  s.tensor_parallel = 4;
-  s.collective_bytes_per_chip = 4 * 8192;
-  s.schedule.allgather_setup = mode;
-  const CompiledModel model = compile(s);
+  const CompiledModel model = compile(small_collective(op, mode, 4 * 8192));
   for (uint32_t chip = 0; chip < 4; ++chip) {
     const std::vector<float> got = run_functional(model, chip, "output");
     const std::vector<float> want = reference_collective(model, chip);

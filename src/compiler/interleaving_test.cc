@@ -16,6 +16,7 @@
 #include "compiler/compiler.h"
 #include "compiler/reference.h"
 #include "compiler/runner.h"
+#include "compiler/test_specs.h"
 #include "sim/executor.h"
 #include "sim/system.h"
 #include "sim/timing.h"
@@ -82,22 +83,8 @@ std::vector<std::vector<uint32_t>> outputs(const CompiledModel& model, uint64_t 
   return out;
 }
 
-Spec transformer_step(Phase phase, uint64_t chips) {
-  Spec s;
-  s.source_name = "test";
-  s.model.hidden = 256;
-  s.model.heads = 8;
-  s.model.kv_heads = 4;
-  s.model.ffn = 512 * chips;
-  s.model.layers = 3;  // three all-reduce pairs of each parity reuse the receive regions
-  s.phase = phase;
-  s.batch = 2;
-  s.context = 130;
-  s.sequence = 16;
-  s.tensor_parallel = chips;
-  s.seed = 11 + chips;
-  return s;
-}
+// Three layers: three all-reduce pairs of each parity reuse the receive regions.
+Spec transformer_step(Phase phase, uint64_t chips) { return testing::small_transformer(phase, chips, 3, 11 + chips); }
 
 constexpr uint64_t kSeeds[] = {1, 2, 3, 4, 5, 6};
 
@@ -128,14 +115,7 @@ class CollectiveUnderInterleaving : public ::testing::TestWithParam<std::tuple<C
 
 TEST_P(CollectiveUnderInterleaving, ExactForEverySeed) {
   const auto [op, mode] = GetParam();
-  Spec s;
-  s.source_name = "test";
-  s.kind = WorkloadKind::kCollective;
-  s.collective = op;
-  s.tensor_parallel = 4;
-  s.collective_bytes_per_chip = 4 * 8192;
-  s.schedule.allgather_setup = mode;
-  const CompiledModel model = compile(s);
+  const CompiledModel model = compile(testing::small_collective(op, mode, 4 * 8192));
   std::vector<std::vector<uint32_t>> want;
   for (uint32_t chip = 0; chip < 4; ++chip) want.push_back(as_bits(reference_collective(model, chip)));
   for (uint64_t seed : kSeeds) {

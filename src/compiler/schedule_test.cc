@@ -7,20 +7,12 @@
 
 #include "compiler/compiler.h"
 #include "compiler/profile.h"
+#include "compiler/test_specs.h"
 
 namespace snr::compiler {
 namespace {
 
-Spec all_gather(SetupMode mode) {
-  Spec s;
-  s.source_name = "test";
-  s.kind = WorkloadKind::kCollective;
-  s.collective = CollectiveOp::kAllGather;
-  s.tensor_parallel = 4;
-  s.collective_bytes_per_chip = 4 * 4096;
-  s.schedule.allgather_setup = mode;
-  return s;
-}
+Spec all_gather(SetupMode mode) { return testing::small_collective(CollectiveOp::kAllGather, mode, 4 * 4096); }
 
 size_t op_index(const ModelImage& image, const std::string& name) {
   for (size_t i = 0; i < image.ops.size(); ++i) {
