@@ -30,6 +30,31 @@ struct PhaseRing {
   }
 };
 
+// ASTRA-sim's per-phase packet accounting, the same in ring, direct and
+// halving-doubling: every round starts with `local_packets` packets that
+// need no reduction, followed by `network_packets` ones; an all-reduce
+// alternates reducing (reduce-scatter) and plain (all-gather) rounds.
+struct PacketRounds {
+  uint32_t local_left = 0;
+  uint32_t network_left = 0;
+  bool reducing_round = false;
+
+  // Accounts one inserted packet; true when it is reduced on arrival.
+  bool next_reduces(CollectiveKind kind, uint32_t local_packets, uint32_t network_packets) {
+    if (local_left == 0 && network_left == 0) {
+      local_left = local_packets;
+      network_left = network_packets;
+      reducing_round = !reducing_round;
+    }
+    if (local_left > 0) {
+      --local_left;
+      return false;
+    }
+    --network_left;
+    return kind == CollectiveKind::kReduceScatter || (kind == CollectiveKind::kAllReduce && reducing_round);
+  }
+};
+
 struct PhasePlan {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   AlgorithmKind algorithm = AlgorithmKind::kRing;

@@ -17,20 +17,10 @@ void DirectPhase::start(uint32_t stream, PhaseActions& actions) {
 }
 
 void DirectPhase::insert_packet(uint32_t stream, PhaseActions& actions) {
-  if (zero_latency_left_ == 0 && network_packets_left_ == 0) {
-    zero_latency_left_ = window_;
-    network_packets_left_ = window_;  // ASTRA-sim: non-local dimensions
-    reducing_round_ = !reducing_round_;
-  }
   ++packets_inserted_;
-  if (zero_latency_left_ > 0) {
-    --zero_latency_left_;
-    actions.process_packet(stream, false, message_bytes_);
-    return;
-  }
-  --network_packets_left_;
-  const bool reduce = kind_ == CollectiveKind::kReduceScatter ||
-                      (kind_ == CollectiveKind::kAllReduce && reducing_round_);
+  // ASTRA-sim counts window_ local and window_ network packets per round
+  // (its accounting for non-local dimensions).
+  const bool reduce = rounds_.next_reduces(kind_, window_, window_);
   actions.process_packet(stream, reduce, message_bytes_);
 }
 

@@ -49,9 +49,7 @@ class DirectPhase {
   uint64_t packets_sent_ = 0;
   uint32_t free_packets_ = 0;
   uint32_t packets_received_ = 0;
-  uint32_t zero_latency_left_ = 0;
-  uint32_t network_packets_left_ = 0;
-  bool reducing_round_ = false;
+  PacketRounds rounds_;
 };
 
 }  // namespace snr::dsim

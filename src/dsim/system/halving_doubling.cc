@@ -50,21 +50,10 @@ void HalvingDoublingPhase::advance_distance() {
 void HalvingDoublingPhase::start(uint32_t stream, PhaseActions& actions) { insert_packet(stream, actions); }
 
 void HalvingDoublingPhase::insert_packet(uint32_t stream, PhaseActions& actions) {
-  if (zero_latency_left_ == 0 && network_packets_left_ == 0) {
-    zero_latency_left_ = 1;
-    network_packets_left_ = log2_size_ - 1;
-    reducing_round_ = !reducing_round_;
-  }
   if (queue_size_ == queue_.size()) throw Error("halvingDoubling: packet queue overflow (internal error)");
   queue_[(queue_head_ + queue_size_) % queue_.size()] = Packet{peer_, message_bytes_};
   ++queue_size_;
-  bool reduce = false;
-  if (zero_latency_left_ > 0) {
-    --zero_latency_left_;
-  } else {
-    --network_packets_left_;
-    reduce = kind_ == CollectiveKind::kReduceScatter || (kind_ == CollectiveKind::kAllReduce && reducing_round_);
-  }
+  const bool reduce = rounds_.next_reduces(kind_, 1, log2_size_ - 1);
   const uint64_t bytes = message_bytes_;
   // Next partner and size (integer distance, truncated sizes, as ASTRA-sim).
   distance_ = static_cast<int64_t>(static_cast<double>(distance_) * distance_factor_);

@@ -53,9 +53,7 @@ class HalvingDoublingPhase {
   uint8_t queue_head_ = 0;
   uint8_t queue_size_ = 0;
   uint32_t free_packets_ = 0;
-  uint32_t zero_latency_left_ = 0;
-  uint32_t network_packets_left_ = 0;
-  bool reducing_round_ = false;
+  PacketRounds rounds_;              // one local packet, then log2_size_ - 1 network ones
 };
 
 }  // namespace snr::dsim

@@ -38,20 +38,8 @@ RingPhase::RingPhase(const PhasePlan& plan)
 void RingPhase::start(uint32_t stream, PhaseActions& actions) { insert_packet(stream, actions); }
 
 void RingPhase::insert_packet(uint32_t stream, PhaseActions& actions) {
-  if (zero_latency_left_ == 0 && network_packets_left_ == 0) {
-    zero_latency_left_ = 1;
-    network_packets_left_ = ring_size_ - 1;
-    reducing_round_ = !reducing_round_;
-  }
   ++queued_packets_;
-  if (zero_latency_left_ > 0) {
-    --zero_latency_left_;
-    actions.process_packet(stream, false, message_bytes_);
-    return;
-  }
-  --network_packets_left_;
-  const bool reduce = kind_ == CollectiveKind::kReduceScatter ||
-                      (kind_ == CollectiveKind::kAllReduce && reducing_round_);
+  const bool reduce = rounds_.next_reduces(kind_, 1, ring_size_ - 1);
   actions.process_packet(stream, reduce, message_bytes_);
 }
 

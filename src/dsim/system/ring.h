@@ -41,9 +41,7 @@ class RingPhase {
   uint32_t steps_left_ = 0;          // sends still to issue
   uint32_t queued_packets_ = 0;      // packets inserted, not yet sent
   uint32_t free_packets_ = 0;        // packets through the endpoint, not yet sent
-  uint32_t zero_latency_left_ = 0;   // initial packet of the current round
-  uint32_t network_packets_left_ = 0;
-  bool reducing_round_ = false;      // toggles each round (all-reduce: RS then AG)
+  PacketRounds rounds_;              // one local packet, then ring_size_ - 1 network ones
 };
 
 }  // namespace snr::dsim
