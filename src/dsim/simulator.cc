@@ -43,21 +43,14 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   SystemLayer system_layer(system, network, events, workload, custom);
   std::unique_ptr<NetworkBackend> net;
   if (backend == BackendKind::kCongestionAware) {
-    net = std::make_unique<AwareNetwork>(network, system_layer);
+    net = std::make_unique<AwareNetwork>(network, events, system_layer);
   } else {
-    net = std::make_unique<UnawareNetwork>(network, system_layer);
+    net = std::make_unique<UnawareNetwork>(network, events);
   }
   system_layer.set_network(net.get());
   workload.attach(system_layer);
   workload.start();
-  while (!events.empty()) {
-    const Event event = events.pop();
-    if (event.kind == EventKind::kComputeDone || event.kind == EventKind::kNodeReady) {
-      workload.handle(event);
-    } else {
-      system_layer.handle(event);
-    }
-  }
+  system_layer.run();
   workload.check_all_finished();
   SimulationResult result;
   result.backend_name = net->name();

@@ -20,6 +20,18 @@ bool later(const auto& x, const auto& y) {
 EventQueue::EventQueue()
     : heads_(kWindowNs, kNone), tails_(kWindowNs, kNone), occupied_(kWindowNs / 64, 0) {}
 
+void EventQueue::grow_pool() {
+  // Doubling keeps growth amortized; the new nodes are chained onto the
+  // free list in index order.
+  const auto old_size = static_cast<uint32_t>(nodes_.size());
+  const uint32_t new_size = old_size == 0 ? 1024 : 2 * old_size;
+  nodes_.resize(new_size);
+  for (uint32_t i = new_size; i-- > old_size;) {
+    nodes_[i].next = free_;
+    free_ = i;
+  }
+}
+
 void EventQueue::schedule_far(TimeNs time_ns, EventKind kind, uint32_t a, uint64_t b) {
   if (time_ns < now_ns_) {
     throw Error(fmt::format("event queue: event kind {} scheduled at {} ns, before now ({} ns)",

@@ -69,6 +69,22 @@ TEST(EventQueue, MatchesAReferenceOrderOnRandomSchedules) {
   for (size_t i = 0; i < popped.size(); ++i) EXPECT_EQ(popped[i], std::get<2>(reference[i])) << "position " << i;
 }
 
+TEST(EventQueue, PoolGrowthKeepsSameTimeOrder) {
+  // Thousands of events at one time (every NPU of a large ring at once):
+  // the node pool grows several times while the bucket's FIFO holds.
+  EventQueue queue;
+  uint32_t next_id = 0;
+  for (int i = 0; i < 3000; ++i) queue.schedule(10, EventKind::kBundleReady, next_id++);
+  uint32_t expected = 0;
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(queue.pop().a, expected++);
+  for (int i = 0; i < 6000; ++i) queue.schedule(10, EventKind::kBundleReady, next_id++);
+  queue.schedule(11, EventKind::kBundleReady, UINT32_MAX);
+  while (expected < next_id) ASSERT_EQ(queue.pop().a, expected++);
+  EXPECT_EQ(queue.pop().a, UINT32_MAX);
+  EXPECT_TRUE(queue.empty());
+  EXPECT_EQ(queue.events_processed(), 9001u);
+}
+
 TEST(EventQueue, PastEventIsAnError) {
   EventQueue queue;
   queue.schedule(100, EventKind::kComputeDone, 0);

@@ -11,18 +11,4 @@ DimensionLayout::DimensionLayout(const NetworkConfig& config) {
   }
 }
 
-int hops_in_dimension(TopologyKind topology, uint32_t size, uint32_t from, uint32_t to) {
-  if (from == to) return 0;
-  switch (topology) {
-    case TopologyKind::kRing: {
-      const uint32_t clockwise = to >= from ? to - from : to + size - from;
-      const uint32_t anticlockwise = size - clockwise;
-      return static_cast<int>(anticlockwise < clockwise ? anticlockwise : clockwise);
-    }
-    case TopologyKind::kFullyConnected: return 1;
-    case TopologyKind::kSwitch: return 2;
-  }
-  return 0;
-}
-
 }  // namespace snr::dsim

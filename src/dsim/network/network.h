@@ -1,6 +1,10 @@
 // The narrow waist between the system layer and a network backend. A backend
-// moves messages between NPUs; it keeps its own state, schedules its own
-// events through NetworkHost and reports each arrival back.
+// moves messages between NPUs; it keeps its own state and schedules its own
+// events straight on the simulator's event queue (no call back into the
+// host per message): kNetworkHop for its own steps, which come back through
+// handle_event, and kMessageArrived when a message reaches its destination,
+// which the simulator loop hands to the host. Same event slot as a last hop,
+// so the (time, scheduling order) tie rule does not depend on who delivers.
 #pragma once
 
 #include <cstdint>
@@ -14,16 +18,10 @@ namespace snr::dsim {
 
 using MessageId = uint32_t;
 
+// Told of a message delivered without an event (source == destination).
 class NetworkHost {
  public:
   virtual ~NetworkHost() = default;
-  [[nodiscard]] virtual TimeNs now_ns() const = 0;
-  virtual void schedule_network_event(TimeNs at_ns, MessageId message) = 0;
-  // The message reaches its destination at `at_ns`: the host calls
-  // message_arrived itself then, without a round trip through the backend.
-  // Same event slot as a last hop, so the (time, scheduling order) tie rule
-  // is unchanged.
-  virtual void schedule_arrival(TimeNs at_ns, MessageId message) = 0;
   virtual void message_arrived(MessageId message) = 0;
 };
 
@@ -69,7 +67,20 @@ class DimensionLayout {
 };
 
 // Hops inside one dimension between two coordinates (Ring: shortest way
-// around, bidirectional; FullyConnected: 1; Switch: 2).
-int hops_in_dimension(TopologyKind topology, uint32_t size, uint32_t from, uint32_t to);
+// around, bidirectional; FullyConnected: 1; Switch: 2). Inline: the
+// congestion-unaware backend asks once per message.
+inline int hops_in_dimension(TopologyKind topology, uint32_t size, uint32_t from, uint32_t to) {
+  if (from == to) return 0;
+  switch (topology) {
+    case TopologyKind::kRing: {
+      const uint32_t clockwise = to >= from ? to - from : to + size - from;
+      const uint32_t anticlockwise = size - clockwise;
+      return static_cast<int>(anticlockwise < clockwise ? anticlockwise : clockwise);
+    }
+    case TopologyKind::kFullyConnected: return 1;
+    case TopologyKind::kSwitch: return 2;
+  }
+  return 0;
+}
 
 }  // namespace snr::dsim

@@ -12,9 +12,6 @@ namespace {
 // Records arrivals; runs the backend's events through a local queue.
 class RecordingHost final : public NetworkHost {
  public:
-  [[nodiscard]] TimeNs now_ns() const override { return queue.now(); }
-  void schedule_network_event(TimeNs at, MessageId m) override { queue.schedule(at, EventKind::kNetworkHop, m); }
-  void schedule_arrival(TimeNs at, MessageId m) override { queue.schedule(at, EventKind::kMessageArrived, m); }
   void message_arrived(MessageId m) override { arrivals.push_back({m, queue.now()}); }
   void run(NetworkBackend& net) {
     while (!queue.empty()) {
@@ -34,7 +31,7 @@ NetworkConfig config(const char* yaml) { return parse_network_config(yaml, "test
 
 TEST(UnawareNetwork, HopsTimesLatencyPlusSerialization) {
   RecordingHost host;
-  UnawareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host);
+  UnawareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host.queue);
   // 50 GB/s = 50 * 2^30 / 1e9 = 53.687 B/ns; 32768 B -> 610.35 ns.
   EXPECT_EQ(net.delay_ns(0, 1, 32768), 1110u);       // 500 + 610.35
   EXPECT_EQ(net.delay_ns(0, 4, 32768), 2610u);       // 4 hops: 2000 + 610.35
@@ -43,7 +40,7 @@ TEST(UnawareNetwork, HopsTimesLatencyPlusSerialization) {
 
 TEST(AwareNetwork, SecondMessageQueuesBehindFirst) {
   RecordingHost host;
-  AwareNetwork net(config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n"), host);
+  AwareNetwork net(config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n"), host.queue, host);
   net.send(0, 0, 1, 65536);
   net.send(1, 0, 1, 65536);
   host.run(net);
@@ -55,7 +52,7 @@ TEST(AwareNetwork, SecondMessageQueuesBehindFirst) {
 
 TEST(AwareNetwork, OneDimensionalRingTakesTheShorterWayHopByHop) {
   RecordingHost host;
-  AwareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host);
+  AwareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host.queue, host);
   net.send(0, 0, 3, 32768);  // clockwise, 3 hops
   net.send(1, 0, 6, 32768);  // anticlockwise, 2 hops: 0 -> 7 -> 6
   net.send(2, 4, 0, 32768);  // tie (4 each way): clockwise 4 -> 5 -> 6 -> 7 -> 0
@@ -71,7 +68,7 @@ TEST(AwareNetwork, OneDimensionalRingTakesTheShorterWayHopByHop) {
 
 TEST(AwareNetwork, SwitchIsTwoStoreAndForwardHops) {
   RecordingHost host;
-  AwareNetwork net(config("topology: [Switch]\nnpus_count: [8]\nbandwidth: [400]\nlatency: [936.25]\n"), host);
+  AwareNetwork net(config("topology: [Switch]\nnpus_count: [8]\nbandwidth: [400]\nlatency: [936.25]\n"), host.queue, host);
   net.send(0, 0, 1, 32768);
   host.run(net);
   ASSERT_EQ(host.arrivals.size(), 1u);
@@ -83,7 +80,7 @@ TEST(AwareNetwork, SwitchIsTwoStoreAndForwardHops) {
 TEST(AwareNetwork, MultiDimensionalRoutesDimensionZeroFirst) {
   RecordingHost host;
   AwareNetwork net(config("topology: [Ring, Ring]\nnpus_count: [2, 2]\nbandwidth: [50, 50]\nlatency: [100, 200]\n"),
-                   host);
+                   host.queue, host);
   net.send(0, 0, 3, 2048);  // NPU 0 = (0,0) -> NPU 3 = (1,1): via NPU 1
   net.send(1, 2, 3, 2048);  // NPU 2 = (0,1) -> NPU 3: dimension 0 only, a different link
   host.run(net);

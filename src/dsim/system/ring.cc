@@ -35,25 +35,4 @@ RingPhase::RingPhase(const PhasePlan& plan)
   output_bytes_ = output_bytes_for(kind_, plan.input_bytes, n);
 }
 
-void RingPhase::start(uint32_t stream, PhaseActions& actions) { insert_packet(stream, actions); }
-
-void RingPhase::insert_packet(uint32_t stream, PhaseActions& actions) {
-  ++queued_packets_;
-  const bool reduce = rounds_.next_reduces(kind_, 1, ring_size_ - 1);
-  actions.process_packet(stream, reduce, message_bytes_);
-}
-
-void RingPhase::on_packet_ready(uint32_t stream, PhaseActions& actions) {
-  ++free_packets_;
-  if (queued_packets_ > 0 && steps_left_ > 0 && free_packets_ > 0) {
-    --steps_left_;
-    --queued_packets_;
-    --free_packets_;
-    actions.send_and_post_recv(stream, receiver_, sender_, message_bytes_);
-  }
-  if (steps_left_ == 0 && free_packets_ == 1) actions.phase_finished(stream);
-}
-
-void RingPhase::on_packet_received(uint32_t stream, PhaseActions& actions) { insert_packet(stream, actions); }
-
 }  // namespace snr::dsim

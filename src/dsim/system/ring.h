@@ -7,6 +7,10 @@
 // A step starts when a packet is "free": the initial packet after the
 // endpoint delay, later ones after a receive plus endpoint delay (plus the
 // reduction time while reducing).
+//
+// The handlers are templates on the actions type so that the system layer
+// (a final class) calls its own actions directly and inlines this state
+// machine: the ring is the hot path of most runs.
 #pragma once
 
 #include <cstdint>
@@ -23,14 +27,35 @@ class RingPhase {
   [[nodiscard]] uint64_t output_bytes() const { return output_bytes_; }
   [[nodiscard]] uint64_t message_bytes() const { return message_bytes_; }
 
-  void start(uint32_t stream, PhaseActions& actions);
-  void on_packet_ready(uint32_t stream, PhaseActions& actions);
-  void on_packet_received(uint32_t stream, PhaseActions& actions);
+  template <class Actions>
+  void start(uint32_t stream, Actions& actions) {
+    insert_packet(stream, actions);
+  }
+  template <class Actions>
+  void on_packet_ready(uint32_t stream, Actions& actions) {
+    ++free_packets_;
+    if (queued_packets_ > 0 && steps_left_ > 0 && free_packets_ > 0) {
+      --steps_left_;
+      --queued_packets_;
+      --free_packets_;
+      actions.send_and_post_recv(stream, receiver_, sender_, message_bytes_);
+    }
+    if (steps_left_ == 0 && free_packets_ == 1) actions.phase_finished(stream);
+  }
+  template <class Actions>
+  void on_packet_received(uint32_t stream, Actions& actions) {
+    insert_packet(stream, actions);
+  }
 
   static uint64_t output_bytes_for(CollectiveKind kind, uint64_t input_bytes, uint32_t ring_size);
 
  private:
-  void insert_packet(uint32_t stream, PhaseActions& actions);
+  template <class Actions>
+  void insert_packet(uint32_t stream, Actions& actions) {
+    ++queued_packets_;
+    const bool reduce = rounds_.next_reduces(kind_, 1, ring_size_ - 1);
+    actions.process_packet(stream, reduce, message_bytes_);
+  }
 
   CollectiveKind kind_ = CollectiveKind::kAllReduce;
   NpuId sender_ = 0;

@@ -35,13 +35,16 @@ const std::vector<CollectiveImplementation>& SystemLayer::implementations(Collec
   return system_.all_reduce;
 }
 
-uint64_t SystemLayer::reduction_ns(uint64_t bytes) const {
+uint64_t SystemLayer::reduction_ns(uint64_t bytes) {
+  if (bytes == reduction_cached_bytes_) return reduction_cached_ns_;
   if (system_.local_mem_bw_gbps <= 0) {
     throw Error("a reduction needs local-mem-bw in the system configuration");
   }
   // One write and two reads of the message, each truncated to whole ns.
   const auto one_pass = static_cast<uint64_t>(static_cast<double>(bytes) / system_.local_mem_bw_gbps);
-  return 3 * one_pass;
+  reduction_cached_bytes_ = bytes;
+  reduction_cached_ns_ = 3 * one_pass;
+  return reduction_cached_ns_;
 }
 
 uint32_t SystemLayer::allocate_stream() {
@@ -287,25 +290,16 @@ void SystemLayer::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
                    (bytes << 1) | (reduce ? 1 : 0));
 }
 
-MessageId SystemLayer::allocate_message() {
-  if (!free_messages_.empty()) {
-    const MessageId id = free_messages_.back();
-    free_messages_.pop_back();
-    return id;
-  }
-  messages_.emplace_back();
-  return static_cast<MessageId>(messages_.size() - 1);
-}
-
 void SystemLayer::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src, uint64_t bytes) {
   send(stream_id, dst, bytes);
   post_recv(stream_id, src, bytes);
 }
 
 void SystemLayer::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
-  const Stream& stream = streams_[stream_id];
+  Stream& stream = streams_[stream_id];
+  const uint32_t slot = cached_slot(stream.send_slot, MatchKey{dst, stream.npu, stream.tag, bytes}, dst);
   const MessageId id = allocate_message();
-  messages_[id] = Message{stream.npu, dst, bytes, stream.tag, UINT64_MAX};
+  messages_[id] = Message{stream.npu, dst, bytes, stream.tag, uint64_t{matcher_.generation()} << 32 | slot};
   bytes_sent_per_npu_[stream.npu] += bytes;
   ++totals_.messages_sent;
   totals_.bytes_sent += bytes;
@@ -313,8 +307,9 @@ void SystemLayer::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
 }
 
 void SystemLayer::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
-  const Stream& stream = streams_[stream_id];
-  if (matcher_.post(MatchKey{stream.npu, src, stream.tag, bytes}, stream_id)) {
+  Stream& stream = streams_[stream_id];
+  const uint32_t slot = cached_slot(stream.recv_slot, MatchKey{stream.npu, src, stream.tag, bytes}, src);
+  if (matcher_.post_at(slot, stream_id)) {
     events_.schedule(events_.now(), EventKind::kDeferredRecv, stream_id);
   }
 }
@@ -363,31 +358,36 @@ void SystemLayer::recv_p2p(NpuId npu, NpuId src, int64_t tag, uint64_t bytes, ui
   }
 }
 
-void SystemLayer::schedule_network_event(TimeNs at_ns, MessageId message) {
-  events_.schedule(at_ns, EventKind::kNetworkHop, message);
-}
-
-void SystemLayer::schedule_arrival(TimeNs at_ns, MessageId message) {
-  events_.schedule(at_ns, EventKind::kMessageArrived, message);
-}
-
 void SystemLayer::message_arrived(MessageId message_id) {
+  const Message& message = messages_[message_id];
+  if ((message.tag & (kP2pTagBit | kCustomTagBit)) != 0) {
+    tagged_message_arrived(message_id);
+    return;
+  }
+  uint64_t waiter = 0;
+  const bool matched = message.token >> 32 == matcher_.generation()
+                           ? matcher_.arrive_at(static_cast<uint32_t>(message.token), waiter)
+                           : matcher_.arrive(MatchKey{message.dst, message.src, message.tag, message.bytes}, waiter);
+  free_message(message_id);
+  if (matched) deliver_to_stream(static_cast<uint32_t>(waiter));
+}
+
+void SystemLayer::tagged_message_arrived(MessageId message_id) {
+  // A copy: the callbacks below may send (and grow messages_).
   const Message message = messages_[message_id];
-  free_messages_.push_back(message_id);
+  free_message(message_id);
   const bool p2p = (message.tag & kP2pTagBit) != 0;
-  const bool custom = (message.tag & kCustomTagBit) != 0;
-  if (p2p) client_.communication_finished(message.src, message.send_node);
-  if (custom) {
-    custom_step_done(static_cast<uint32_t>(message.send_node >> 32), static_cast<uint32_t>(message.send_node));
+  if (p2p) {
+    client_.communication_finished(message.src, message.token);
+  } else {
+    custom_step_done(static_cast<uint32_t>(message.token >> 32), static_cast<uint32_t>(message.token));
   }
   uint64_t waiter = 0;
   if (!matcher_.arrive(MatchKey{message.dst, message.src, message.tag, message.bytes}, waiter)) return;
   if (p2p) {
     client_.communication_finished(message.dst, waiter);
-  } else if (custom) {
-    custom_step_done(static_cast<uint32_t>(waiter >> 32), static_cast<uint32_t>(waiter));
   } else {
-    deliver_to_stream(static_cast<uint32_t>(waiter));
+    custom_step_done(static_cast<uint32_t>(waiter >> 32), static_cast<uint32_t>(waiter));
   }
 }
 
@@ -410,6 +410,14 @@ void SystemLayer::packet_ready(uint32_t stream_id) {
     case 2: std::get<HalvingDoublingPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     case 3: std::get<DoubleBinaryTreePhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     default: throw Error(fmt::format("stream {}: endpoint event in a custom phase", stream_id));
+  }
+}
+
+// flatten: everything called from here that is defined in this file is
+// inlined into the loop — the hot handlers, and the cold ones with them.
+[[gnu::flatten]] void SystemLayer::run() {
+  while (!events_.empty()) {
+    handle(events_.pop());
   }
 }
 
@@ -439,6 +447,13 @@ void SystemLayer::handle(const Event& event) {
     case EventKind::kNetworkHop:
       network_->handle_event(event.a);
       break;
+    case EventKind::kComputeDone:
+    case EventKind::kNodeReady: {
+      // A copy, so that the hot path's event can live in registers.
+      const Event copy{event.time_ns, event.b, event.a, event.kind};
+      client_.handle(copy);
+      break;
+    }
     default:
       throw Error(fmt::format("system layer: unexpected event kind {}", static_cast<int>(event.kind)));
   }

@@ -26,11 +26,14 @@
 
 namespace snr::dsim {
 
-// Told when a workload operation's communication completes.
+// The workload above the system layer: told when an operation's
+// communication completes, and handed the events of its own kinds
+// (kComputeDone, kNodeReady) by the main loop.
 class SystemClient {
  public:
   virtual ~SystemClient() = default;
   virtual void communication_finished(NpuId npu, uint64_t node_index) = 0;
+  virtual void handle(const Event& event) = 0;
 };
 
 struct CollectiveRequest {
@@ -63,13 +66,14 @@ class SystemLayer final : public PhaseActions, public NetworkHost {
   void send_p2p(NpuId npu, NpuId dst, int64_t tag, uint64_t bytes, uint64_t node_index);
   void recv_p2p(NpuId npu, NpuId src, int64_t tag, uint64_t bytes, uint64_t node_index);
 
-  // Event dispatch from the simulator loop.
+  // The simulator's main loop: runs events until none is left. Here, next
+  // to the handlers, so that the per-message path compiles into one
+  // function (the network backend's send is the one call left on it).
+  void run();
+  // Dispatch of one event of the system layer's or the network's kinds.
   void handle(const Event& event);
 
   // NetworkHost
-  [[nodiscard]] TimeNs now_ns() const override { return events_.now(); }
-  void schedule_network_event(TimeNs at_ns, MessageId message) override;
-  void schedule_arrival(TimeNs at_ns, MessageId message) override;
   void message_arrived(MessageId message) override;
 
   // PhaseActions
@@ -88,6 +92,15 @@ class SystemLayer final : public PhaseActions, public NetworkHost {
 
  private:
   static constexpr size_t kMaxPhases = 16;
+  // A stream's matcher slot for one (peer, size): its sends and receives
+  // repeat the same key, so the hash lookup is done once per key and
+  // matcher generation.
+  struct SlotCache {
+    NpuId peer = 0;
+    uint32_t index = 0;
+    uint32_t generation = UINT32_MAX;  // none yet
+    uint64_t bytes = 0;
+  };
   using Phase = std::variant<RingPhase, DirectPhase, HalvingDoublingPhase, DoubleBinaryTreePhase, CustomPhase>;
   struct Stream {
     NpuId npu = 0;
@@ -99,6 +112,8 @@ class SystemLayer final : public PhaseActions, public NetworkHost {
     uint8_t current_phase = 0;
     int16_t queue = -1;
     bool initialized = false;
+    SlotCache send_slot;  // the receiver's key of this stream's last send
+    SlotCache recv_slot;  // this stream's key of its last receive
     Phase phase;
   };
   struct Dataset {
@@ -111,9 +126,11 @@ class SystemLayer final : public PhaseActions, public NetworkHost {
     NpuId dst = 0;
     uint64_t bytes = 0;
     uint64_t tag = 0;
-    // Completed at arrival: the p2p send node, or (stream << 32 | step)
-    // of a custom collective's send.
-    uint64_t send_node = UINT64_MAX;
+    // p2p and custom-collective messages: what completes at arrival (the
+    // p2p send node, or stream << 32 | step of a custom send). Collective
+    // streams: the receiver's matcher slot, generation << 32 | index.
+    // Free messages: the next free one.
+    uint64_t token = 0;
   };
   struct NpuState {
     std::vector<std::vector<uint32_t>> queue_streams;  // per queue, in priority order
@@ -136,10 +153,33 @@ class SystemLayer final : public PhaseActions, public NetworkHost {
   void deliver_to_stream(uint32_t stream_id);
   void packet_ready(uint32_t stream_id);
   void custom_step_done(uint32_t stream_id, uint32_t step);
-  MessageId allocate_message();
+  MessageId allocate_message() {
+    if (free_message_ != kNoMessage) {
+      const MessageId id = free_message_;
+      free_message_ = static_cast<MessageId>(messages_[id].token);
+      return id;
+    }
+    messages_.emplace_back();
+    return static_cast<MessageId>(messages_.size() - 1);
+  }
+  void free_message(MessageId id) {
+    messages_[id].token = free_message_;
+    free_message_ = id;
+  }
+  // Arrival of a p2p or custom-collective message (off the collective path).
+  [[gnu::noinline]] void tagged_message_arrived(MessageId message_id);
+  uint32_t cached_slot(SlotCache& cache, const MatchKey& key, NpuId peer) {
+    if (cache.generation != matcher_.generation() || cache.peer != peer || cache.bytes != key.bytes) {
+      cache.index = matcher_.slot_of(key);
+      cache.generation = matcher_.generation();
+      cache.peer = peer;
+      cache.bytes = key.bytes;
+    }
+    return cache.index;
+  }
   Phase make_phase(NpuId npu, const PhasePlan& plan);
   void fill_phase_rings(Stream& stream, const CollectiveRequest& request);
-  [[nodiscard]] uint64_t reduction_ns(uint64_t bytes) const;
+  [[nodiscard]] uint64_t reduction_ns(uint64_t bytes);
   [[nodiscard]] const std::vector<CollectiveImplementation>& implementations(CollectiveKind kind) const;
 
   SystemConfig system_;
@@ -154,12 +194,15 @@ class SystemLayer final : public PhaseActions, public NetworkHost {
   std::vector<Dataset> datasets_;
   std::vector<uint32_t> free_datasets_;
   std::vector<Message> messages_;
-  std::vector<MessageId> free_messages_;
+  static constexpr MessageId kNoMessage = UINT32_MAX;
+  MessageId free_message_ = kNoMessage;
   MessageMatcher matcher_;
   const CustomCollectives* custom_ = nullptr;
   std::vector<uint64_t> bytes_sent_per_npu_;
   SystemTotals totals_;
   uint64_t live_streams_ = 0;
+  uint64_t reduction_cached_bytes_ = UINT64_MAX;  // last reduction size and its time
+  uint64_t reduction_cached_ns_ = 0;
 };
 
 }  // namespace snr::dsim

@@ -66,7 +66,7 @@ class Workload final : public SystemClient {
   void attach(SystemLayer& system) { system_ = &system; }
 
   void start();
-  void handle(const Event& event);
+  void handle(const Event& event) override;
   void communication_finished(NpuId npu, uint64_t node_index) override;
 
   [[nodiscard]] const std::vector<NpuResult>& results() const { return results_; }

@@ -8,23 +8,60 @@
 
 namespace snr::dsim {
 
-AwareNetwork::AwareNetwork(const NetworkConfig& config, NetworkHost& host)
-    : config_(config), layout_(config), host_(host) {
+AwareNetwork::AwareNetwork(const NetworkConfig& config, EventQueue& events, NetworkHost& host)
+    : config_(config), layout_(config), events_(events), host_(host) {
   const uint64_t npus = config.npus_count();
   for (size_t d = 0; d < config.dimensions.size(); ++d) {
     const auto& dim = config.dimensions[d];
-    dims_.push_back(Dim{dim.topology, dim.npus_count, layout_.stride(d), gbps_to_bytes_per_ns(dim.bandwidth_gbps),
-                        dim.latency_ns});
+    Dim spec;
+    spec.topology = dim.topology;
+    spec.size = dim.npus_count;
+    spec.stride = layout_.stride(d);
+    spec.bytes_per_ns = gbps_to_bytes_per_ns(dim.bandwidth_gbps);
+    spec.latency_ns = dim.latency_ns;
+    dims_.push_back(spec);
     dense_links_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? 0 : 2 * npus);
   }
   ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
 }
 
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
-  if (ring_1d_ && src != dst) {
-    send_ring_1d(message, src, dst, bytes);
+  if (!ring_1d_ || src == dst) {
+    send_general(message, src, dst, bytes);
     return;
   }
+  // One-dimensional Ring, the most common case: forward()'s arithmetic
+  // without the dimension search, as NPU ids are ring positions.
+  Dim& spec = dims_[0];
+  const uint32_t n = spec.size;
+  const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
+  const uint32_t anticlockwise = n - clockwise;
+  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
+  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
+  TimeNs serialization_ns;
+  TimeNs hop_ns;
+  spec.cost(bytes, serialization_ns, hop_ns);
+  const TimeNs start = std::max(events_.now(), link.free_at_ns);
+  link.free_at_ns = start + serialization_ns;
+  link.bytes += bytes;
+  link.messages += 1;
+  link.busy_ns += serialization_ns;
+  const TimeNs hop_done_ns = start + hop_ns;
+  if ((go_clockwise ? clockwise : anticlockwise) == 1) {
+    events_.schedule(hop_done_ns, EventKind::kMessageArrived, message);
+    return;
+  }
+  const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
+  keep_in_flight(message, InFlight{next_at, dst, bytes, -1, true}, hop_done_ns);
+}
+
+void AwareNetwork::keep_in_flight(MessageId message, const InFlight& m, TimeNs hop_done_ns) {
+  if (in_flight_.size() <= message) in_flight_.resize(message + 1);
+  in_flight_[message] = m;
+  events_.schedule(hop_done_ns, EventKind::kNetworkHop, message);
+}
+
+void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
   InFlight m{src, dst, bytes, -1, true};
   // Most messages (ring neighbours, fully connected peers) take one hop and
   // need no state here: only multi-hop ones are remembered.
@@ -32,33 +69,6 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes)
     if (in_flight_.size() <= message) in_flight_.resize(message + 1);
     in_flight_[message] = m;
   }
-}
-
-void AwareNetwork::send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
-  // Same arithmetic as forward() on a one-dimensional Ring: NPU ids are
-  // ring positions, so no coordinate division is needed.
-  const Dim& spec = dims_[0];
-  const uint32_t n = spec.size;
-  const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
-  const uint32_t anticlockwise = n - clockwise;
-  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
-  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
-  const double serialization = static_cast<double>(bytes) / spec.bytes_per_ns;
-  const TimeNs start = std::max(host_.now_ns(), link.free_at_ns);
-  const auto serialization_ns = static_cast<TimeNs>(serialization);
-  link.free_at_ns = start + serialization_ns;
-  link.bytes += bytes;
-  link.messages += 1;
-  link.busy_ns += serialization_ns;
-  const TimeNs hop_done_ns = start + static_cast<TimeNs>(spec.latency_ns + serialization);
-  if ((go_clockwise ? clockwise : anticlockwise) == 1) {
-    host_.schedule_arrival(hop_done_ns, message);
-    return;
-  }
-  if (in_flight_.size() <= message) in_flight_.resize(message + 1);
-  const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-  in_flight_[message] = InFlight{next_at, dst, bytes, -1, true};
-  host_.schedule_network_event(hop_done_ns, message);
 }
 
 AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
@@ -116,25 +126,24 @@ bool AwareNetwork::forward(MessageId message, InFlight& m) {
     }
     link = &link_for(dim, m.at, at_coord, dst_coord, next_switch_dim, next_at);
   }
-  const Dim& spec = dims_[dim];
-  const double serialization = static_cast<double>(m.bytes) / spec.bytes_per_ns;
-  const TimeNs now = host_.now_ns();
-  const TimeNs start = std::max(now, link->free_at_ns);
-  const auto serialization_ns = static_cast<TimeNs>(serialization);
+  TimeNs serialization_ns;
+  TimeNs hop_ns;
+  dims_[dim].cost(m.bytes, serialization_ns, hop_ns);
+  const TimeNs start = std::max(events_.now(), link->free_at_ns);
   link->free_at_ns = start + serialization_ns;
   link->bytes += m.bytes;
   link->messages += 1;
   link->busy_ns += serialization_ns;
-  const TimeNs hop_done_ns = start + static_cast<TimeNs>(spec.latency_ns + serialization);
+  const TimeNs hop_done_ns = start + hop_ns;
   if (next_switch_dim < 0 && next_at == m.dst) {
-    // Last hop: the host delivers it directly at the same time and slot.
+    // Last hop: the arrival event itself, no extra network step.
     m.active = false;
-    host_.schedule_arrival(hop_done_ns, message);
+    events_.schedule(hop_done_ns, EventKind::kMessageArrived, message);
     return false;
   }
   m.at = next_at;
   m.switch_dim = next_switch_dim;
-  host_.schedule_network_event(hop_done_ns, message);
+  events_.schedule(hop_done_ns, EventKind::kNetworkHop, message);
   return true;
 }
 

@@ -18,7 +18,7 @@ namespace snr::dsim {
 
 class AwareNetwork final : public NetworkBackend {
  public:
-  AwareNetwork(const NetworkConfig& config, NetworkHost& host);
+  AwareNetwork(const NetworkConfig& config, EventQueue& events, NetworkHost& host);
   void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) override;
   void handle_event(MessageId message) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
@@ -46,14 +46,32 @@ class AwareNetwork final : public NetworkBackend {
     uint64_t stride;
     double bytes_per_ns;
     double latency_ns;
+    // The last message size's hop cost: collectives send the same size
+    // over and over, so the floating-point division is done once per size.
+    uint64_t cached_bytes = UINT64_MAX;
+    TimeNs cached_serialization_ns = 0;
+    TimeNs cached_hop_ns = 0;
     [[nodiscard]] uint32_t coordinate(NpuId npu) const { return static_cast<uint32_t>((npu / stride) % size); }
+    // Serialization time and whole hop (latency + serialization), each
+    // truncated to whole ns from the same double, as ASTRA-sim does.
+    void cost(uint64_t bytes, TimeNs& serialization_ns, TimeNs& hop_ns) {
+      if (bytes != cached_bytes) {
+        const double serialization = static_cast<double>(bytes) / bytes_per_ns;
+        cached_bytes = bytes;
+        cached_serialization_ns = static_cast<TimeNs>(serialization);
+        cached_hop_ns = static_cast<TimeNs>(latency_ns + serialization);
+      }
+      serialization_ns = cached_serialization_ns;
+      hop_ns = cached_hop_ns;
+    }
   };
   // Moves the message one hop (or delivers it); returns true while it is
   // still inside the network afterwards.
   bool forward(MessageId message, InFlight& m);
-  // Injection on a one-dimensional Ring, the most common case: forward()'s
-  // first hop without the dimension search.
-  void send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes);
+  // Out of send()'s one-hop path, so that it stays short: a message that
+  // has more hops to go on a one-dimensional Ring, and every other case.
+  [[gnu::noinline]] void keep_in_flight(MessageId message, const InFlight& m, TimeNs hop_done_ns);
+  [[gnu::noinline]] void send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes);
   Link& link_for(size_t dim, NpuId from, uint32_t from_coord, uint32_t to_coord, int16_t& next_switch_dim,
                  NpuId& next_at);
   [[nodiscard]] static uint64_t fc_key(size_t dim, NpuId from, NpuId to) {
@@ -62,11 +80,12 @@ class AwareNetwork final : public NetworkBackend {
 
   NetworkConfig config_;
   DimensionLayout layout_;
+  EventQueue& events_;
   NetworkHost& host_;
   std::vector<Dim> dims_;
   std::vector<std::vector<Link>> dense_links_;  // per dimension: 2 per NPU (Ring cw/ccw, Switch up/down)
   std::unordered_map<uint64_t, Link> fc_links_;
-  bool ring_1d_ = false;  // one dimension, Ring: send_ring_1d applies
+  bool ring_1d_ = false;  // one dimension, Ring: send()'s own path applies
   std::vector<InFlight> in_flight_;              // multi-hop messages, indexed by MessageId
 };
 

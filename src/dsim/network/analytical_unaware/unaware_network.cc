@@ -6,8 +6,8 @@
 
 namespace snr::dsim {
 
-UnawareNetwork::UnawareNetwork(const NetworkConfig& config, NetworkHost& host)
-    : config_(config), layout_(config), host_(host) {
+UnawareNetwork::UnawareNetwork(const NetworkConfig& config, EventQueue& events)
+    : config_(config), layout_(config), events_(events) {
   for (const auto& dim : config.dimensions) bytes_per_ns_.push_back(gbps_to_bytes_per_ns(dim.bandwidth_gbps));
 }
 
@@ -35,7 +35,20 @@ TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
 
 void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
   // No per-hop state: the arrival time is known at injection.
-  host_.schedule_arrival(host_.now_ns() + delay_ns(src, dst, bytes), message);
+  TimeNs delay;
+  if (bytes_per_ns_.size() == 1) {
+    const auto& dim = config_.dimensions[0];
+    const int hops = hops_in_dimension(dim.topology, dim.npus_count, src, dst);
+    if (hops != cached_hops_ || bytes != cached_bytes_) {
+      cached_hops_ = hops;
+      cached_bytes_ = bytes;
+      cached_delay_ns_ = delay_ns(src, dst, bytes);
+    }
+    delay = cached_delay_ns_;
+  } else {
+    delay = delay_ns(src, dst, bytes);
+  }
+  events_.schedule(events_.now() + delay, EventKind::kMessageArrived, message);
 }
 
 void UnawareNetwork::handle_event(MessageId message) {

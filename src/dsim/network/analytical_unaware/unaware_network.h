@@ -11,7 +11,7 @@ namespace snr::dsim {
 
 class UnawareNetwork final : public NetworkBackend {
  public:
-  UnawareNetwork(const NetworkConfig& config, NetworkHost& host);
+  UnawareNetwork(const NetworkConfig& config, EventQueue& events);
   void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) override;
   void handle_event(MessageId message) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
@@ -24,7 +24,12 @@ class UnawareNetwork final : public NetworkBackend {
   NetworkConfig config_;
   DimensionLayout layout_;
   std::vector<double> bytes_per_ns_;
-  NetworkHost& host_;
+  EventQueue& events_;
+  // One dimension: the delay depends on (hops, bytes) only, and collectives
+  // send the same pair over and over, so the last one is kept.
+  int cached_hops_ = -1;
+  uint64_t cached_bytes_ = 0;
+  TimeNs cached_delay_ns_ = 0;
 };
 
 }  // namespace snr::dsim
