@@ -78,7 +78,7 @@ void subscribe_everything(EventBus& bus, uint64_t& events) {
   bus.instruction_retired.subscribe([&](const InstructionRetired&) { ++events; });
   bus.unit_busy.subscribe([&](const UnitBusy&) { ++events; });
   bus.dma.subscribe([&](const DmaEvent&) { ++events; });
-  bus.vmem_page.subscribe([&](const VmemPageAccess&) { ++events; });
+  bus.memory.subscribe([&](const MemoryAccess&) { ++events; });
   bus.register_access.subscribe([&](const RegisterAccess&) { ++events; });
   bus.semaphore.subscribe([&](const SemaphoreEvent&) { ++events; });
 }

@@ -6,10 +6,8 @@
 
 #include "cli/command.h"
 #include "common/error.h"
-#include "common/file_io.h"
-#include "common/hash.h"
 #include "formats/rundb/writer.h"
-#include "formats/snapshot/snapshot.h"
+#include "formats/snapshot/shared_snapshot.h"
 #include "replay/replayer.h"
 
 namespace {
@@ -23,15 +21,15 @@ struct ReplayArgs {
 };
 
 int replay(const ReplayArgs& args) {
-  const std::vector<uint8_t> bytes = snr::read_file_bytes(args.snapshot);
-  const snr::snapshot::Snapshot snapshot = snr::snapshot::decode_snapshot(bytes, args.snapshot).value();
-  if (const std::vector<std::string> problems = snr::snapshot::validate_snapshot(snapshot); !problems.empty()) {
+  // Saved memory stays in the decoded sections (no copies into messages).
+  const snr::snapshot::SharedSnapshot snapshot = snr::snapshot::read_snapshot_shared(args.snapshot).value();
+  if (const std::vector<std::string> problems = snr::snapshot::validate_shared_snapshot(snapshot); !problems.empty()) {
     for (const std::string& problem : problems) fmt::print(stderr, "{}: {}\n", args.snapshot, problem);
     throw snr::Error(fmt::format("{}: invalid snapshot, not replayed", args.snapshot));
   }
-  const std::string identity = fmt::format(
-      "{} fnv1a64 {:#018x}", std::filesystem::path(args.snapshot).filename().string(),
-      snr::fnv1a64(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+  const std::string identity = fmt::format("{} fnv1a64 {:#018x}",
+                                           std::filesystem::path(args.snapshot).filename().string(),
+                                           snapshot.identity_hash);
   const snr::replay::ReplayInput input = snr::replay::replay_input_from_snapshot(snapshot, identity);
   snr::replay::ReplayOptions options;
   options.hw_preset_or_file = args.hw;

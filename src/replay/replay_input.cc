@@ -7,7 +7,10 @@
 
 namespace snr::replay {
 
-ReplayInput replay_input_from_snapshot(const snapshot::Snapshot& snapshot, std::string identity) {
+namespace {
+
+ReplayInput convert(const snapshot::Snapshot& snapshot, std::string identity,
+                    const snapshot::SharedSnapshot* shared) {
   ReplayInput input;
   input.identity = std::move(identity);
   input.hw_config_yaml = snapshot.header.hw_config_yaml();
@@ -19,6 +22,12 @@ ReplayInput replay_input_from_snapshot(const snapshot::Snapshot& snapshot, std::
     out.recorded = chip.recorded();
     for (const auto& value : chip.registers()) out.registers.push_back({value.kind(), value.index(), value.value()});
     for (const auto& region : chip.memory()) out.memory.push_back({region.address(), region.data()});
+    if (shared != nullptr) {
+      const size_t section = input.chips.size();
+      for (const snapshot::SharedRegion& region : shared->memory.at(section)) {
+        out.memory.push_back({region.address, SharedBytes(shared->storage, region.data)});
+      }
+    }
     for (const auto& range : chip.code()) {
       if (range.data().size() % 4 != 0 || (range.address() & 3) != 0) {
         throw Error(fmt::format("chip {}: code range at {:#x} is not whole aligned words", chip.chip(), range.address()));
@@ -42,6 +51,16 @@ ReplayInput replay_input_from_snapshot(const snapshot::Snapshot& snapshot, std::
     input.chips.push_back(std::move(out));
   }
   return input;
+}
+
+}  // namespace
+
+ReplayInput replay_input_from_snapshot(const snapshot::Snapshot& snapshot, std::string identity) {
+  return convert(snapshot, std::move(identity), nullptr);
+}
+
+ReplayInput replay_input_from_snapshot(const snapshot::SharedSnapshot& snapshot, std::string identity) {
+  return convert(snapshot.snapshot, std::move(identity), &snapshot);
 }
 
 }  // namespace snr::replay

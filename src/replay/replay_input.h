@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "formats/snapshot/shared_snapshot.h"
 #include "formats/snapshot/snapshot.h"
 
 namespace snr::replay {
@@ -17,9 +20,30 @@ struct SavedState {
   std::string bytes;  // little-endian, natural size
 };
 
+// A saved region's bytes: owned, or a view into a decoded snapshot's
+// buffers that it keeps alive, so copies of a ReplayInput (one per
+// rewritten variant) share the hundreds of MB of saved memory.
+class SharedBytes {
+ public:
+  SharedBytes() = default;
+  SharedBytes(std::string owned) : owned_(std::move(owned)) {}  // NOLINT(google-explicit-constructor)
+  SharedBytes(std::shared_ptr<const void> storage, std::string_view view)
+      : storage_(std::move(storage)), view_(view) {}
+
+  [[nodiscard]] std::string_view view() const { return storage_ ? view_ : std::string_view(owned_); }
+  [[nodiscard]] const char* data() const { return view().data(); }
+  [[nodiscard]] size_t size() const { return view().size(); }
+  [[nodiscard]] bool empty() const { return view().empty(); }
+
+ private:
+  std::string owned_;
+  std::shared_ptr<const void> storage_;
+  std::string_view view_;
+};
+
 struct SavedMemory {
   uint64_t address = 0;  // local address in the chip's map
-  std::string bytes;
+  SharedBytes bytes;
 };
 
 struct CodeRange {
@@ -68,5 +92,8 @@ struct ReplayInput {
 // Converts a decoded snapshot; throws snr::Error naming the chip when its
 // pc encoding or code is damaged.
 ReplayInput replay_input_from_snapshot(const snapshot::Snapshot& snapshot, std::string identity);
+// The same from a snapshot decoded with its memory left in place: the
+// saved regions share its buffers instead of copying them.
+ReplayInput replay_input_from_snapshot(const snapshot::SharedSnapshot& snapshot, std::string identity);
 
 }  // namespace snr::replay

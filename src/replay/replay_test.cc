@@ -183,7 +183,7 @@ snapshot::Snapshot snapshot_of(const CapturedRun& captured) {
     for (const SavedMemory& region : chip.memory) {
       snapshot::pb::MemoryRegion* memory = out.add_memory();
       memory->set_address(region.address);
-      memory->set_data(region.bytes);
+      memory->set_data(std::string(region.bytes.view()));
     }
     for (const CodeRange& range : captured.input.code) {
       snapshot::pb::CodeRange* code = out.add_code();

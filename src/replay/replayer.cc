@@ -32,79 +32,87 @@ std::string op_containing(const std::vector<OpSymbol>& ops, uint64_t pc) {
   return best == nullptr ? std::string() : best->name;
 }
 
-// Follows each chip through its recorded window: checks every issued pc and
-// sends the chip to the window-end sentinel once its last recorded
-// instruction has retired.
+// Follows each chip through its recorded window: checks every issued pc,
+// notes the scalar registers the window wrote and keeps the per-chip
+// summary (and total cycles) for runs without the tracker. The timing
+// model stops each chip at the end of its window (instruction limit).
 class WindowChecker {
  public:
-  WindowChecker(sim::System& system, const ReplayInput& input, uint64_t sentinel, tracker::PerformanceTracker& tracker)
-      : system_(system), sentinel_(sentinel), tracker_(tracker), expected_(system.chip_count()),
-        position_(system.chip_count(), 0), done_(system.chip_count(), true), end_pc_(system.chip_count(), 0),
-        x_written_(system.chip_count(), 0) {
+  WindowChecker(sim::System& system, const ReplayInput& input, bool summarize)
+      : system_(system), expected_(system.chip_count()), position_(system.chip_count(), 0),
+        x_written_(system.chip_count(), 0), summary_(system.chip_count()) {
     for (const ReplayChip& chip : input.chips) {
-      if (!chip.recorded || chip.pcs.empty()) continue;
-      expected_[chip.chip] = &chip.pcs;
-      done_[chip.chip] = false;
+      if (chip.recorded && !chip.pcs.empty()) expected_[chip.chip] = &chip.pcs;
     }
     for (uint32_t c = 0; c < system.chip_count(); ++c) {
-      if (done_[c]) tracker_.end_chip(c);
+      summary_[c].chip = c;
+      summary_[c].first_cycle = UINT64_MAX;
     }
     system.bus().instruction_issued.subscribe([this](const sim::InstructionIssued& e) { on_issued(e); });
-    system.bus().instruction_retired.subscribe([this](const sim::InstructionRetired& e) { on_retired(e); });
-    system.bus().register_access.subscribe([this](const sim::RegisterAccess& e) {
-      if (e.is_write && e.file == sim::RegisterFile::kScalar && !done_[e.chip]) x_written_[e.chip] |= 1u << e.index;
-    });
+    if (summarize) {
+      system.bus().instruction_retired.subscribe(
+          [this](const sim::InstructionRetired& e) { total_cycles_ = std::max(total_cycles_, e.complete_cycle); });
+      system.bus().dma.subscribe([this](const sim::DmaEvent& e) {
+        if (e.phase == sim::DmaPhase::kTransferEnd || e.phase == sim::DmaPhase::kWaitEnd) {
+          total_cycles_ = std::max(total_cycles_, e.cycle);
+        }
+      });
+    }
   }
 
-  // Puts back the pc each chip had after its window (the sentinel is ours).
-  void finish() {
+  [[nodiscard]] uint64_t window_instructions(uint32_t chip) const {
+    return expected_[chip] == nullptr ? 0 : expected_[chip]->size();
+  }
+
+  void finish() const {
     for (uint32_t c = 0; c < system_.chip_count(); ++c) {
-      if (expected_[c] == nullptr) continue;
-      if (position_[c] != expected_[c]->size()) {
+      if (position_[c] != window_instructions(c)) {
         throw Error(fmt::format("chip {}: the replay retired {} of {} recorded instructions", c, position_[c],
-                                expected_[c]->size()));
-      }
-      sim::ChipState& chip = system_.chip(c);
-      if (chip.pc == sentinel_ && chip.status == sim::ChipStatus::kBreak) {
-        chip.pc = end_pc_[c];
-        chip.status = sim::ChipStatus::kRunning;
+                                window_instructions(c)));
       }
     }
   }
   [[nodiscard]] uint32_t x_written(uint32_t chip) const { return x_written_[chip]; }
+  [[nodiscard]] uint64_t steps() const { return step_; }
+
+  // The summary a tracker would have produced (ReplayOptions::collect_run_data = false).
+  void fill_summary(rundb::RunData& data) const {
+    data.chips = summary_;
+    for (rundb::ChipSummary& chip : data.chips) {
+      if (chip.first_cycle == UINT64_MAX) chip.first_cycle = 0;
+    }
+    data.total_cycles = total_cycles_;
+  }
 
  private:
   void on_issued(const sim::InstructionIssued& e) {
-    if (done_[e.chip]) return;
-    const std::vector<uint64_t>& expected = *expected_[e.chip];
+    const std::vector<uint64_t>* expected = expected_[e.chip];
     const uint64_t index = position_[e.chip];
-    if (e.pc != expected[index]) {
+    if (expected == nullptr || index >= expected->size() || e.pc != (*expected)[index]) {
+      const uint64_t want = expected != nullptr && index < expected->size() ? (*expected)[index] : 0;
       throw Error(fmt::format("replay diverged at step {} (chip {} instruction {} of {}, cycle {}): expected pc {:#x} "
                               "({}), actual pc {:#x} ({})",
-                              step_, e.chip, index, expected.size(), e.cycle, expected[index],
-                              describe_at(system_, expected[index]), e.pc, describe_at(system_, e.pc)));
+                              step_, e.chip, index, window_instructions(e.chip), e.cycle, want,
+                              expected == nullptr ? "no instruction recorded" : describe_at(system_, want), e.pc,
+                              describe_at(system_, e.pc)));
     }
+    ++position_[e.chip];
     ++step_;
-  }
-
-  void on_retired(const sim::InstructionRetired& e) {
-    if (done_[e.chip]) return;
-    if (++position_[e.chip] < expected_[e.chip]->size()) return;
-    done_[e.chip] = true;
-    tracker_.end_chip(e.chip);
-    sim::ChipState& chip = system_.chip(e.chip);
-    end_pc_[e.chip] = chip.pc;
-    if (chip.status != sim::ChipStatus::kExited && chip.status != sim::ChipStatus::kBreak) chip.pc = sentinel_;
+    x_written_[e.chip] |= e.registers.x_writes;
+    rundb::ChipSummary& chip = summary_[e.chip];
+    ++chip.instructions;
+    chip.first_cycle = std::min(chip.first_cycle, e.cycle);
+    chip.last_cycle = std::max(chip.last_cycle, e.cycle + 1);
+    chip.stall_cycles += e.stall_cycles;
+    total_cycles_ = std::max(total_cycles_, e.cycle + 1);
   }
 
   sim::System& system_;
-  uint64_t sentinel_;
-  tracker::PerformanceTracker& tracker_;
   std::vector<const std::vector<uint64_t>*> expected_;
   std::vector<uint64_t> position_;
-  std::vector<bool> done_;
-  std::vector<uint64_t> end_pc_;
   std::vector<uint32_t> x_written_;
+  std::vector<rundb::ChipSummary> summary_;
+  uint64_t total_cycles_ = 0;
   uint64_t step_ = 0;
 };
 
@@ -160,19 +168,27 @@ ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options) 
   LoadedReplay loaded = load_replay(input, config, nullptr);  // the system owns its bus
   sim::System& system = *loaded.system;
   sim::TimingSimulator timing(system);
-  tracker::TrackerHooks hooks;
-  hooks.op_of_pc = [&input](uint64_t pc) { return op_containing(input.ops, pc); };
-  hooks.link_name = [&timing](uint32_t link) { return timing.dma().link_name(link); };
-  hooks.read_x = [&system](uint32_t chip, uint8_t index) { return system.chip(chip).x[index]; };
-  tracker::PerformanceTracker tracker(system.bus(), system.chip_count(), hooks);
-  WindowChecker checker(system, input, loaded.window_end_pc, tracker);
+  std::unique_ptr<tracker::PerformanceTracker> tracker;
+  if (options.collect_run_data) {
+    tracker::TrackerHooks hooks;
+    hooks.op_of_pc = [&input](uint64_t pc) { return op_containing(input.ops, pc); };
+    hooks.link_name = [&timing](uint32_t link) { return timing.dma().link_name(link); };
+    hooks.vmem_page_bytes = config.vmem_page_bytes.count;
+    tracker = std::make_unique<tracker::PerformanceTracker>(system.bus(), system.chip_count(), hooks);
+  }
+  WindowChecker checker(system, input, !options.collect_run_data);
+  for (uint32_t c = 0; c < system.chip_count(); ++c) timing.set_instruction_limit(c, checker.window_instructions(c));
   timing.run(options.max_cycles);
   checker.finish();
 
   ReplayResult result;
-  result.instructions = tracker.instructions();
+  result.instructions = checker.steps();
   result.final_state_problems = compare_end_state(system, input, checker);
-  result.data = tracker.finish();
+  if (tracker) {
+    result.data = tracker->finish();
+  } else {
+    checker.fill_summary(result.data);
+  }
   result.data.hw_config_yaml = config.to_yaml();
   result.data.meta.emplace_back("source", input.identity);
   result.data.meta.emplace_back("chips", std::to_string(system.chip_count()));

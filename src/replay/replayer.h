@@ -23,6 +23,10 @@ struct ReplayOptions {
   std::string hw_preset_or_file;
   std::vector<std::string> overrides;  // "key=value"
   uint64_t max_cycles = uint64_t{1} << 40;
+  // false: no performance tracker; ReplayResult::data then holds only
+  // total_cycles, the per-chip summaries and meta (what a caller replaying
+  // many variants needs to compare cycles and check the end state).
+  bool collect_run_data = true;
 };
 
 struct ReplayResult {

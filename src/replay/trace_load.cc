@@ -80,30 +80,26 @@ LoadedReplay load_replay(const ReplayInput& input, const hw::HwConfig& config, s
   }
   if (words.empty()) throw Error("the recording holds no executed code");
   const uint64_t base = words.begin()->first;
-  const uint64_t sentinel = words.rbegin()->first + 4;
-  std::vector<uint32_t> text((sentinel - base) / 4 + 1, 0);
+  const uint64_t end = words.rbegin()->first + 4;
+  std::vector<uint32_t> text((end - base) / 4, 0);
   for (const auto& [address, word] : words) text[(address - base) / 4] = word;
-  isa::DecodedInstruction ebreak{};
-  ebreak.opcode = isa::Opcode::kEbreak;
-  text.back() = isa::encode(ebreak).value();
 
   LoadedReplay loaded;
-  loaded.window_end_pc = sentinel;
   loaded.system = std::make_unique<sim::System>(config, bus);
   loaded.system->load(sim::program_from_words(text, base, "recorded code"));
-  for (uint32_t c = 0; c < loaded.system->chip_count(); ++c) loaded.system->chip(c).pc = sentinel;
   for (const ReplayChip& record : input.chips) {
     if (record.chip >= loaded.system->chip_count()) {
       throw Error(fmt::format("chip {} is outside the {}-chip replay system", record.chip, loaded.system->chip_count()));
     }
     sim::ChipState& chip = loaded.system->chip(record.chip);
     for (const SavedState& state : record.registers) install_state(chip, state);
-    chip.pc = record.recorded && !record.pcs.empty() ? record.pcs.front() : sentinel;
+    if (record.recorded && !record.pcs.empty()) chip.pc = record.pcs.front();
     for (const SavedMemory& region : record.memory) {
-      sim::MemoryTarget target = loaded.system->resolve_local(chip, region.address, region.bytes.size(),
+      const std::string_view bytes = region.bytes.view();
+      sim::MemoryTarget target = loaded.system->resolve_local(chip, region.address, bytes.size(),
                                                               fmt::format("saved region of chip {}", record.chip));
-      target.memory->write(target.offset, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(region.bytes.data()),
-                                                                   region.bytes.size()));
+      target.memory->write(target.offset,
+                           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     }
   }
   return loaded;

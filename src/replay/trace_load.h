@@ -1,8 +1,7 @@
 // The trace-load step: a fresh System built from a ReplayInput with every
 // saved register and memory region installed before execution starts. The
-// code image gets one extra word past the recorded code, an ebreak that a
-// chip is sent to when its recorded window is complete (and that
-// unrecorded chips start on), so the timing model retires it and stops.
+// window's end needs no code of its own: the replayer gives the timing model
+// each chip's instruction count (0 for chips that were only read).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +16,6 @@ namespace snr::replay {
 
 struct LoadedReplay {
   std::unique_ptr<sim::System> system;
-  uint64_t window_end_pc = 0;  // address of the ebreak sentinel
 };
 
 // Throws snr::Error naming the chip and the state or region that does not

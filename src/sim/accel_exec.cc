@@ -126,15 +126,6 @@ MemoryTarget Executor::vmem_target(ChipState& chip, const isa::DecodedInstructio
   return {&chip, MemoryKind::kVmem, &chip.vmem, address - isa::kVmemBase};
 }
 
-void Executor::publish_vmem(const ChipState& chip, const MemoryTarget& target, uint64_t length, bool is_write) const {
-  const Channel<VmemPageAccess>& channel = system_.bus().vmem_page;
-  if (!channel.active() || length == 0) return;
-  const uint64_t page_bytes = system_.config().vmem_page_bytes.count;
-  for (uint64_t page = target.offset / page_bytes; page <= (target.offset + length - 1) / page_bytes; ++page) {
-    channel.publish(VmemPageAccess{chip.chip_id, chip.cycle, page, is_write, chip.pc});
-  }
-}
-
 void Executor::execute_vector_memory(ChipState& chip, const isa::DecodedInstruction& d) {
   const uint64_t base = chip.x[d.rs1];
   const uint64_t stride = chip.x[d.rs2] == 0 ? isa::kVectorRowBytes : chip.x[d.rs2];
@@ -149,8 +140,8 @@ void Executor::execute_vector_memory(ChipState& chip, const isa::DecodedInstruct
     } else {
       t.memory->read(t.offset, row);
     }
-    publish_vmem(chip, t, isa::kVectorRowBytes, is_store);
   }
+  publish_memory(chip, MemoryKind::kVmem, base - isa::kVmemBase, isa::kVectorRowBytes, kSublanes, stride, is_store);
 }
 
 void Executor::execute_matrix(ChipState& chip, const isa::DecodedInstruction& d) {
@@ -167,8 +158,9 @@ void Executor::execute_matrix(ChipState& chip, const isa::DecodedInstruction& d)
                                      "weight load");
         t.memory->read(t.offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&unit.weights_bf16[r * isa::kMxuTileDim]),
                                                     isa::kMxuWeightRowBytes));
-        publish_vmem(chip, t, isa::kMxuWeightRowBytes, false);
       }
+      publish_memory(chip, MemoryKind::kVmem, base - isa::kVmemBase, isa::kMxuWeightRowBytes, isa::kMxuTileDim, stride,
+                     false);
       for (size_t i = 0; i < unit.weights_bf16.size(); ++i) unit.weights_f32[i] = f32_from_bf16(unit.weights_bf16[i]);
       break;
     }

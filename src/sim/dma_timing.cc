@@ -59,7 +59,7 @@ void DmaTiming::publish(const Dma& dma, DmaPhase phase, uint64_t cycle) const {
   if (!bus_.dma.active()) return;
   const DmaRequest& r = dma.request;
   bus_.dma.publish(DmaEvent{r.issuing_chip, dma.id, phase, cycle, r.bytes, r.src_chip, r.src_memory, r.dst_chip,
-                            r.dst_memory, dma.link_id, r.semaphore, r.pc});
+                            r.dst_memory, dma.link_id, r.semaphore, r.pc, r.geometry()});
 }
 
 uint64_t DmaTiming::issue(uint64_t cycle, const DmaRequest& request) {

@@ -43,6 +43,12 @@ struct DmaRequest {
   uint64_t dst_stride = 0;
   uint8_t semaphore = 0;
   uint64_t pc = 0;
+  uint64_t src_address = 0;  // the global address operands as issued
+  uint64_t dst_address = 0;
+
+  [[nodiscard]] DmaGeometry geometry() const {
+    return {src_address, dst_address, src_offset, dst_offset, rows, row_bytes, src_stride, dst_stride};
+  }
 };
 
 struct DmaCompletion {

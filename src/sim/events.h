@@ -31,6 +31,13 @@ enum class RegisterFile : uint8_t { kScalar, kVector };
 enum class MemoryKind : uint8_t { kSmem, kVmem, kHbm };
 std::string_view memory_kind_name(MemoryKind kind);
 
+// Registers an instruction reads and writes, as bit masks (bit i = x_i or
+// v_i), derived once per text word from the ISA's access descriptors so the
+// scoreboard and subscribers never re-derive operand roles.
+struct RegisterUse {
+  uint32_t x_reads = 0, x_writes = 0, v_reads = 0, v_writes = 0;
+};
+
 struct InstructionIssued {
   uint32_t chip;
   uint64_t cycle;         // issue cycle (timing) or instruction index (functional)
@@ -38,6 +45,9 @@ struct InstructionIssued {
   const isa::DecodedInstruction* instruction;
   uint64_t stall_cycles;  // cycles lost before issue
   StallReason stall_reason;
+  // Registers the instruction reads and then writes; subscribers that only
+  // need register dependencies use this instead of per-register events.
+  RegisterUse registers;
 };
 
 struct InstructionRetired {
@@ -60,6 +70,20 @@ struct UnitBusy {
 enum class DmaPhase : uint8_t { kIssued, kBaseLatencyDone, kTransferStart, kTransferEnd, kWaitStart, kWaitEnd };
 std::string_view dma_phase_name(DmaPhase phase);
 
+// Where a DMA reads and writes: `rows` rows of `row_bytes`, row r at
+// offset + r * stride of the source / destination memory, plus the global
+// address operands the dma.issue named.
+struct DmaGeometry {
+  uint64_t src_address = 0;  // global address operand as issued
+  uint64_t dst_address = 0;
+  uint64_t src_offset = 0;   // within the source chip's src_memory
+  uint64_t dst_offset = 0;
+  uint64_t rows = 1;
+  uint64_t row_bytes = 0;
+  uint64_t src_stride = 0;
+  uint64_t dst_stride = 0;
+};
+
 struct DmaEvent {
   uint32_t chip;        // issuing chip
   uint64_t dma_id;      // unique per system, in issue order
@@ -73,14 +97,27 @@ struct DmaEvent {
   uint32_t link_id;     // the source-destination link (DmaEngine::link_name)
   uint8_t semaphore;
   uint64_t pc;          // the dma.issue (or wait) instruction
+  DmaGeometry geometry;
 };
 
-struct VmemPageAccess {
+constexpr uint64_t kNoDma = UINT64_MAX;
+
+// Bytes of one chip's SMEM, VMEM or HBM read or written: `rows` rows of
+// `row_bytes`, row r at offset + r * stride (a strided vector load, a 2-D
+// DMA; rows = 1 for a plain range). Instructions publish while they execute
+// (dma_id = kNoDma); a DMA publishes its source read and destination write
+// in the cycle its transfer ends, with its id.
+struct MemoryAccess {
   uint32_t chip;
   uint64_t cycle;
-  uint64_t page;        // VMEM offset / vmem.page_bytes
+  MemoryKind memory;
+  uint64_t offset;      // of row 0 within the chip's memory of that kind
+  uint64_t row_bytes;
+  uint64_t rows;
+  uint64_t stride;
   bool is_write;
-  uint64_t pc;
+  uint64_t pc;          // the accessing instruction or the dma.issue
+  uint64_t dma_id;
 };
 
 struct RegisterAccess {
@@ -123,7 +160,7 @@ struct EventBus {
   Channel<InstructionRetired> instruction_retired;
   Channel<UnitBusy> unit_busy;
   Channel<DmaEvent> dma;
-  Channel<VmemPageAccess> vmem_page;
+  Channel<MemoryAccess> memory;
   Channel<RegisterAccess> register_access;
   Channel<SemaphoreEvent> semaphore;
 };

@@ -80,6 +80,14 @@ StepResult Executor::run(ChipState& chip, uint64_t max_instructions, uint64_t& r
   return StepResult::kRetired;
 }
 
+void Executor::publish_memory(const ChipState& chip, MemoryKind kind, uint64_t offset, uint64_t row_bytes,
+                              uint64_t rows, uint64_t stride, bool is_write) const {
+  const Channel<MemoryAccess>& channel = system_.bus().memory;
+  if (channel.active() && row_bytes != 0 && rows != 0) {
+    channel.publish(MemoryAccess{chip.chip_id, chip.cycle, kind, offset, row_bytes, rows, stride, is_write, chip.pc, kNoDma});
+  }
+}
+
 StepResult Executor::step(ChipState& chip) {
   const isa::DecodedInstruction* d = system_.fetch(chip.pc);
   if (d == nullptr) [[unlikely]] {
@@ -106,6 +114,7 @@ uint64_t Executor::scalar_load(ChipState& chip, const isa::DecodedInstruction& d
                                "scalar space)",
                                width, address, chip.scalar_memory.size_bytes()));
   }
+  publish_memory(chip, MemoryKind::kSmem, address, width, 1, 0, false);
   const PagedMemory& m = chip.scalar_memory;
   switch (d.opcode) {
     case Opcode::kLb: return static_cast<uint64_t>(static_cast<int64_t>(m.load<int8_t>(address)));
@@ -128,6 +137,7 @@ void Executor::scalar_store(ChipState& chip, const isa::DecodedInstruction& d, u
     fault(chip, d, fmt::format("store at {:#x} into instruction memory [{:#x}, {:#x}) (text is fetch-only)",
                                address, system_.text_base(), system_.text_end()));
   }
+  publish_memory(chip, MemoryKind::kSmem, address, width, 1, 0, true);
   PagedMemory& m = chip.scalar_memory;
   switch (width) {
     case 1: m.store<uint8_t>(address, static_cast<uint8_t>(value)); break;
@@ -284,6 +294,7 @@ StepResult Executor::execute_system(ChipState& chip, const isa::DecodedInstructi
     if (!chip.scalar_memory.contains(buffer, length) || length > (64u << 20)) {
       fault(chip, d, fmt::format("write of {} bytes from {:#x} is outside SMEM", length, buffer));
     }
+    publish_memory(chip, MemoryKind::kSmem, buffer, length, 1, 0, false);
     const size_t old_size = chip.console.size();
     chip.console.resize(old_size + length);
     chip.scalar_memory.read(buffer, std::span<uint8_t>(reinterpret_cast<uint8_t*>(chip.console.data() + old_size), length));
@@ -388,6 +399,8 @@ void Executor::execute_dma(ChipState& chip, const isa::DecodedInstruction& d) {
   }
   request.src_chip = from.chip->chip_id;
   request.src_memory = from.kind;
+  request.src_address = src;
+  request.dst_address = dst;
   request.src_offset = from.offset;
   request.dst_chip = to.chip->chip_id;
   request.dst_memory = to.kind;

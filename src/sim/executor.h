@@ -66,7 +66,8 @@ class Executor {
   void scalar_store(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address, uint64_t value);
   MemoryTarget vmem_target(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address,
                            uint64_t length, std::string_view what);
-  void publish_vmem(const ChipState& chip, const MemoryTarget& target, uint64_t length, bool is_write) const;
+  void publish_memory(const ChipState& chip, MemoryKind kind, uint64_t offset, uint64_t row_bytes, uint64_t rows,
+                      uint64_t stride, bool is_write) const;
   void publish_registers(const ChipState& chip, const isa::DecodedInstruction& d) const;
   [[noreturn]] void fault(const ChipState& chip, const isa::DecodedInstruction& d, const std::string& why) const;
 

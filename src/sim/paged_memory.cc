@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <new>
 
 namespace snr::sim {
 namespace {
@@ -32,6 +33,12 @@ void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
     }
     done += chunk;
   }
+}
+
+PagedMemory::Page PagedMemory::allocate_page() const {
+  auto* p = static_cast<uint8_t*>(std::calloc(page_bytes_, 1));
+  if (p == nullptr) throw std::bad_alloc();
+  return Page(p);
 }
 
 void PagedMemory::write(uint64_t offset, std::span<const uint8_t> data) {

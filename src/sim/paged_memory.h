@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -57,17 +58,25 @@ class PagedMemory {
   void clear();
 
  private:
+  // calloc, not new[]: large pages come straight from the kernel already
+  // zeroed, so a page filled by a snapshot region is not written twice.
+  struct FreeDeleter {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  using Page = std::unique_ptr<uint8_t[], FreeDeleter>;
+
   uint8_t* page_for_write(uint64_t page) {
-    std::unique_ptr<uint8_t[]>& slot = pages_[page];
-    if (!slot) [[unlikely]] slot = std::make_unique<uint8_t[]>(page_bytes_);  // zeroed
+    Page& slot = pages_[page];
+    if (!slot) [[unlikely]] slot = allocate_page();
     return slot.get();
   }
+  [[nodiscard]] Page allocate_page() const;
 
   uint64_t size_bytes_;
   uint64_t page_bytes_;
   uint32_t page_shift_;
   uint64_t page_mask_;
-  std::vector<std::unique_ptr<uint8_t[]>> pages_;
+  std::vector<Page> pages_;
 };
 
 }  // namespace snr::sim

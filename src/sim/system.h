@@ -17,13 +17,6 @@
 
 namespace snr::sim {
 
-// Registers an instruction reads and writes, as bit masks (bit i = x_i or
-// v_i), derived once per text word from the ISA's access descriptors so the
-// scoreboard and register events never re-derive operand roles.
-struct RegisterUse {
-  uint32_t x_reads = 0, x_writes = 0, v_reads = 0, v_writes = 0;
-};
-
 // A resolved piece of one chip's memory.
 struct MemoryTarget {
   ChipState* chip;

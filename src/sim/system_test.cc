@@ -172,7 +172,10 @@ std::string event_log_of_demo() {
   bus.dma.subscribe([&](const DmaEvent& e) {
     log << "D " << e.dma_id << ' ' << static_cast<int>(e.phase) << ' ' << e.cycle << ' ' << e.bytes << '\n';
   });
-  bus.vmem_page.subscribe([&](const VmemPageAccess& e) { log << "V " << e.chip << ' ' << e.cycle << ' ' << e.page << '\n'; });
+  bus.memory.subscribe([&](const MemoryAccess& e) {
+    log << "M " << e.chip << ' ' << e.cycle << ' ' << static_cast<int>(e.memory) << ' ' << e.offset << ' ' << e.row_bytes
+        << 'x' << e.rows << '\n';
+  });
   bus.register_access.subscribe([&](const RegisterAccess& e) {
     log << "G " << e.chip << ' ' << e.cycle << ' ' << static_cast<int>(e.index) << e.is_write << '\n';
   });

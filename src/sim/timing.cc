@@ -64,29 +64,26 @@ void TimingSimulator::dma_issued(ChipState& issuer, const DmaRequest& request) {
 
 void TimingSimulator::on_dma_complete(const DmaCompletion& completion) {
   signal_dma_completion(system_, completion.request, completion.cycle);
-  publish_dma_vmem_pages(completion.request, completion.cycle);
+  publish_dma_memory(completion);
   for (CoreTiming& core : cores_) {
     if (core.blocked) core.next_try = std::min(core.next_try, completion.cycle);
   }
 }
 
-void TimingSimulator::publish_dma_vmem_pages(const DmaRequest& r, uint64_t cycle) const {
-  const Channel<VmemPageAccess>& channel = system_.bus().vmem_page;
+void TimingSimulator::publish_dma_memory(const DmaCompletion& completion) const {
+  const Channel<MemoryAccess>& channel = system_.bus().memory;
+  const DmaRequest& r = completion.request;
   if (!channel.active() || r.bytes == 0) return;
-  const uint64_t page_bytes = system_.config().vmem_page_bytes.count;
-  auto emit = [&](uint32_t chip, uint64_t offset, uint64_t stride, bool is_write) {
-    uint64_t last_page = UINT64_MAX;
-    for (uint64_t row = 0; row < r.rows; ++row) {
-      const uint64_t start = offset + row * stride;
-      for (uint64_t page = start / page_bytes; page <= (start + r.row_bytes - 1) / page_bytes; ++page) {
-        if (page == last_page) continue;
-        last_page = page;
-        channel.publish(VmemPageAccess{chip, cycle, page, is_write, r.pc});
-      }
-    }
-  };
-  if (r.src_memory == MemoryKind::kVmem) emit(r.src_chip, r.src_offset, r.src_stride, false);
-  if (r.dst_memory == MemoryKind::kVmem) emit(r.dst_chip, r.dst_offset, r.dst_stride, true);
+  // Contiguous rows are one range.
+  const uint64_t rows = r.rows;
+  const bool src_flat = rows == 1 || r.src_stride == r.row_bytes;
+  const bool dst_flat = rows == 1 || r.dst_stride == r.row_bytes;
+  channel.publish(MemoryAccess{r.src_chip, completion.cycle, r.src_memory, r.src_offset,
+                               src_flat ? r.bytes : r.row_bytes, src_flat ? 1 : rows, r.src_stride, false, r.pc,
+                               completion.dma_id});
+  channel.publish(MemoryAccess{r.dst_chip, completion.cycle, r.dst_memory, r.dst_offset,
+                               dst_flat ? r.bytes : r.row_bytes, dst_flat ? 1 : rows, r.dst_stride, true, r.pc,
+                               completion.dma_id});
 }
 
 void TimingSimulator::publish_unit_busy(uint32_t chip, isa::Unit unit, uint64_t start, uint64_t end, uint64_t pc) const {
@@ -168,7 +165,8 @@ void TimingSimulator::attempt_issue(uint32_t chip_id, uint64_t now) {
   ChipRunStats& stats = stats_[chip_id];
   stats.stall_cycles[static_cast<size_t>(reason)] += stall;
   if (system_.bus().instruction_issued.active()) {
-    system_.bus().instruction_issued.publish(InstructionIssued{chip_id, now, chip.pc, d, stall, reason});
+    system_.bus().instruction_issued.publish(
+        InstructionIssued{chip_id, now, chip.pc, d, stall, reason, system_.register_use(d)});
   }
   const uint64_t old_pc = chip.pc;
   chip.cycle = now;
@@ -182,7 +180,9 @@ void TimingSimulator::attempt_issue(uint32_t chip_id, uint64_t now) {
   core.next_try = core.next_issue;
   ++stats.instructions;
   stats.last_cycle = now + 1;
-  if (result == StepResult::kExited || result == StepResult::kBreak) core.done = true;
+  if (result == StepResult::kExited || result == StepResult::kBreak || stats.instructions == core.instruction_limit) {
+    core.done = true;
+  }
   // Another chip may have signalled a semaphore someone is waiting on.
   for (CoreTiming& other : cores_) {
     if (other.blocked) other.next_try = std::min(other.next_try, now + 1);
@@ -263,7 +263,7 @@ void TimingSimulator::publish_waits(uint32_t chip_id, const isa::DecodedInstruct
     const uint64_t pc = system_.chip(chip_id).pc - 4;
     for (auto [phase, cycle] : {std::pair{DmaPhase::kWaitStart, wait_start}, std::pair{DmaPhase::kWaitEnd, now}}) {
       system_.bus().dma.publish(DmaEvent{chip_id, id, phase, cycle, r.bytes, r.src_chip, r.src_memory, r.dst_chip,
-                                         r.dst_memory, 0, r.semaphore, pc});
+                                         r.dst_memory, 0, r.semaphore, pc, r.geometry()});
     }
   }
 }
@@ -283,8 +283,15 @@ void TimingSimulator::report_deadlock(uint64_t now) const {
   throw Error(fmt::format("deadlock at cycle {}: every running chip is blocked and no DMA is in flight{}", now, detail));
 }
 
+void TimingSimulator::set_instruction_limit(uint32_t chip, uint64_t instructions) {
+  cores_.at(chip).instruction_limit = instructions;
+}
+
 RunOutcome TimingSimulator::run(uint64_t max_cycles) {
   uint64_t now = 0;
+  for (CoreTiming& core : cores_) {
+    if (core.instruction_limit == 0) core.done = true;
+  }
   while (true) {
     dma_.advance_to(now);
     for (uint32_t c = 0; c < cores_.size(); ++c) {

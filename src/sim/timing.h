@@ -45,12 +45,16 @@ class TimingSimulator final : private DmaCompletionPolicy {
  public:
   explicit TimingSimulator(System& system);
 
-  // Runs until every chip has exited (or hit ebreak). Throws snr::Error on a
-  // fault, on a deadlock (naming chips and semaphores) or after
-  // `max_cycles`.
+  // Runs until every chip has exited, hit ebreak or issued its instruction
+  // limit. Throws snr::Error on a fault, on a deadlock (naming chips and
+  // semaphores) or after `max_cycles`.
   RunOutcome run(uint64_t max_cycles);
 
   [[nodiscard]] const DmaTiming& dma() const { return dma_; }
+
+  // The chip stops after issuing this many instructions (a replay window's
+  // end); 0 = it does not run at all. DMAs it issued still complete.
+  void set_instruction_limit(uint32_t chip, uint64_t instructions);
 
  private:
   struct CoreTiming {
@@ -66,6 +70,7 @@ class TimingSimulator final : private DmaCompletionPolicy {
     uint64_t matrix_done = 0;
     bool blocked = false;
     bool done = false;
+    uint64_t instruction_limit = UINT64_MAX;
     StallReason blocked_reason = StallReason::kNone;
     std::array<std::deque<uint64_t>, isa::kSemaphoreCount> dma_ids_by_semaphore;
   };
@@ -77,7 +82,7 @@ class TimingSimulator final : private DmaCompletionPolicy {
   StallReason dynamic_block(const ChipState& chip, const isa::DecodedInstruction& d) const;
   void account_issue(uint32_t chip_id, const isa::DecodedInstruction& d, uint64_t now, uint64_t old_pc);
   void publish_waits(uint32_t chip_id, const isa::DecodedInstruction& d, uint64_t wait_start, uint64_t now);
-  void publish_dma_vmem_pages(const DmaRequest& request, uint64_t cycle) const;
+  void publish_dma_memory(const DmaCompletion& completion) const;
   void publish_unit_busy(uint32_t chip, isa::Unit unit, uint64_t start, uint64_t end, uint64_t pc) const;
   [[noreturn]] void report_deadlock(uint64_t now) const;
 

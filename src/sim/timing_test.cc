@@ -136,5 +136,35 @@ TEST(Timing, TakenBranchBubbleIsCountedAsBranchStall) {
   EXPECT_EQ(issued.at(1).stall_reason, StallReason::kBranch);
 }
 
+// A window end: the chip stops after its limit even though its next
+// instruction (a sem.wait nobody signals) would block forever; the DMA it
+// issued still lands, and a limit of 0 keeps a chip from running at all.
+TEST(Timing, InstructionLimitStopsAChipWhereItsWindowEnds) {
+  hw::HwConfig config = testing::round_number_config(2);
+  ProgramBuilder b;
+  b.i(Op::kAddi, 5, 0, 1);
+  b.i(Op::kSlli, 5, 5, 32);      // x5 = HBM base
+  b.i(Op::kLui, 6, 0, 0x10000);  // x6 = VMEM base
+  b.i(Op::kAddi, 7, 0, 64);
+  b.dma(6, 5, 7, 0);
+  b.sem_wait(1, 1);              // never signalled
+  b.exit(0);
+  EventBus bus;
+  std::vector<DmaPhase> phases;
+  bus.dma.subscribe([&](const DmaEvent& e) { phases.push_back(e.phase); });
+  System system(config, &bus);
+  system.load(b.build(kText, "limit"));
+  TimingSimulator sim(system);
+  sim.set_instruction_limit(0, 5);
+  sim.set_instruction_limit(1, 0);
+  const RunOutcome out = sim.run(1'000'000);
+  EXPECT_EQ(out.chips[0].instructions, 5u);
+  EXPECT_EQ(out.chips[1].instructions, 0u);
+  EXPECT_EQ(system.chip(0).pc, kText + 5 * 4);  // on the sem.wait, not past it
+  EXPECT_EQ(system.chip(1).pc, kText);
+  EXPECT_EQ(system.chip(0).semaphore[0], 1u);   // the DMA completed
+  EXPECT_EQ(phases.back(), DmaPhase::kTransferEnd);
+}
+
 }  // namespace
 }  // namespace snr::sim

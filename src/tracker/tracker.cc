@@ -5,11 +5,14 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "isa/address_map.h"
 
 namespace snr::tracker {
 namespace {
 
-uint64_t pair_key(uint32_t chip, uint64_t value) { return (value << 8) ^ chip; }
+// Pcs further than this from the first one seen are not cached (never in
+// practice: the replayed text is one contiguous image).
+constexpr uint64_t kMaxCachedPcSlots = uint64_t{1} << 24;
 
 std::string space_name(sim::MemoryKind kind) { return std::string(sim::memory_kind_name(kind)); }
 
@@ -22,6 +25,20 @@ std::string_view semaphore_op_name(sim::SemaphoreOp op) {
   return "unknown";
 }
 
+std::string_view memory_edge_kind(sim::MemoryKind kind) {
+  switch (kind) {
+    case sim::MemoryKind::kSmem: return "smem";
+    case sim::MemoryKind::kVmem: return "vmem";
+    case sim::MemoryKind::kHbm: return "hbm";
+  }
+  return "memory";
+}
+
+template <typename T>
+void grow_to(std::vector<T>& v, uint64_t size, T fill) {
+  if (v.size() < size) v.resize(size, fill);
+}
+
 }  // namespace
 
 PerformanceTracker::PerformanceTracker(sim::EventBus& bus, uint32_t chip_count, TrackerHooks hooks)
@@ -30,10 +47,13 @@ PerformanceTracker::PerformanceTracker(sim::EventBus& bus, uint32_t chip_count, 
       chip_index_(chip_count, 0),
       executing_step_(chip_count, kNone),
       last_step_(chip_count, kNone),
-      dma_operands_(chip_count),
       x_writer_(chip_count),
-      v_writer_(chip_count, std::vector<uint64_t>(isa::kVectorRegisterCount, kNone)) {
+      v_writer_(chip_count, std::vector<uint64_t>(isa::kVectorRegisterCount, kNone)),
+      open_busy_(chip_count),
+      memory_(chip_count) {
+  if (hooks_.vmem_page_bytes == 0) throw Error("tracker: vmem page size 0");
   for (auto& writers : x_writer_) writers.fill(kNone);
+  for (auto& open : open_busy_) open.fill(kNone);
   data_.op_names.emplace_back();
   op_index_.emplace(std::string(), 0);
   data_.chips.resize(chip_count);
@@ -42,35 +62,53 @@ PerformanceTracker::PerformanceTracker(sim::EventBus& bus, uint32_t chip_count, 
   bus.instruction_retired.subscribe([this](const sim::InstructionRetired& e) { on_retired(e); });
   bus.unit_busy.subscribe([this](const sim::UnitBusy& e) { on_unit_busy(e); });
   bus.dma.subscribe([this](const sim::DmaEvent& e) { on_dma(e); });
-  bus.vmem_page.subscribe([this](const sim::VmemPageAccess& e) { on_vmem(e); });
-  bus.register_access.subscribe([this](const sim::RegisterAccess& e) { on_register(e); });
+  bus.memory.subscribe([this](const sim::MemoryAccess& e) { on_memory(e); });
   bus.semaphore.subscribe([this](const sim::SemaphoreEvent& e) { on_semaphore(e); });
 }
 
 uint32_t PerformanceTracker::op_index(uint64_t pc) {
-  auto [it, inserted] = op_of_pc_.try_emplace(pc, 0);
-  if (inserted && hooks_.op_of_pc) {
-    std::string name = hooks_.op_of_pc(pc);
+  auto lookup = [this](uint64_t at) -> uint32_t {
+    if (!hooks_.op_of_pc) return 0;
+    std::string name = hooks_.op_of_pc(at);
     auto [named, is_new] = op_index_.try_emplace(name, static_cast<uint32_t>(data_.op_names.size()));
     if (is_new) data_.op_names.push_back(std::move(name));
-    it->second = named->second;
-  }
-  return it->second;
+    return named->second;
+  };
+  if (op_of_pc_.empty()) op_base_ = pc & ~uint64_t{3};
+  if (pc < op_base_ || (pc - op_base_) / 4 >= kMaxCachedPcSlots) return lookup(pc);
+  const uint64_t slot = (pc - op_base_) / 4;
+  grow_to<uint32_t>(op_of_pc_, slot + 1, 0);
+  if (op_of_pc_[slot] == 0) op_of_pc_[slot] = lookup(pc) + 1;
+  return op_of_pc_[slot] - 1;
 }
 
 void PerformanceTracker::add_dependency(uint64_t producer, uint64_t consumer, std::string_view kind, uint32_t chip,
                                         uint64_t index) {
   if (producer == kNone || consumer == kNone || producer == consumer) return;
-  // Adjacent VMEM pages between the same two steps become one edge.
-  if (!data_.dependencies.empty()) {
-    rundb::DependencyRecord& last = data_.dependencies.back();
-    if (last.producer_step == producer && last.consumer_step == consumer && last.kind == kind && last.chip == chip &&
-        kind == "vmem" && last.last + 1 == index) {
-      last.last = index;
+  data_.dependencies.push_back(rundb::DependencyRecord{producer, consumer, kind, chip, index, index});
+}
+
+void PerformanceTracker::add_memory_dependency(uint64_t producer, uint64_t consumer, std::string_view kind,
+                                               uint32_t chip, uint64_t first, uint64_t last) {
+  if (producer == kNone || consumer == kNone || producer == consumer) return;
+  std::vector<rundb::DependencyRecord>& deps = data_.dependencies;
+  // A step's edges are contiguous: every dependency it has is found while
+  // it issues and executes.
+  if (consumer_edges_begin_ >= deps.size() || deps[consumer_edges_begin_].consumer_step != consumer) {
+    consumer_edges_begin_ = deps.size();
+    while (consumer_edges_begin_ > 0 && deps[consumer_edges_begin_ - 1].consumer_step == consumer) {
+      --consumer_edges_begin_;
+    }
+  }
+  for (size_t i = consumer_edges_begin_; i < deps.size(); ++i) {
+    rundb::DependencyRecord& edge = deps[i];
+    if (edge.producer_step == producer && edge.kind == kind && edge.chip == chip) {
+      edge.first = std::min(edge.first, first);
+      edge.last = std::max(edge.last, last);
       return;
     }
   }
-  data_.dependencies.push_back(rundb::DependencyRecord{producer, consumer, kind, chip, index, index});
+  deps.push_back(rundb::DependencyRecord{producer, consumer, kind, chip, first, last});
 }
 
 void PerformanceTracker::on_issued(const sim::InstructionIssued& e) {
@@ -86,12 +124,26 @@ void PerformanceTracker::on_issued(const sim::InstructionIssued& e) {
   record.complete_cycle = e.cycle + 1;
   record.stall_cycles = e.stall_cycles;
   record.stall_reason = sim::stall_reason_name(e.stall_reason);
-  executing_step_[e.chip] = last_step_[e.chip] = record.step;
-  if ((e.instruction->opcode == isa::Opcode::kDmaIssue || e.instruction->opcode == isa::Opcode::kDmaIssue2d) &&
-      hooks_.read_x) {
-    dma_operands_[e.chip] = {hooks_.read_x(e.chip, e.instruction->rs1), hooks_.read_x(e.chip, e.instruction->rs2)};
+  const uint64_t step = record.step;
+  executing_step_[e.chip] = last_step_[e.chip] = step;
+  data_.instructions.push_back(record);
+  // Reads before writes: an instruction reading and writing x5 depends on
+  // the previous writer of x5.
+  std::array<uint64_t, 32>& x = x_writer_[e.chip];
+  std::vector<uint64_t>& v = v_writer_[e.chip];
+  for (uint32_t m = e.registers.x_reads & ~1u; m != 0; m &= m - 1) {
+    const auto index = static_cast<uint64_t>(std::countr_zero(m));
+    add_dependency(x[index], step, "x", e.chip, index);
   }
-  data_.instructions.push_back(std::move(record));
+  for (uint32_t m = e.registers.v_reads; m != 0; m &= m - 1) {
+    const auto index = static_cast<uint64_t>(std::countr_zero(m));
+    if (index < v.size()) add_dependency(v[index], step, "v", e.chip, index);
+  }
+  for (uint32_t m = e.registers.x_writes & ~1u; m != 0; m &= m - 1) x[std::countr_zero(m)] = step;
+  for (uint32_t m = e.registers.v_writes; m != 0; m &= m - 1) {
+    const auto index = static_cast<size_t>(std::countr_zero(m));
+    if (index < v.size()) v[index] = step;
+  }
 }
 
 void PerformanceTracker::on_retired(const sim::InstructionRetired& e) {
@@ -103,17 +155,18 @@ void PerformanceTracker::on_retired(const sim::InstructionRetired& e) {
 
 void PerformanceTracker::on_unit_busy(const sim::UnitBusy& e) {
   if (chip_ended_[e.chip]) return;
-  const uint64_t key = pair_key(e.chip, static_cast<uint64_t>(e.unit));
-  auto it = open_busy_.find(key);
-  if (it != open_busy_.end()) {
-    rundb::UnitBusyRecord& open = data_.unit_busy[it->second];
-    if (open.end_cycle == e.start_cycle) {
-      open.end_cycle = e.end_cycle;
-      ++open.instructions;
+  const auto unit = static_cast<size_t>(e.unit);
+  if (unit >= kUnits) throw Error(fmt::format("tracker: unit {} out of range", unit));
+  uint64_t& open = open_busy_[e.chip][unit];
+  if (open != kNone) {
+    rundb::UnitBusyRecord& record = data_.unit_busy[open];
+    if (record.end_cycle == e.start_cycle) {
+      record.end_cycle = e.end_cycle;
+      ++record.instructions;
       return;
     }
   }
-  open_busy_[key] = data_.unit_busy.size();
+  open = data_.unit_busy.size();
   data_.unit_busy.push_back(rundb::UnitBusyRecord{e.chip, std::string(isa::unit_name(e.unit)), e.start_cycle,
                                                   e.end_cycle, last_step_[e.chip], 1});
 }
@@ -130,14 +183,18 @@ void PerformanceTracker::on_dma(const sim::DmaEvent& e) {
     r.pc = e.pc;
     r.src_chip = e.src_chip;
     r.src_space = space_name(e.src_memory);
-    r.src_address = dma_operands_[e.chip].src_address;
+    r.src_address = e.geometry.src_address;
     r.dst_chip = e.dst_chip;
     r.dst_space = space_name(e.dst_memory);
-    r.dst_address = dma_operands_[e.chip].dst_address;
+    r.dst_address = e.geometry.dst_address;
     r.bytes = e.bytes;
     r.link = hooks_.link_name ? hooks_.link_name(e.link_id) : std::to_string(e.link_id);
     r.semaphore = e.semaphore;
     r.issue_cycle = r.base_done_cycle = r.transfer_start_cycle = r.transfer_end_cycle = e.cycle;
+    // The data moves at issue (the engine only schedules), so the source is
+    // read now: its producers are the writers as of the ISSUE.
+    const sim::DmaGeometry& g = e.geometry;
+    read_memory(e.src_chip, e.src_memory, g.src_offset, g.row_bytes, g.rows, g.src_stride, r.issue_step);
     data_.dmas.push_back(std::move(r));
     return;
   }
@@ -148,10 +205,7 @@ void PerformanceTracker::on_dma(const sim::DmaEvent& e) {
   switch (e.phase) {
     case sim::DmaPhase::kBaseLatencyDone: r.base_done_cycle = e.cycle; break;
     case sim::DmaPhase::kTransferStart: r.transfer_start_cycle = e.cycle; break;
-    case sim::DmaPhase::kTransferEnd:
-      r.transfer_end_cycle = e.cycle;
-      last_completed_dma_ = e.dma_id;
-      break;
+    case sim::DmaPhase::kTransferEnd: r.transfer_end_cycle = e.cycle; break;
     case sim::DmaPhase::kWaitStart:
       r.waited = true;
       r.wait_chip = e.chip;
@@ -166,42 +220,87 @@ void PerformanceTracker::on_dma(const sim::DmaEvent& e) {
   }
 }
 
-void PerformanceTracker::on_vmem(const sim::VmemPageAccess& e) {
-  // An access while the chip's instruction executes belongs to it; the rest
-  // are DMA landings, published right after the DMA's transfer end.
-  uint64_t step = kNone;
-  if (executing_step_[e.chip] != kNone && data_.instructions[executing_step_[e.chip]].pc == e.pc) {
-    step = executing_step_[e.chip];
-  } else if (last_completed_dma_ != kNone) {
-    step = data_.dmas[last_completed_dma_].issue_step;
+void PerformanceTracker::read_memory(uint32_t chip, sim::MemoryKind kind, uint64_t offset, uint64_t row_bytes,
+                                     uint64_t rows, uint64_t stride, uint64_t consumer) {
+  if (consumer == kNone || row_bytes == 0 || chip >= memory_.size()) return;
+  ChipMemory& memory = chip_memory(chip);
+  const std::string_view edge_kind = memory_edge_kind(kind);
+  if (kind == sim::MemoryKind::kVmem) {
+    const uint64_t page_bytes = hooks_.vmem_page_bytes;
+    for (uint64_t row = 0; row < rows; ++row) {
+      const uint64_t start = offset + row * stride;
+      const uint64_t last_page = (start + row_bytes - 1) / page_bytes;
+      for (uint64_t page = start / page_bytes; page <= last_page && page < memory.vmem_writer.size(); ++page) {
+        add_memory_dependency(memory.vmem_writer[page], consumer, edge_kind, chip, page, page);
+      }
+    }
+    return;
   }
-  if (step == kNone && chip_ended_[e.chip]) return;
-  const uint64_t key = pair_key(e.chip, e.page);
-  auto run = open_vmem_run_.find(key);
-  if (run != open_vmem_run_.end() && data_.vmem_runs[run->second].is_write == e.is_write) {
-    rundb::VmemRunRecord& open = data_.vmem_runs[run->second];
-    open.last_cycle = std::max(open.last_cycle, e.cycle);
-    ++open.accesses;
-  } else {
-    open_vmem_run_[key] = data_.vmem_runs.size();
-    data_.vmem_runs.push_back(rundb::VmemRunRecord{e.chip, e.page, e.page, e.is_write, e.cycle, e.cycle, 1});
-  }
-  if (e.is_write) {
-    vmem_writer_[key] = step;
-  } else if (auto writer = vmem_writer_.find(key); writer != vmem_writer_.end()) {
-    add_dependency(writer->second, step, "vmem", e.chip, e.page);
+  const WriterMap& writers = kind == sim::MemoryKind::kSmem ? memory.smem : memory.hbm;
+  if (writers.empty()) return;
+  // Edges name local addresses of the chip's map, as the snapshot does.
+  const uint64_t base = kind == sim::MemoryKind::kSmem ? isa::kScalarBase : isa::kHbmBase;
+  for (uint64_t row = 0; row < rows; ++row) {
+    const uint64_t start = offset + row * stride;
+    writers.for_each_writer(start, start + row_bytes, [&](uint64_t producer, uint64_t first, uint64_t last) {
+      add_memory_dependency(producer, consumer, edge_kind, chip, base + first, base + last);
+    });
   }
 }
 
-void PerformanceTracker::on_register(const sim::RegisterAccess& e) {
-  const uint64_t step = executing_step_[e.chip];
-  if (chip_ended_[e.chip] || step == kNone) return;
-  if (e.file == sim::RegisterFile::kScalar && e.index == 0) return;
-  uint64_t& writer = e.file == sim::RegisterFile::kScalar ? x_writer_[e.chip][e.index] : v_writer_[e.chip][e.index];
-  if (e.is_write) {
-    writer = step;
-  } else if (writer != kNone) {
-    add_dependency(writer, step, e.file == sim::RegisterFile::kScalar ? "x" : "v", e.chip, e.index);
+void PerformanceTracker::write_memory(const sim::MemoryAccess& e, uint64_t step) {
+  if (step == kNone || e.memory == sim::MemoryKind::kVmem) return;  // VMEM: vmem_pages()
+  WriterMap& writers = e.memory == sim::MemoryKind::kSmem ? chip_memory(e.chip).smem : chip_memory(e.chip).hbm;
+  for (uint64_t row = 0; row < e.rows; ++row) {
+    const uint64_t start = e.offset + row * e.stride;
+    writers.write(start, start + e.row_bytes, step);
+  }
+}
+
+void PerformanceTracker::vmem_pages(const sim::MemoryAccess& e, uint64_t step) {
+  ChipMemory& memory = chip_memory(e.chip);
+  const uint64_t page_bytes = hooks_.vmem_page_bytes;
+  uint64_t previous = kNone;
+  for (uint64_t row = 0; row < e.rows; ++row) {
+    const uint64_t start = e.offset + row * e.stride;
+    const uint64_t first_page = start / page_bytes;
+    const uint64_t last_page = (start + e.row_bytes - 1) / page_bytes;
+    grow_to(memory.vmem_open_run, last_page + 1, kNone);
+    if (e.is_write) grow_to(memory.vmem_writer, last_page + 1, kNone);
+    for (uint64_t page = first_page; page <= last_page; ++page) {
+      if (page == previous) continue;  // one access per page and event
+      previous = page;
+      uint64_t& open = memory.vmem_open_run[page];
+      if (open != kNone && data_.vmem_runs[open].is_write == e.is_write) {
+        rundb::VmemRunRecord& run = data_.vmem_runs[open];
+        run.last_cycle = std::max(run.last_cycle, e.cycle);
+        ++run.accesses;
+      } else {
+        open = data_.vmem_runs.size();
+        data_.vmem_runs.push_back(rundb::VmemRunRecord{e.chip, page, page, e.is_write, e.cycle, e.cycle, 1});
+      }
+      if (e.is_write && step != kNone) memory.vmem_writer[page] = step;
+    }
+  }
+}
+
+void PerformanceTracker::on_memory(const sim::MemoryAccess& e) {
+  if (e.chip >= memory_.size() || e.row_bytes == 0 || e.rows == 0) return;
+  uint64_t step = kNone;
+  if (e.dma_id == sim::kNoDma) {
+    // An instruction's own access, while it executes.
+    if (chip_ended_[e.chip]) return;
+    step = executing_step_[e.chip];
+    if (!e.is_write) read_memory(e.chip, e.memory, e.offset, e.row_bytes, e.rows, e.stride, step);
+  } else if (e.dma_id < data_.dmas.size()) {
+    // A DMA landing is a write by its ISSUE step; its source read was
+    // resolved at issue.
+    step = data_.dmas[e.dma_id].issue_step;
+  }
+  if (e.memory == sim::MemoryKind::kVmem) {
+    vmem_pages(e, step);
+  } else if (e.is_write) {
+    write_memory(e, step);
   }
 }
 
@@ -230,7 +329,7 @@ void PerformanceTracker::merge_adjacent_vmem_pages() {
     }
   }
   runs.resize(out);
-  open_vmem_run_.clear();  // indexes into the unmerged vector
+  for (ChipMemory& memory : memory_) memory.vmem_open_run.clear();  // indexes into the unmerged vector
 }
 
 rundb::RunData PerformanceTracker::finish() {

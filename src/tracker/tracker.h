@@ -14,6 +14,7 @@
 
 #include "formats/rundb/run_data.h"
 #include "sim/events.h"
+#include "tracker/writer_map.h"
 
 namespace snr::tracker {
 
@@ -22,17 +23,16 @@ struct TrackerHooks {
   std::function<std::string(uint64_t pc)> op_of_pc;
   // Name of a DMA link id.
   std::function<std::string(uint32_t link_id)> link_name;
-  // Value of scalar register x[index] of `chip` just before an instruction
-  // issues, to record DMA address operands the events do not carry.
-  std::function<uint64_t(uint32_t chip, uint8_t index)> read_x;
+  // VMEM page size of the replayed hardware (vmem.page_bytes).
+  uint64_t vmem_page_bytes = 512;
 };
 
 class PerformanceTracker {
  public:
   PerformanceTracker(sim::EventBus& bus, uint32_t chip_count, TrackerHooks hooks);
 
-  // The chip finished its window: later events of its own instructions
-  // (the window-end sentinel) are not part of the run.
+  // The chip finished its window: later events of its own instructions are
+  // not part of the run (DMAs it issued still land).
   void end_chip(uint32_t chip) { chip_ended_[chip] = true; }
   [[nodiscard]] uint64_t instructions() const { return data_.instructions.size(); }
   [[nodiscard]] uint64_t chip_instructions(uint32_t chip) const { return chip_index_[chip]; }
@@ -42,21 +42,34 @@ class PerformanceTracker {
 
  private:
   static constexpr uint64_t kNone = UINT64_MAX;
-  struct PendingDmaOperands {
-    uint64_t src_address = 0;
-    uint64_t dst_address = 0;
+  static constexpr size_t kUnits = 8;
+
+  // Per chip: who wrote each VMEM page last and its open run, by page.
+  struct ChipMemory {
+    std::vector<uint64_t> vmem_writer;    // step, kNone = not written in the window
+    std::vector<uint64_t> vmem_open_run;  // index into vmem_runs, kNone = none
+    WriterMap smem, hbm;
   };
 
   void on_issued(const sim::InstructionIssued& event);
   void on_retired(const sim::InstructionRetired& event);
   void on_unit_busy(const sim::UnitBusy& event);
   void on_dma(const sim::DmaEvent& event);
-  void on_vmem(const sim::VmemPageAccess& event);
-  void on_register(const sim::RegisterAccess& event);
+  void on_memory(const sim::MemoryAccess& event);
   void on_semaphore(const sim::SemaphoreEvent& event);
   uint32_t op_index(uint64_t pc);
   void merge_adjacent_vmem_pages();
   void add_dependency(uint64_t producer, uint64_t consumer, std::string_view kind, uint32_t chip, uint64_t index);
+  // A memory edge: one per (producer, consumer, kind, chip), its range the
+  // hull of everything the consumer read from that producer.
+  void add_memory_dependency(uint64_t producer, uint64_t consumer, std::string_view kind, uint32_t chip,
+                             uint64_t first, uint64_t last);
+  // Dependencies of `consumer` reading the rows of one memory.
+  void read_memory(uint32_t chip, sim::MemoryKind kind, uint64_t offset, uint64_t row_bytes, uint64_t rows,
+                   uint64_t stride, uint64_t consumer);
+  void write_memory(const sim::MemoryAccess& event, uint64_t step);
+  void vmem_pages(const sim::MemoryAccess& event, uint64_t step);
+  ChipMemory& chip_memory(uint32_t chip) { return memory_[chip]; }
 
   TrackerHooks hooks_;
   rundb::RunData data_;
@@ -64,15 +77,15 @@ class PerformanceTracker {
   std::vector<uint64_t> chip_index_;
   std::vector<uint64_t> executing_step_;  // step between its issue and retire events, else kNone
   std::vector<uint64_t> last_step_;
-  std::vector<PendingDmaOperands> dma_operands_;
   std::vector<std::array<uint64_t, 32>> x_writer_;
   std::vector<std::vector<uint64_t>> v_writer_;
-  std::unordered_map<uint64_t, size_t> open_busy_;         // (chip, unit) -> unit_busy index
-  std::unordered_map<uint64_t, size_t> open_vmem_run_;     // (chip, page) -> vmem_runs index
-  std::unordered_map<uint64_t, uint64_t> vmem_writer_;     // (chip, page) -> step
-  std::unordered_map<uint64_t, uint32_t> op_of_pc_;       // pc -> index into op_names
-  std::unordered_map<std::string, uint32_t> op_index_;    // name -> index into op_names
-  uint64_t last_completed_dma_ = kNone;
+  std::vector<std::array<uint64_t, kUnits>> open_busy_;  // (chip, unit) -> unit_busy index
+  std::vector<ChipMemory> memory_;
+  // pc -> 1 + index into op_names (0 = not looked up yet), by (pc - op_base_) / 4.
+  std::vector<uint32_t> op_of_pc_;
+  uint64_t op_base_ = 0;
+  std::unordered_map<std::string, uint32_t> op_index_;  // name -> index into op_names
+  size_t consumer_edges_begin_ = 0;  // first dependency of the newest consumer step
 };
 
 }  // namespace snr::tracker

@@ -16,6 +16,14 @@ record "$WORK/ag" "$WORK/ag.snr" all_gather 100000
 "$SNR" replay "$WORK/ag.snr" -o "$WORK/ag.db" >"$WORK/ag.out"
 expect_contains "$WORK/ag.out" "pc sequence and end state match"
 [[ "$(q "$WORK/ag.db" "SELECT COUNT(*) FROM instructions WHERE op = 'all_gather.setup'")" -gt 0 ]] || fail "op names"
+# The setup phase's chain: a DMA lands a descriptor in SMEM, an ld reads the
+# next address from it (smem edge), the next DMA issues with it (x edge).
+chains=$(q "$WORK/ag.db" "SELECT COUNT(*) FROM dependencies s
+  JOIN instructions p ON p.step = s.producer_step
+  JOIN dependencies x ON x.producer_step = s.consumer_step AND x.kind = 'x'
+  JOIN instructions c ON c.step = x.consumer_step
+  WHERE s.kind = 'smem' AND p.mnemonic LIKE 'dma.issue%' AND c.mnemonic LIKE 'dma.issue%'")
+(( chains > 0 )) || fail "no DMA -> ld -> DMA chain through SMEM in the all-gather setup"
 # The setup phase's chained DMAs wait on each other: a cheaper base latency
 # must shorten the run.
 "$SNR" replay "$WORK/ag.snr" -o "$WORK/ag-fast.db" --set dma.base_latency=250ns --quiet

@@ -18,7 +18,7 @@ expect_contains "$WORK/replay.out" "pc sequence and end state match"
 expect_contains "$WORK/replay.out" "on 4 chip(s)"
 
 q() { sqlite3 -batch -noheader "$1" "$2"; }
-[[ "$(q "$WORK/a.db" "PRAGMA user_version")" == "1" ]] || fail "schema version"
+[[ "$(q "$WORK/a.db" "PRAGMA user_version")" == "2" ]] || fail "schema version"
 [[ "$(q "$WORK/a.db" "SELECT COUNT(DISTINCT chip) FROM instructions")" == "4" ]] || fail "instructions of 4 chips"
 [[ "$(q "$WORK/a.db" "SELECT COUNT(*) FROM dmas WHERE dst_chip != chip")" == "4" ]] || fail "4 remote DMAs"
 [[ "$(q "$WORK/a.db" "SELECT COUNT(*) FROM dmas WHERE wait_end_cycle IS NULL")" == "0" ]] || fail "every DMA waited"

@@ -2,7 +2,7 @@
 
 namespace snr::rundb {
 
-std::string_view schema_ddl() {
+std::string_view schema_tables_ddl() {
   // Cycles are integers of the replayed chip clock (meta.clock_hz).
   return R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -34,7 +34,11 @@ CREATE TABLE semaphore_events (
 CREATE TABLE dependencies (
   producer_step INTEGER NOT NULL, consumer_step INTEGER NOT NULL, kind TEXT NOT NULL, chip INTEGER NOT NULL,
   first INTEGER NOT NULL, last INTEGER NOT NULL);
+)sql";
+}
 
+std::string_view schema_indexes_ddl() {
+  return R"sql(
 CREATE INDEX instructions_by_chip ON instructions (chip, issue_cycle);
 CREATE INDEX instructions_by_op ON instructions (op);
 CREATE INDEX unit_busy_by_chip ON unit_busy (chip, unit, start_cycle);
@@ -60,13 +64,15 @@ CREATE VIEW dma_stalls AS
          CASE WHEN wait_start_cycle IS NULL THEN NULL
               WHEN wait_start_cycle > transfer_end_cycle THEN wait_start_cycle - transfer_end_cycle ELSE 0 END AS slack_cycles
   FROM dmas;
--- Dependency edges with the resource spelled out: x5, v3, vmem pages 4-7 of chip 1, dma 12.
+-- Dependency edges with the resource spelled out: x5, v3, dma 12, chip 1
+-- vmem pages 4-7, chip 0 smem 0x8000-0x8007.
 CREATE VIEW dependency_edges AS
   SELECT producer_step, consumer_step,
          CASE kind WHEN 'x' THEN 'register' WHEN 'v' THEN 'register' ELSE kind END AS kind,
          CASE kind WHEN 'x' THEN 'x' || first WHEN 'v' THEN 'v' || first
                    WHEN 'dma' THEN 'dma ' || first
-                   ELSE 'chip ' || chip || ' vmem pages ' || first || '-' || last END AS via
+                   WHEN 'vmem' THEN 'chip ' || chip || ' vmem pages ' || first || '-' || last
+                   ELSE 'chip ' || chip || ' ' || kind || ' ' || printf('0x%x-0x%x', first, last) END AS via
   FROM dependencies;
 CREATE VIEW stall_summary AS
   SELECT chip, stall_reason, COUNT(*) AS instructions, SUM(stall_cycles) AS stall_cycles

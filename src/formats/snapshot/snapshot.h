@@ -38,6 +38,10 @@ void write_snapshot_file(const std::string& path, const Snapshot& snapshot);
 // code covering every recorded pc, register sizes. Returns every problem
 // found (empty = valid).
 std::vector<std::string> validate_snapshot(const Snapshot& snapshot);
+// The checks of one saved memory region (non-empty, no wrap, address in the
+// space it names), appended to `problems` as "<where> memory region <i>: ...".
+void check_memory_region(const std::string& where, int index, pb::MemorySpace space, uint64_t address,
+                         uint64_t size_bytes, std::vector<std::string>& problems);
 
 // Varint helpers of the pc and schedule encodings.
 void append_varint(std::string& out, uint64_t value);

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/hash.h"
+#include "formats/snapshot/sections.h"
 #include "formats/snapshot/snapshot.h"
 
 namespace snr::snapshot {
@@ -140,7 +141,25 @@ std::string encode_snapshot(const Snapshot& snapshot, int zstd_level) {
   return out + body;
 }
 
-Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_view origin) {
+namespace {
+
+// FNV-1a of `data` from the offset basis (the section checksum), and the
+// running hash of the whole file continued over the same bytes: two
+// independent multiply chains in one pass cost about as much as one.
+uint64_t checksum_and_continue(std::string_view data, uint64_t& file_hash) {
+  uint64_t sum = kFnvOffsetBasis, running = file_hash;
+  for (char c : data) {
+    const auto byte = static_cast<uint8_t>(c);
+    sum = (sum ^ byte) * kFnvPrime;
+    running = (running ^ byte) * kFnvPrime;
+  }
+  file_hash = running;
+  return sum;
+}
+
+}  // namespace
+
+Result<uint64_t> walk_sections(std::span<const uint8_t> bytes, std::string_view origin, const SectionFn& on_section) {
   auto fail = [&](const std::string& what) { return Error(fmt::format("{}: {}", origin, what)); };
   if (bytes.size() < kFileHeaderBytes) {
     return fail(fmt::format("file header: truncated: expected at least {} bytes, found {}", kFileHeaderBytes,
@@ -169,15 +188,16 @@ Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_vie
     return fail(fmt::format("file header at byte 12: section count: expected 1..{}, found {}", kMaxChipSections + 1,
                             section_count));
   }
-  Snapshot snapshot;
+  uint64_t identity = fnv1a64(std::string_view(reinterpret_cast<const char*>(bytes.data()), kFileHeaderBytes));
   uint64_t offset = kFileHeaderBytes;
-  std::string raw;
   for (uint32_t s = 0; s < section_count; ++s) {
     const std::string name = s == 0 ? "section 0 (header)" : fmt::format("section {} (chip record {})", s, s - 1);
     if (bytes.size() - offset < kSectionHeaderBytes) {
       return fail(fmt::format("{} at byte {}: truncated section header: expected {} bytes, found {}", name, offset,
                               kSectionHeaderBytes, bytes.size() - offset));
     }
+    identity = fnv1a64(std::string_view(reinterpret_cast<const char*>(bytes.data() + offset), kSectionHeaderBytes),
+                       identity);
     const uint32_t kind = static_cast<uint32_t>(get_le(bytes, offset, 4));
     const uint32_t expected_kind = s == 0 ? kSectionHeader : kSectionChip;
     if (kind != expected_kind) {
@@ -196,9 +216,9 @@ Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_vie
                               raw_bytes, kMaxSectionBytes));
     }
     const std::string_view data(reinterpret_cast<const char*>(bytes.data() + data_offset), compressed_bytes);
-    if (checksum(data) != stored_sum) {
+    if (const uint64_t sum = checksum_and_continue(data, identity); sum != stored_sum) {
       return fail(fmt::format("{} at byte {}: checksum of bytes {}..{}: expected {:#018x}, found {:#018x}", name,
-                              offset + 24, data_offset, data_offset + compressed_bytes, stored_sum, checksum(data)));
+                              offset + 24, data_offset, data_offset + compressed_bytes, stored_sum, sum));
     }
     const unsigned long long frame_size = ZSTD_getFrameContentSize(data.data(), data.size());
     if (frame_size != raw_bytes) {
@@ -206,27 +226,40 @@ Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_vie
                               raw_bytes, frame_size == ZSTD_CONTENTSIZE_ERROR ? std::string("no valid frame")
                                                                              : std::to_string(frame_size)));
     }
-    raw.resize(raw_bytes);
-    const size_t n = ZSTD_decompress(raw.data(), raw.size(), data.data(), data.size());
-    if (ZSTD_isError(n) || n != raw_bytes) {
-      return fail(fmt::format("{} at byte {}: zstd: {}", name, data_offset,
-                              ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+    if (std::string problem = on_section(s, data, raw_bytes); !problem.empty()) {
+      return fail(fmt::format("{} at byte {}: {}", name, data_offset, problem));
     }
-    bool parsed = false;
-    if (s == 0) {
-      parsed = snapshot.header.ParseFromString(raw);
-    } else {
-      parsed = snapshot.chips.emplace_back().ParseFromString(raw);
-    }
-    if (!parsed) return fail(fmt::format("{} at byte {}: protobuf message does not parse", name, data_offset));
     offset = data_offset + compressed_bytes;
   }
   if (offset != bytes.size()) {
     return fail(fmt::format("byte {}: {} bytes after the last section", offset, bytes.size() - offset));
   }
-  if (snapshot.header.chip_sections() != section_count - 1) {
-    return fail(fmt::format("section 0 (header): chip_sections: expected {} (sections in the file), found {}",
-                            section_count - 1, snapshot.header.chip_sections()));
+  return identity;
+}
+
+std::string decompress_into(std::string_view data, char* out, uint64_t raw_bytes) {
+  const size_t n = ZSTD_decompress(out, raw_bytes, data.data(), data.size());
+  if (ZSTD_isError(n) || n != raw_bytes) {
+    return fmt::format("zstd: {}", ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output");
+  }
+  return "";
+}
+
+Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_view origin) {
+  Snapshot snapshot;
+  std::string raw;
+  Result<uint64_t> walked = walk_sections(
+      bytes, origin, [&](uint32_t s, std::string_view data, uint64_t raw_bytes) {
+        raw.resize(raw_bytes);
+        if (std::string problem = decompress_into(data, raw.data(), raw_bytes); !problem.empty()) return problem;
+        const bool parsed = s == 0 ? snapshot.header.ParseFromString(raw) : snapshot.chips.emplace_back().ParseFromString(raw);
+        return parsed ? std::string() : std::string("protobuf message does not parse");
+      });
+  if (!walked.ok()) return walked.error();
+  const uint32_t sections = static_cast<uint32_t>(snapshot.chips.size()) + 1;
+  if (snapshot.header.chip_sections() != sections - 1) {
+    return Error(fmt::format("{}: section 0 (header): chip_sections: expected {} (sections in the file), found {}",
+                             origin, sections - 1, snapshot.header.chip_sections()));
   }
   return snapshot;
 }

@@ -63,6 +63,17 @@ void check_values(const google::protobuf::RepeatedPtrField<pb::RegisterValue>& v
 
 }  // namespace
 
+void check_memory_region(const std::string& where, int index, pb::MemorySpace space, uint64_t address,
+                         uint64_t size_bytes, std::vector<std::string>& problems) {
+  if (size_bytes == 0) problems.push_back(fmt::format("{} memory region {}: empty", where, index));
+  if (address + size_bytes < address) {
+    problems.push_back(fmt::format("{} memory region {}: address {:#x} + {} wraps", where, index, address, size_bytes));
+  } else if (space_of(address) != space) {
+    problems.push_back(fmt::format("{} memory region {}: address {:#x} is in {}, but the region says {}", where, index,
+                                   address, pb::MemorySpace_Name(space_of(address)), pb::MemorySpace_Name(space)));
+  }
+}
+
 std::vector<std::string> validate_snapshot(const Snapshot& snapshot) {
   std::vector<std::string> problems;
   const pb::Header& header = snapshot.header;
@@ -101,15 +112,7 @@ std::vector<std::string> validate_snapshot(const Snapshot& snapshot) {
     check_values(chip->registers(), where + " register", problems);
     for (int i = 0; i < chip->memory_size(); ++i) {
       const pb::MemoryRegion& region = chip->memory(i);
-      if (region.data().empty()) problems.push_back(fmt::format("{} memory region {}: empty", where, i));
-      if (region.address() + region.data().size() < region.address()) {
-        problems.push_back(fmt::format("{} memory region {}: address {:#x} + {} wraps", where, i, region.address(),
-                                       region.data().size()));
-      } else if (space_of(region.address()) != region.space()) {
-        problems.push_back(fmt::format("{} memory region {}: address {:#x} is in {}, but the region says {}", where, i,
-                                       region.address(), pb::MemorySpace_Name(space_of(region.address())),
-                                       pb::MemorySpace_Name(region.space())));
-      }
+      check_memory_region(where, i, region.space(), region.address(), region.data().size(), problems);
     }
     total_instructions += chip->instruction_count();
     if (!chip->recorded()) {
