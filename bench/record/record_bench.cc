@@ -78,6 +78,32 @@ void BM_PacketDecode(benchmark::State& state) {
 }
 BENCHMARK(BM_PacketDecode);
 
+// One memory reply of 4 MiB of random bytes, framed by the stub and decoded
+// by the recorder: binary `x` (arg 1) against hex `m` (arg 0).
+void BM_MemoryReply(benchmark::State& state) {
+  const bool binary = state.range(0) == 1;
+  std::string bytes(snr::rsp::kMaxBinaryReadBytes, '\0');
+  uint64_t seed = 1;
+  for (char& c : bytes) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    c = static_cast<char>(seed >> 56);
+  }
+  std::vector<snr::rsp::Incoming> out;
+  for (auto _ : state) {
+    const std::string framed = snr::rsp::frame_packet(binary ? "b" + bytes : snr::rsp::hex_encode(bytes));
+    snr::rsp::PacketDecoder decoder;
+    out.clear();
+    decoder.feed(framed, out);
+    if (binary) {
+      benchmark::DoNotOptimize(out.at(0).payload.data());
+    } else {
+      benchmark::DoNotOptimize(snr::rsp::hex_decode(out.at(0).payload)->data());
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
+}
+BENCHMARK(BM_MemoryReply)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -1,10 +1,22 @@
 #include "device/serve.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include "rsp/server.h"
 
 namespace snr::device {
+namespace {
+
+// User + system CPU seconds of this process so far.
+double cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
 
 void serve(NpuDevice& device, rsp::Listener& listener, const ServeOptions& options) {
   for (;;) {
@@ -13,12 +25,17 @@ void serve(NpuDevice& device, rsp::Listener& listener, const ServeOptions& optio
     const std::string peer = connection.peer_name();
     if (options.log) options.log(fmt::format("debugger connected from {}", peer));
     rsp::SessionStats stats;
+    // The device's own cost of a session (stepping, memory reads, protocol),
+    // so a recording's two sides can be compared.
+    const double cpu_before = cpu_seconds();
     const rsp::SessionEnd end = rsp::serve_connection(connection, device, &stats);
+    const double session_cpu = cpu_seconds() - cpu_before;
     // Breakpoints belong to the session that set them.
     device.clear_breakpoints();
     if (options.log) {
-      options.log(fmt::format("debugger {} {}: {} packets ({} malformed), {} steps", peer,
-                              rsp::session_end_name(end), stats.packets, stats.malformed_packets, stats.steps));
+      options.log(fmt::format("debugger {} {}: {} packets ({} malformed), {} steps, {:.2f} s CPU", peer,
+                              rsp::session_end_name(end), stats.packets, stats.malformed_packets, stats.steps,
+                              session_cpu));
     }
     if (options.once) return;
   }

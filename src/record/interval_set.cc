@@ -24,7 +24,12 @@ void IntervalSet::add(uint64_t begin, uint64_t end) {
 
 std::vector<Interval> IntervalSet::missing(uint64_t begin, uint64_t end) const {
   std::vector<Interval> out;
-  if (begin >= end) return out;
+  append_missing(begin, end, out);
+  return out;
+}
+
+void IntervalSet::append_missing(uint64_t begin, uint64_t end, std::vector<Interval>& out) const {
+  if (begin >= end) return;
   auto it = by_begin_.upper_bound(begin);
   if (it != by_begin_.begin()) {
     auto previous = std::prev(it);
@@ -38,7 +43,6 @@ std::vector<Interval> IntervalSet::missing(uint64_t begin, uint64_t end) const {
     if (it->first > begin) out.push_back({begin, it->first});
     begin = std::max(begin, it->second);
   }
-  return out;
 }
 
 std::vector<Interval> IntervalSet::intervals() const {

@@ -20,6 +20,8 @@ class IntervalSet {
   void add(uint64_t begin, uint64_t end);
   // The parts of [begin, end) not in the set, in address order.
   [[nodiscard]] std::vector<Interval> missing(uint64_t begin, uint64_t end) const;
+  // Same, appended to `out` (no allocation once `out` has grown).
+  void append_missing(uint64_t begin, uint64_t end, std::vector<Interval>& out) const;
   [[nodiscard]] bool contains(uint64_t begin, uint64_t end) const { return missing(begin, end).empty(); }
   [[nodiscard]] std::vector<Interval> intervals() const;
   [[nodiscard]] uint64_t total_bytes() const;

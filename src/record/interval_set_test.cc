@@ -30,5 +30,14 @@ TEST(IntervalSet, MissingListsTheGaps) {
   EXPECT_FALSE(set.contains(29, 40));
 }
 
+TEST(IntervalSet, AppendMissingKeepsWhatIsThere) {
+  IntervalSet set;
+  set.add(10, 20);
+  std::vector<Interval> gaps{{100, 101}};
+  set.append_missing(0, 30, gaps);
+  set.append_missing(12, 18, gaps);  // covered: appends nothing
+  EXPECT_EQ(gaps, (std::vector<Interval>{{100, 101}, {0, 10}, {20, 30}}));
+}
+
 }  // namespace
 }  // namespace snr::record

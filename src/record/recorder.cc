@@ -24,6 +24,9 @@ namespace pb = snapshot::pb;
 // many small loads); bigger inputs are read exactly.
 constexpr uint64_t kPrefetchBlockBytes = 4096;
 constexpr uint64_t kCodeBlockBytes = 256;
+// Gaps of one region at most this far apart are read together.
+constexpr uint64_t kCoalesceSlackBytes = 4096;
+constexpr uint64_t kMaxCoalescedReadBytes = 16 << 20;
 
 uint32_t state_key(isa::StateKind kind, uint16_t index) { return static_cast<uint32_t>(kind) << 16 | index; }
 
@@ -68,6 +71,15 @@ struct ChipRecord {
   std::vector<uint64_t> pcs;
 };
 
+// A step sent to the stub whose reply has not been processed yet.
+struct InFlightStep {
+  ChipRecord* chip = nullptr;
+  uint32_t word = 0;
+  isa::DecodedInstruction decoded;
+  isa::Accesses accesses;
+  uint64_t old_pc = 0;
+};
+
 class Recorder {
  public:
   Recorder(RemoteTarget& target, const RecordOptions& options) : target_(target), options_(options) {}
@@ -78,9 +90,16 @@ class Recorder {
   uint32_t fetch_word(ChipRecord& chip);
   std::string read_state(ChipRecord& owner_chip, const isa::StateRef& ref);
   std::string read_initial_memory(ChipRecord& chip, uint64_t begin, uint64_t end);
+  void collect_gaps(ChipRecord& holder, const isa::MemoryRegion& region);
+  bool inputs_saved(ChipRecord& chip, const isa::Accesses& accesses);
+  void save_x_inputs(ChipRecord& chip, const isa::Accesses& accesses);
   void save_inputs(ChipRecord& chip, const isa::Accesses& accesses);
   void note_outputs(ChipRecord& chip, const isa::Accesses& accesses);
-  bool step_chip(ChipRecord& chip);
+  // A round-robin turn of `chip`: decides whether it steps and sends the
+  // step; finish_steps() takes the replies of every step in flight.
+  void start_step(ChipRecord& chip);
+  void finish_steps();
+  bool finish_step(const InFlightStep& step, const StepReply& reply);
   void report_progress(bool force);
   pb::Chip finish_chip(ChipRecord& chip);
   [[noreturn]] void fail_at(const ChipRecord& chip, uint32_t word, const std::string& why) const;
@@ -89,6 +108,11 @@ class Recorder {
   const RecordOptions& options_;
   std::vector<ChipRecord> chips_;
   std::vector<std::pair<uint32_t, uint64_t>> schedule_;
+  std::vector<InFlightStep> in_flight_;
+  std::vector<StepReply> replies_;
+  std::vector<Interval> gaps_, unwritten_;
+  bool pipeline_ = false;
+  bool round_retired_ = false;
   uint64_t retired_ = 0;
   uint64_t not_retired_ = 0;
   std::chrono::steady_clock::time_point start_, last_progress_;
@@ -179,9 +203,66 @@ std::string Recorder::read_initial_memory(ChipRecord& chip, uint64_t begin, uint
   return out;
 }
 
+// Appends to gaps_ the bytes of `region` (on `holder`) that no traced
+// instruction wrote and that are not saved yet, sorted and merged.
+void Recorder::collect_gaps(ChipRecord& holder, const isa::MemoryRegion& region) {
+  gaps_.clear();
+  for (uint64_t row = 0; row < region.rows; ++row) {
+    const uint64_t begin = region.row_address(row);
+    unwritten_.clear();
+    holder.written_memory.append_missing(begin, begin + region.row_bytes, unwritten_);
+    for (const Interval& unwritten : unwritten_) holder.saved_memory.append_missing(unwritten.begin, unwritten.end, gaps_);
+  }
+  // Rows may overlap (a stride shorter than a row): merge.
+  std::sort(gaps_.begin(), gaps_.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+  size_t merged = 0;
+  for (const Interval& gap : gaps_) {
+    if (merged > 0 && gap.begin <= gaps_[merged - 1].end) {
+      gaps_[merged - 1].end = std::max(gaps_[merged - 1].end, gap.end);
+    } else {
+      gaps_[merged++] = gap;
+    }
+  }
+  gaps_.resize(merged);
+}
+
+// True when every input of the instruction is already saved or was
+// written inside the window: stepping it needs no read from the stub.
+bool Recorder::inputs_saved(ChipRecord& chip, const isa::Accesses& accesses) {
+  for (const isa::StateRef& ref : accesses.reads()) {
+    if (ref.kind == isa::StateKind::kPc || ref.kind == isa::StateKind::kX) continue;
+    ChipRecord& holder = owner(chip, ref.remote, ref.chip);
+    const uint32_t key = state_key(ref.kind, ref.index);
+    if (!holder.written_state.count(key) && !holder.saved_state.count(key)) return false;
+  }
+  for (const isa::MemoryRegion& region : accesses.memory()) {
+    if (region.is_write) continue;
+    collect_gaps(owner(chip, region.remote, region.chip), region);
+    if (!gaps_.empty()) return false;
+  }
+  return true;
+}
+
+// x registers come from the recorder's own copy (kept current by the stop
+// replies), never from the stub, and only the chip's own steps write them:
+// saving them needs no read and no wait for steps in flight.
+void Recorder::save_x_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
+  for (const isa::StateRef& ref : accesses.reads()) {
+    if (ref.kind != isa::StateKind::kX || ref.index == 0) continue;
+    const uint32_t key = state_key(ref.kind, ref.index);
+    if (chip.written_state.count(key) || chip.saved_state.count(key)) continue;
+    pb::RegisterValue value;
+    value.set_kind(to_pb(ref.kind));
+    value.set_index(ref.index);
+    value.set_value(read_state(chip, ref));
+    chip.saved_registers.push_back(std::move(value));
+    chip.saved_state.insert(key);
+  }
+}
+
 void Recorder::save_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
   for (const isa::StateRef& ref : accesses.reads()) {
-    if (ref.kind == isa::StateKind::kPc || (ref.kind == isa::StateKind::kX && ref.index == 0)) continue;
+    if (ref.kind == isa::StateKind::kPc || ref.kind == isa::StateKind::kX) continue;
     ChipRecord& holder = owner(chip, ref.remote, ref.chip);
     const uint32_t key = state_key(ref.kind, ref.index);
     if (holder.written_state.count(key) || holder.saved_state.count(key)) continue;
@@ -195,14 +276,24 @@ void Recorder::save_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
   for (const isa::MemoryRegion& region : accesses.memory()) {
     if (region.is_write) continue;
     ChipRecord& holder = owner(chip, region.remote, region.chip);
-    for (uint64_t row = 0; row < region.rows; ++row) {
-      const uint64_t begin = region.row_address(row);
-      for (const Interval& unwritten : holder.written_memory.missing(begin, begin + region.row_bytes)) {
-        for (const Interval& gap : holder.saved_memory.missing(unwritten.begin, unwritten.end)) {
-          holder.saved_bytes.emplace(gap.begin, read_initial_memory(holder, gap.begin, gap.end));
-          holder.saved_memory.add(gap.begin, gap.end);
-        }
+    collect_gaps(holder, region);
+    // Gaps close together (rows of a strided DMA, pieces around bytes the
+    // window already wrote) are fetched with one read of their span; the
+    // bytes between them are read and dropped.
+    for (size_t first = 0; first < gaps_.size();) {
+      size_t last = first;
+      while (last + 1 < gaps_.size() && gaps_[last + 1].begin - gaps_[last].end <= kCoalesceSlackBytes &&
+             gaps_[last + 1].end - gaps_[first].begin <= kMaxCoalescedReadBytes) {
+        ++last;
       }
+      const uint64_t span_begin = gaps_[first].begin;
+      const std::string span = read_initial_memory(holder, span_begin, gaps_[last].end);
+      for (size_t i = first; i <= last; ++i) {
+        const Interval& gap = gaps_[i];
+        holder.saved_bytes.emplace(gap.begin, span.substr(gap.begin - span_begin, gap.end - gap.begin));
+        holder.saved_memory.add(gap.begin, gap.end);
+      }
+      first = last + 1;
     }
   }
 }
@@ -220,43 +311,79 @@ void Recorder::note_outputs(ChipRecord& chip, const isa::Accesses& accesses) {
   }
 }
 
-// One round-robin turn of `chip`; true when an instruction retired.
-bool Recorder::step_chip(ChipRecord& chip) {
-  const uint32_t word = fetch_word(chip);
-  const isa::DecodedInstruction d = isa::decode(word);
-  if (!d.valid()) fail_at(chip, word, "illegal instruction");
+void Recorder::start_step(ChipRecord& chip) {
+  if (!chip.words.count(chip.pc)) finish_steps();  // the code read must not overtake steps in flight
+  InFlightStep step;
+  step.chip = &chip;
+  step.word = fetch_word(chip);
+  step.decoded = isa::decode(step.word);
+  const isa::DecodedInstruction& d = step.decoded;
+  if (!d.valid()) fail_at(chip, step.word, "illegal instruction");
   if (d.opcode == isa::Opcode::kEcall && chip.x[17] == isa::kSyscallExit) {
     // Stepping the exit would end the process before the final state can be
     // read; the window ends just before it.
     chip.done = true;
     chip.end = "exit";
-    return false;
+    return;
   }
   if (d.opcode == isa::Opcode::kEbreak) {
     chip.done = true;
     chip.end = "ebreak";
-    return false;
+    return;
   }
-  isa::Accesses accesses;
-  isa::compute_accesses(d, std::span<const uint64_t, 32>(chip.x), accesses);
+  isa::compute_accesses(d, std::span<const uint64_t, 32>(chip.x), step.accesses);
+  save_x_inputs(chip, step.accesses);
+  // Inputs are read with every earlier step complete, exactly as if
+  // stepping one at a time; an instruction whose inputs are all saved or
+  // written already steps without waiting for the steps before it (what
+  // they write can only shrink what it needs).
+  if (!inputs_saved(chip, step.accesses)) {
+    finish_steps();
+    try {
+      save_inputs(chip, step.accesses);
+    } catch (const Error& e) {
+      fail_at(chip, step.word, fmt::format("reading inputs: {}", e.what()));
+    }
+  }
+  step.old_pc = chip.pc;
+  in_flight_.push_back(step);
+  if (!pipeline_) {
+    finish_steps();
+    return;
+  }
   try {
-    save_inputs(chip, accesses);
+    target_.queue_step(chip.thread);
   } catch (const Error& e) {
-    fail_at(chip, word, fmt::format("reading inputs: {}", e.what()));
+    fail_at(chip, step.word, e.what());
   }
-  const uint64_t old_pc = chip.pc;
-  StepReply reply;
-  try {
-    reply = target_.step(chip.thread);
-  } catch (const Error& e) {
-    fail_at(chip, word, e.what());
+}
+
+void Recorder::finish_steps() {
+  if (in_flight_.empty()) return;
+  replies_.clear();
+  // Every reply first: a step that needs a register read afterwards (a
+  // stub that expedites nothing) may only make it with no request in flight.
+  for (const InFlightStep& step : in_flight_) {
+    try {
+      replies_.push_back(pipeline_ ? target_.receive_step(step.chip->thread) : target_.step(step.chip->thread));
+    } catch (const Error& e) {
+      fail_at(*step.chip, step.word, e.what());
+    }
   }
-  if (reply.exited) fail_at(chip, word, "the process exited during the step");
-  if (reply.signal != 5) fail_at(chip, word, fmt::format("the step stopped with signal {}", reply.signal));
+  for (size_t i = 0; i < in_flight_.size(); ++i) round_retired_ |= finish_step(in_flight_[i], replies_[i]);
+  in_flight_.clear();
+}
+
+// True when the instruction retired.
+bool Recorder::finish_step(const InFlightStep& step, const StepReply& reply) {
+  ChipRecord& chip = *step.chip;
+  const isa::DecodedInstruction& d = step.decoded;
+  if (reply.exited) fail_at(chip, step.word, "the process exited during the step");
+  if (reply.signal != 5) fail_at(chip, step.word, fmt::format("the step stopped with signal {}", reply.signal));
   bool need_registers = !reply.pc.has_value();
   std::array<uint64_t, 32> x = chip.x;
   for (const auto& [reg, value] : reply.x_values) x[reg] = value;
-  for (const isa::StateRef& ref : accesses.writes()) {
+  for (const isa::StateRef& ref : step.accesses.writes()) {
     if (ref.kind != isa::StateKind::kX || ref.index == 0) continue;
     bool expedited = false;
     for (const auto& [reg, value] : reply.x_values) expedited |= reg == ref.index;
@@ -268,15 +395,15 @@ bool Recorder::step_chip(ChipRecord& chip) {
     x = regs.x;
     new_pc = regs.pc;
   }
-  const bool blocked = reply.blocked || (d.opcode == isa::Opcode::kSemWait && new_pc == old_pc);
+  const bool blocked = reply.blocked || (d.opcode == isa::Opcode::kSemWait && new_pc == step.old_pc);
   if (blocked) {
     ++not_retired_;
     return false;
   }
-  note_outputs(chip, accesses);
+  note_outputs(chip, step.accesses);
   chip.x = x;
   chip.pc = new_pc;
-  chip.pcs.push_back(old_pc);
+  chip.pcs.push_back(step.old_pc);
   if (!schedule_.empty() && schedule_.back().first == chip.chip) {
     ++schedule_.back().second;
   } else {
@@ -402,8 +529,11 @@ snapshot::Snapshot Recorder::run() {
     chip.x = regs.x;
     chip.pc = regs.pc;
   }
+  // One round steps every recorded chip once, all steps in flight together.
+  pipeline_ = options_.pipeline_steps && target_.can_pipeline_steps();
   for (;;) {
-    bool any_active = false, any_retired = false;
+    bool any_active = false;
+    round_retired_ = false;
     for (ChipRecord& chip : chips_) {
       if (!chip.recorded || chip.done) continue;
       if (chip.pcs.size() >= options_.count_per_chip) {
@@ -411,9 +541,11 @@ snapshot::Snapshot Recorder::run() {
         chip.end = "count";
         continue;
       }
-      any_retired |= step_chip(chip);
+      start_step(chip);
       any_active |= !chip.done;
     }
+    finish_steps();
+    const bool any_retired = round_retired_;
     if (!any_active) break;
     if (!any_retired) {
       // Every chip still in the window waits on a semaphore that only an

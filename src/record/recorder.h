@@ -28,6 +28,9 @@ struct RecordOptions {
   // the naive full-state size to compare against.
   std::string fallback_hw_config_yaml;
   uint64_t fallback_naive_state_bytes = 0;
+  // Keep the steps of one round in flight together when the stub allows
+  // it (same result, fewer round trips); off = strictly one at a time.
+  bool pipeline_steps = true;
   std::function<void(const std::string&)> progress;  // rate-limited lines; may be empty
   std::chrono::milliseconds progress_interval{1000};
 };

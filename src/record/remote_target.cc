@@ -17,8 +17,9 @@ bool is_error_reply(const std::string& reply) {
 RemoteTarget::RemoteTarget(rsp::Client& client, std::chrono::milliseconds run_timeout)
     : client_(client), run_timeout_(run_timeout) {
   client_.handshake();
-  // Hex doubles the bytes; leave room for framing.
-  max_read_bytes_ = std::max<uint64_t>(64, std::min<uint64_t>(client_.packet_size(), rsp::kMaxPayloadBytes) / 2 - 32);
+  // Hex doubles the bytes; binary replies carry them as they are (after
+  // 'b'). Leave room for framing either way.
+  use_binary_reads(true);
   description_ = client_.read_target_description();
   const rsp::RegisterInfo* pc = description_.find("pc");
   if (pc == nullptr) throw Error("the target description has no register named pc");
@@ -64,6 +65,12 @@ RemoteTarget::RemoteTarget(rsp::Client& client, std::chrono::milliseconds run_ti
   }
 }
 
+void RemoteTarget::use_binary_reads(bool on) {
+  binary_read_ = on && client_.supports_binary_read();
+  const uint64_t packet_bytes = std::min<uint64_t>(client_.packet_size(), rsp::kMaxPayloadBytes);
+  max_read_bytes_ = std::max<uint64_t>(64, binary_read_ ? packet_bytes - 32 : packet_bytes / 2 - 32);
+}
+
 void RemoteTarget::select(uint32_t thread) {
   if (selected_ == thread) return;
   const std::string reply = client_.request(fmt::format("Hg{:x}", thread));
@@ -105,8 +112,17 @@ std::optional<std::string> RemoteTarget::try_read_memory(uint32_t thread, uint64
   while (out.size() < length) {
     const uint64_t piece = std::min<uint64_t>(length - out.size(), max_read_bytes_);
     ++memory_reads_;
-    const std::string reply = client_.request(fmt::format("m{:x},{:x}", address + out.size(), piece));
+    const std::string reply =
+        client_.request(fmt::format("{}{:x},{:x}", binary_read_ ? 'x' : 'm', address + out.size(), piece));
     if (is_error_reply(reply)) return std::nullopt;
+    if (binary_read_) {
+      if (reply.empty() || reply[0] != 'b' || reply.size() == 1 || reply.size() - 1 > piece) {
+        throw Error(fmt::format("thread {}: reading {} bytes at {:#x}: malformed binary reply of {} bytes", thread,
+                                piece, address + out.size(), reply.size()));
+      }
+      out.append(reply, 1);
+      continue;
+    }
     std::optional<std::vector<uint8_t>> bytes = rsp::hex_decode(reply);
     if (!bytes || bytes->empty() || bytes->size() > piece) {
       throw Error(fmt::format("thread {}: reading {} bytes at {:#x}: malformed reply '{}'", thread, piece,
@@ -123,6 +139,17 @@ std::string RemoteTarget::read_memory(uint32_t thread, uint64_t address, uint64_
   return *bytes;
 }
 
+bool RemoteTarget::can_pipeline_steps() const { return client_.no_ack() && client_.supports_vcont_step(); }
+
+void RemoteTarget::queue_step(uint32_t thread) {
+  if (!can_pipeline_steps()) throw Error("this stub's steps cannot be pipelined (needs no-ack mode and vCont)");
+  client_.queue_request(fmt::format("vCont;s:{:x}", thread));
+}
+
+StepReply RemoteTarget::receive_step(uint32_t thread) {
+  return parse_step_reply(thread, client_.receive_reply(run_timeout_));
+}
+
 StepReply RemoteTarget::step(uint32_t thread) {
   std::string reply;
   if (client_.supports_vcont_step()) {
@@ -134,6 +161,10 @@ StepReply RemoteTarget::step(uint32_t thread) {
     }
     reply = client_.request("s", run_timeout_);
   }
+  return parse_step_reply(thread, reply);
+}
+
+StepReply RemoteTarget::parse_step_reply(uint32_t thread, const std::string& reply) {
   if (is_error_reply(reply)) throw Error(fmt::format("thread {}: the stub could not step ({})", thread, reply));
   const rsp::StopReply stop = rsp::parse_stop_reply(reply);
   StepReply out;

@@ -45,7 +45,17 @@ class RemoteTarget {
   std::string read_memory(uint32_t thread, uint64_t address, uint64_t length);
   // Like read_memory but returns nullopt instead of throwing on an E reply.
   std::optional<std::string> try_read_memory(uint32_t thread, uint64_t address, uint64_t length);
+  // Memory reads use `x` (binary) when the stub offers binary-upload,
+  // else hex `m`; false forces `m`.
+  void use_binary_reads(bool on);
+  [[nodiscard]] bool binary_reads() const { return binary_read_; }
   StepReply step(uint32_t thread);
+  // Steps of several threads in flight at once (one round trip for all):
+  // queue_step for each, then receive_step in the same order. Only when
+  // can_pipeline_steps(); no other request may be made in between.
+  [[nodiscard]] bool can_pipeline_steps() const;
+  void queue_step(uint32_t thread);
+  StepReply receive_step(uint32_t thread);
   void insert_breakpoint(uint64_t address);
   void remove_breakpoint(uint64_t address);
   // Continues every thread until a stop; returns the stopped thread (or
@@ -59,6 +69,7 @@ class RemoteTarget {
 
  private:
   void select(uint32_t thread);
+  StepReply parse_step_reply(uint32_t thread, const std::string& reply);
 
   rsp::Client& client_;
   std::chrono::milliseconds run_timeout_;
@@ -73,6 +84,7 @@ class RemoteTarget {
   uint64_t memory_reads_ = 0;
   uint64_t register_reads_ = 0;
   uint64_t max_read_bytes_ = 2048;
+  bool binary_read_ = false;
 };
 
 }  // namespace snr::record

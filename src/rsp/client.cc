@@ -197,9 +197,11 @@ std::string Client::read_reply(std::string_view request_text, std::chrono::milli
     if (now >= deadline) {
       throw Error(fmt::format("no reply to {} within {} ms", quote(request_text), timeout.count()));
     }
-    std::string bytes;
+    std::string_view bytes;
     try {
-      bytes = connection_.receive(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+      // Whole seconds, so the socket's timeout changes rarely (a system call).
+      const auto left = std::chrono::ceil<std::chrono::seconds>(deadline - now);
+      bytes = connection_.receive_view(std::chrono::duration_cast<std::chrono::milliseconds>(left));
     } catch (const Error& e) {
       throw e.with_context(fmt::format("waiting for the reply to {}", quote(request_text)));
     }
@@ -210,13 +212,39 @@ std::string Client::read_reply(std::string_view request_text, std::chrono::milli
 std::string Client::request(std::string_view payload) { return request(payload, reply_timeout_); }
 
 std::string Client::request(std::string_view payload, std::chrono::milliseconds timeout) {
+  if (!outstanding_.empty()) {
+    throw Error(fmt::format("request {} sent while {} queued replies are unread", quote(payload), outstanding_.size()));
+  }
   ++round_trips_;
   connection_.send_all(frame_packet(payload));
   return read_reply(payload, timeout);
 }
 
+void Client::queue_request(std::string_view payload) {
+  // In ack mode a '-' would ask for "the last packet", which is ambiguous
+  // with several in flight.
+  if (!no_ack_) throw Error("pipelined requests need no-ack mode");
+  send_buffer_ += frame_packet(payload);
+  outstanding_.emplace_back(payload);
+}
+
+void Client::flush() {
+  if (send_buffer_.empty()) return;
+  ++round_trips_;
+  connection_.send_all(send_buffer_);
+  send_buffer_.clear();
+}
+
+std::string Client::receive_reply(std::chrono::milliseconds timeout) {
+  if (outstanding_.empty()) throw Error("receive_reply with no queued request");
+  flush();
+  const std::string request_text = std::move(outstanding_.front());
+  outstanding_.pop_front();
+  return read_reply(request_text, timeout);
+}
+
 void Client::handshake() {
-  supported_ = request("qSupported:swbreak+;vContSupported+");
+  supported_ = request("qSupported:swbreak+;vContSupported+;binary-upload+");
   std::string_view rest = supported_;
   bool offers_no_ack = false;
   while (!rest.empty()) {
@@ -225,6 +253,7 @@ void Client::handshake() {
     rest.remove_prefix(std::min(semicolon + 1, rest.size()));
     if (feature == "QStartNoAckMode+") offers_no_ack = true;
     if (feature == "qXfer:features:read+") features_xfer_ = true;
+    if (feature == "binary-upload+") binary_read_ = true;
     if (starts_with(feature, "PacketSize=")) {
       if (std::optional<uint64_t> size = parse_hex_u64(feature.substr(11))) packet_size_ = *size;
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -72,6 +73,13 @@ class Client {
   std::string request(std::string_view payload, std::chrono::milliseconds timeout);
   // Sends without waiting for a reply ('k').
   void send_only(std::string_view payload);
+  // Pipelining (no-ack mode only): queue a request whose reply is read
+  // later with receive_reply(), in order. Queued requests leave in one
+  // write when the first reply is awaited, so N requests cost one round
+  // trip instead of N.
+  void queue_request(std::string_view payload);
+  std::string receive_reply(std::chrono::milliseconds timeout);
+  [[nodiscard]] size_t outstanding() const { return outstanding_.size(); }
 
   // Fetches target.xml and its includes.
   TargetDescription read_target_description();
@@ -79,12 +87,15 @@ class Client {
   [[nodiscard]] bool no_ack() const { return no_ack_; }
   [[nodiscard]] bool supports_vcont_step() const { return vcont_step_; }
   [[nodiscard]] bool supports_features_xfer() const { return features_xfer_; }
+  // The stub answers `x ADDR,LEN` with binary data (qSupported binary-upload+).
+  [[nodiscard]] bool supports_binary_read() const { return binary_read_; }
   [[nodiscard]] uint64_t packet_size() const { return packet_size_; }
   [[nodiscard]] uint64_t round_trips() const { return round_trips_; }
   [[nodiscard]] const std::string& supported_reply() const { return supported_; }
 
  private:
   std::string read_reply(std::string_view request_text, std::chrono::milliseconds timeout);
+  void flush();
   std::string read_document(const std::string& annex);
 
   Connection connection_;
@@ -95,9 +106,12 @@ class Client {
   bool no_ack_ = false;
   bool vcont_step_ = false;
   bool features_xfer_ = false;
+  bool binary_read_ = false;
   uint64_t packet_size_ = 4096;
   uint64_t round_trips_ = 0;
   std::string supported_;
+  std::string send_buffer_;               // framed requests not yet written
+  std::deque<std::string> outstanding_;   // queued requests awaiting replies, oldest first
 };
 
 }  // namespace snr::rsp

@@ -14,13 +14,20 @@
 
 namespace snr::rsp {
 
-// Largest decoded payload either side accepts. Bigger packets are consumed
-// and reported as oversized rather than buffered without bound.
-constexpr size_t kMaxPayloadBytes = 256 * 1024;
+// Largest decoded payload either side accepts (the stub's PacketSize).
+// Bigger packets are consumed and reported as oversized rather than
+// buffered without bound. Megabytes, so one binary memory read moves a
+// whole weight tile.
+constexpr size_t kMaxPayloadBytes = 4 * 1024 * 1024;
+// Largest binary (`x`) memory read answered in one reply: the payload is
+// 'b' plus the bytes.
+constexpr size_t kMaxBinaryReadBytes = kMaxPayloadBytes - 16;
 
 // "$<escaped payload>#<two hex digits>". Escapes '$', '#', '}' and '*' so any
-// bytes (binary qXfer data, memory) travel unchanged.
+// bytes (binary qXfer data, `x` memory replies) travel unchanged.
 std::string frame_packet(std::string_view payload);
+// The protocol checksum: the modulo-256 sum of the bytes.
+uint8_t byte_sum(std::string_view bytes);
 
 struct Incoming {
   enum class Kind : uint8_t {

@@ -79,6 +79,68 @@ TEST(Packet, DanglingEscapeAndBadRunLengthAreMalformed) {
   EXPECT_FALSE(decode_body("a*~a*~", 100, &why));  // expansion beyond the limit
 }
 
+TEST(Packet, BinaryPayloadWithEverySpecialByteRoundTrips) {
+  // Every byte value, the four the framing escapes ('}', '#', '$', '*')
+  // repeated back to back, and a payload that ends in one of them.
+  std::string payload = "b";
+  for (int i = 0; i < 256; ++i) payload.push_back(static_cast<char>(i));
+  payload += "}}##$$**}#$*";
+  payload += std::string(100, '*');
+  const std::string framed = frame_packet(payload);
+  // No unescaped specials inside the body.
+  const std::string_view body = std::string_view(framed).substr(1, framed.size() - 4);
+  for (size_t i = 0; i < body.size(); ++i) {
+    EXPECT_TRUE(body[i] != '$' && body[i] != '#' && body[i] != '*') << "offset " << i;
+    if (body[i] == '}') ++i;
+  }
+  std::vector<Incoming> out = decode_all(framed);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, Incoming::Kind::kPacket) << out[0].payload;
+  EXPECT_EQ(out[0].payload, payload);
+  // Fed one byte at a time and in odd-sized pieces, the result is the same.
+  for (size_t piece : {size_t{1}, size_t{3}, size_t{7}, size_t{64}}) {
+    PacketDecoder decoder;
+    std::vector<Incoming> items;
+    for (size_t at = 0; at < framed.size(); at += piece) decoder.feed(std::string_view(framed).substr(at, piece), items);
+    ASSERT_EQ(items.size(), 1u) << piece;
+    EXPECT_EQ(items[0].payload, payload) << piece;
+  }
+}
+
+TEST(Packet, LargeRandomBinaryPayloadRoundTrips) {
+  std::string payload(kMaxPayloadBytes, '\0');
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (char& c : payload) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    c = static_cast<char>(state >> 56);
+  }
+  std::vector<Incoming> out = decode_all(frame_packet(payload));
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, Incoming::Kind::kPacket) << out[0].payload;
+  EXPECT_TRUE(out[0].payload == payload);
+  // One byte over the limit is reported, not buffered.
+  out = decode_all(frame_packet(payload + "x"));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, Incoming::Kind::kMalformed);
+}
+
+TEST(Packet, ChecksumMatchesAPlainSum) {
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes.push_back(static_cast<char>(i * 7 + i / 13));
+  for (size_t length : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{2047}, size_t{2048}, size_t{2049},
+                        size_t{5000}}) {
+    uint8_t expected = 0;
+    for (size_t i = 0; i < length; ++i) expected = static_cast<uint8_t>(expected + static_cast<uint8_t>(bytes[i]));
+    EXPECT_EQ(byte_sum(std::string_view(bytes).substr(0, length)), expected) << length;
+  }
+}
+
+TEST(Packet, NewStartInsideABodyDropsTheOldPacket) {
+  std::vector<Incoming> out = decode_all("$abc$" + frame_packet("g").substr(1));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].payload, "g");
+}
+
 TEST(Packet, HexHelpers) {
   EXPECT_EQ(hex_encode(std::string("\x01\xab", 2)), "01ab");
   EXPECT_EQ(hex_decode("01AB").value(), (std::vector<uint8_t>{1, 0xab}));

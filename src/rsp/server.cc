@@ -83,10 +83,18 @@ std::string PacketHandler::handle_thread_select(const std::string& payload) {
 std::string PacketHandler::handle_memory_read(const std::string& payload) {
   uint64_t address = 0, length = 0;
   if (!parse_address_length(std::string_view(payload).substr(1), address, length)) return std::string(kErrorMalformed);
-  length = std::min(length, kMaxMemoryReadBytes);
+  const bool binary = payload[0] == 'x';
+  // A shorter reply than asked is allowed; the client asks for the rest.
+  length = std::min(length, binary ? uint64_t{kMaxBinaryReadBytes} : kMaxMemoryReadBytes);
   Result<std::string> bytes = target_.read_memory(general_thread_, address, length);
   if (!bytes) return std::string(kErrorTarget);
-  return hex_encode(bytes.value());
+  if (!binary) return hex_encode(bytes.value());
+  // 'b' then the raw bytes; framing escapes what needs it.
+  std::string reply;
+  reply.reserve(bytes.value().size() + 1);
+  reply.push_back('b');
+  reply += bytes.value();
+  return reply;
 }
 
 std::string PacketHandler::handle_memory_write(const std::string& payload) {
@@ -117,7 +125,8 @@ std::string PacketHandler::handle_breakpoint(const std::string& payload, bool in
 
 std::string PacketHandler::handle_query(const std::string& payload) {
   if (starts_with(payload, "qSupported")) {
-    return fmt::format("PacketSize={:x};QStartNoAckMode+;qXfer:features:read+;vContSupported+", kMaxPayloadBytes);
+    return fmt::format("PacketSize={:x};QStartNoAckMode+;qXfer:features:read+;vContSupported+;binary-upload+",
+                       kMaxPayloadBytes);
   }
   if (payload == "qfThreadInfo") {
     std::string reply = "m";
@@ -234,7 +243,8 @@ PacketHandler::Outcome PacketHandler::handle(const std::string& payload, const s
                         ? "OK" : std::string(kErrorTarget);
         break;
       }
-      case 'm': out.reply = handle_memory_read(payload); break;
+      case 'm':
+      case 'x': out.reply = handle_memory_read(payload); break;
       case 'M': out.reply = handle_memory_write(payload); break;
       case 'Z': out.reply = handle_breakpoint(payload, true); break;
       case 'z': out.reply = handle_breakpoint(payload, false); break;
@@ -305,7 +315,7 @@ SessionEnd serve_connection(Connection& connection, Target& target, SessionStats
   std::string last_sent;
   bool interrupt_seen = false;
 
-  auto absorb = [&](const std::string& bytes) {
+  auto absorb = [&](std::string_view bytes) {
     batch.clear();
     decoder.feed(bytes, batch);
     for (Incoming& item : batch) {
@@ -318,50 +328,73 @@ SessionEnd serve_connection(Connection& connection, Target& target, SessionStats
   };
   // Polled by a running target: has the debugger sent 0x03?
   auto interrupted = [&]() -> bool {
-    if (!interrupt_seen) absorb(connection.receive(std::chrono::milliseconds(0)));
+    if (!interrupt_seen) absorb(connection.receive_view(std::chrono::milliseconds(0)));
     const bool seen = interrupt_seen;
     interrupt_seen = false;
     return seen;
   };
 
+  // Replies to requests that arrived together leave together: a client
+  // that pipelines N requests gets the N replies in one write.
+  std::string outgoing;
+  auto flush = [&] {
+    if (!outgoing.empty()) connection.send_all(outgoing);
+    outgoing.clear();
+  };
+  auto send_packet = [&](std::string framed) {
+    if (ack_mode) last_sent = framed;  // for a '-'; no-ack mode never resends
+    if (outgoing.empty() && outgoing.capacity() < framed.size()) {
+      outgoing = std::move(framed);  // a large memory reply is not copied again
+    } else {
+      outgoing += framed;
+    }
+  };
+
   SessionEnd end = SessionEnd::kDisconnected;
   try {
     for (;;) {
+      constexpr size_t kFlushBytes = 1 << 20;
+      if (pending.empty() || outgoing.size() >= kFlushBytes) flush();
       while (pending.empty()) {
-        absorb(connection.receive(std::chrono::milliseconds(-1)));
+        absorb(connection.receive_view(std::chrono::milliseconds(-1)));
         if (interrupt_seen) {
           // Interrupt while already stopped: report the current stop.
           interrupt_seen = false;
-          last_sent = frame_packet(handler.handle("?", interrupted).reply);
-          connection.send_all(last_sent);
+          send_packet(frame_packet(handler.handle("?", interrupted).reply));
+          flush();
         }
       }
       Incoming item = std::move(pending.front());
       pending.pop_front();
       switch (item.kind) {
         case Incoming::Kind::kNack:
-          if (ack_mode && !last_sent.empty()) connection.send_all(last_sent);
+          if (ack_mode && !last_sent.empty()) outgoing += last_sent;
           continue;
         case Incoming::Kind::kBadChecksum:
           handler.count_malformed();
-          if (ack_mode) connection.send_all("-");
+          if (ack_mode) outgoing += '-';
           continue;
         case Incoming::Kind::kMalformed:
           handler.count_malformed();
-          if (ack_mode) connection.send_all("+");
-          last_sent = frame_packet(kErrorMalformed);
-          connection.send_all(last_sent);
+          if (ack_mode) outgoing += '+';
+          send_packet(frame_packet(kErrorMalformed));
           continue;
         default: break;
       }
-      if (ack_mode) connection.send_all("+");
-      PacketHandler::Outcome outcome = handler.handle(item.payload, interrupted);
-      if (outcome.send_reply) {
-        last_sent = frame_packet(outcome.reply);
-        connection.send_all(last_sent);
+      if (ack_mode) {
+        // The debugger waits for the ack before it waits for the reply,
+        // which may take long (continue).
+        outgoing += '+';
+        flush();
       }
-      if (outcome.start_no_ack) ack_mode = false;
+      PacketHandler::Outcome outcome = handler.handle(item.payload, interrupted);
+      if (outcome.send_reply) send_packet(frame_packet(outcome.reply));
+      if (outcome.start_no_ack) {
+        ack_mode = false;
+        last_sent.clear();
+      }
       if (outcome.end_session) {
+        flush();
         end = outcome.end;
         break;
       }

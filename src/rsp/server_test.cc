@@ -49,7 +49,71 @@ TEST(PacketHandler, MalformedRequestsGetErrorsNotCrashes) {
     EXPECT_EQ(reply[0], 'E') << bad << " -> " << reply;
   }
   EXPECT_EQ(handler.handle("m0,4", kNever).reply, "E03");  // unmapped
-  EXPECT_EQ(handler.handle("xyzzy", kNever).reply, "");    // unknown: empty reply
+  EXPECT_EQ(handler.handle("jzzy", kNever).reply, "");     // unknown: empty reply
+}
+
+TEST(PacketHandler, BinaryReadsCarryRawBytes) {
+  testing::FakeTarget target;
+  PacketHandler handler(target);
+  EXPECT_NE(handler.handle("qSupported", kNever).reply.find("binary-upload+"), std::string::npos);
+  // '}', '#', '$', '*' and NUL: the reply carries them raw; framing escapes.
+  ASSERT_EQ(handler.handle("M1000,5:7d23242a00", kNever).reply, "OK");
+  const std::string reply = handler.handle("x1000,5", kNever).reply;
+  EXPECT_EQ(reply, std::string("b}#$*\0", 6));
+  std::vector<Incoming> decoded;
+  PacketDecoder decoder;
+  decoder.feed(frame_packet(reply), decoded);
+  ASSERT_EQ(decoded.size(), 1u);
+  EXPECT_EQ(decoded[0].payload, reply);
+  EXPECT_EQ(handler.handle("x1000,0", kNever).reply, "b");
+  // Longer than the memory: the target refuses; longer than one reply: shortened.
+  EXPECT_EQ(handler.handle("x1ffc,8", kNever).reply, "E03");
+  EXPECT_EQ(handler.handle("x0,4", kNever).reply, "E03");
+}
+
+TEST(PacketHandler, MalformedBinaryReadsGetE01) {
+  testing::FakeTarget target;
+  PacketHandler handler(target);
+  for (const char* bad : {"x", "x1000", "x1000,", "x,4", "xzz,1", "x1000,zz", "x1000;4", "x-1,4",
+                          "x10000000000000000,1", "x1000,10000000000000000"}) {
+    EXPECT_EQ(handler.handle(bad, kNever).reply, "E01") << bad;
+  }
+  // A huge length is clamped to one reply, never allocated whole.
+  const std::string reply = handler.handle("x1000,ffffffffffffffff", kNever).reply;
+  EXPECT_EQ(reply, "E03");  // the fake target has 4 KiB, so even the clamped length is unmapped
+}
+
+TEST(Session, PipelinedRequestsAreAnsweredInOrder) {
+  testing::FakeTarget target;
+  Listener listener("127.0.0.1", 0);
+  std::thread server([&] {
+    Connection connection = listener.accept(std::chrono::milliseconds(10000));
+    if (connection.is_open()) serve_connection(connection, target);
+  });
+  {
+    Client client(connect_tcp({"127.0.0.1", listener.port()}, std::chrono::milliseconds(5000)),
+                  std::chrono::milliseconds(5000));
+    EXPECT_THROW(client.queue_request("g"), Error);  // ack mode: not allowed
+    client.handshake();
+    EXPECT_TRUE(client.supports_binary_read());
+    const uint64_t before = client.round_trips();
+    client.queue_request("vCont;s:1");
+    client.queue_request("vCont;s:2");
+    client.queue_request("x1000,4");
+    client.queue_request("vCont;s:1");
+    EXPECT_EQ(client.outstanding(), 4u);
+    EXPECT_THROW(client.request("g"), Error);  // replies still unread
+    EXPECT_EQ(parse_stop_reply(client.receive_reply(std::chrono::milliseconds(5000))).thread.value(), 1u);
+    EXPECT_EQ(parse_stop_reply(client.receive_reply(std::chrono::milliseconds(5000))).thread.value(), 2u);
+    EXPECT_EQ(client.receive_reply(std::chrono::milliseconds(5000)), std::string("b\0\0\0\0", 5));
+    const StopReply last = parse_stop_reply(client.receive_reply(std::chrono::milliseconds(5000)));
+    EXPECT_EQ(last.thread.value(), 1u);
+    EXPECT_EQ(last.registers.at(0).second, (std::vector<uint8_t>{8, 0, 0, 0, 0, 0, 0, 0}));  // stepped twice
+    EXPECT_EQ(client.round_trips() - before, 1u);  // all four left in one write
+    EXPECT_THROW(client.receive_reply(std::chrono::milliseconds(100)), Error);
+    EXPECT_EQ(client.request("D"), "OK");
+  }
+  server.join();
 }
 
 TEST(Session, ClientAndServerTalkOverLoopback) {

@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,12 +53,17 @@ Connection::Connection(int fd) : fd_(fd) {
 
 Connection::~Connection() { close(); }
 
-Connection::Connection(Connection&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+Connection::Connection(Connection&& other) noexcept
+    : fd_(other.fd_), receive_timeout_ms_(other.receive_timeout_ms_), buffer_(std::move(other.buffer_)) {
+  other.fd_ = -1;
+}
 
 Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
     close();
     fd_ = other.fd_;
+    receive_timeout_ms_ = other.receive_timeout_ms_;
+    buffer_ = std::move(other.buffer_);
     other.fd_ = -1;
   }
   return *this;
@@ -80,14 +86,35 @@ void Connection::send_all(std::string_view bytes) {
   }
 }
 
-std::string Connection::receive(std::chrono::milliseconds timeout) {
+std::string Connection::receive(std::chrono::milliseconds timeout) { return std::string(receive_view(timeout)); }
+
+std::string_view Connection::receive_view(std::chrono::milliseconds timeout) {
   if (fd_ < 0) throw Error("receive on a closed debugger connection");
-  if (!wait_for(fd_, POLLIN, timeout)) return {};
-  char buffer[64 * 1024];
+  constexpr size_t kReceiveBytes = 1 << 20;
+  if (buffer_.size() < kReceiveBytes) buffer_.resize(kReceiveBytes);
+  // One system call per receive, not poll + recv: a zero timeout does not
+  // block, a positive one is the socket's receive timeout (set only when it
+  // changes), a negative one blocks.
+  int flags = 0;
+  if (timeout.count() == 0) {
+    flags = MSG_DONTWAIT;
+  } else {
+    const int64_t timeout_ms = timeout.count() < 0 ? 0 : timeout.count();
+    if (timeout_ms != receive_timeout_ms_) {
+      timeval tv{};
+      tv.tv_sec = static_cast<time_t>(timeout_ms / 1000);
+      tv.tv_usec = static_cast<suseconds_t>((timeout_ms % 1000) * 1000);
+      if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+        throw Error(fmt::format("debugger connection: setting the receive timeout failed: {}", errno_text()));
+      }
+      receive_timeout_ms_ = timeout_ms;
+    }
+  }
   for (;;) {
-    const ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
-    if (n > 0) return std::string(buffer, static_cast<size_t>(n));
+    const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), flags);
+    if (n > 0) return std::string_view(buffer_.data(), static_cast<size_t>(n));
     if (n == 0) throw Error("debugger connection closed by the peer");
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return {};
     if (errno != EINTR) throw Error(fmt::format("debugger connection: receive failed: {}", errno_text()));
   }
 }

@@ -26,11 +26,17 @@ class Connection {
   // Waits up to `timeout` (negative = forever) for data; returns the bytes
   // read, empty on timeout. Throws snr::Error when the peer closed.
   std::string receive(std::chrono::milliseconds timeout);
+  // Same, into the connection's own buffer: the view is valid until the
+  // next receive. One call takes up to 1 MiB, so a megabyte memory reply
+  // costs a few system calls, not dozens.
+  std::string_view receive_view(std::chrono::milliseconds timeout);
   void close();
   [[nodiscard]] std::string peer_name() const;
 
  private:
   int fd_ = -1;
+  int64_t receive_timeout_ms_ = 0;  // SO_RCVTIMEO now set; 0 = none (block)
+  std::string buffer_;
 };
 
 // "host:port" or "port" (host defaults to 127.0.0.1); throws on bad text.

@@ -17,7 +17,10 @@ packet() {  # frames $1 with its checksum
   packet 'Hg99'                                   # no such chip: E02
   packet 'mf8000000,4'                            # outside every window: E03
   packet "m$(printf 'f%.0s' $(seq 1 40)),4"       # address over 64 bits: E01
-  head -c 600000 /dev/zero | tr '\0' 'a' | sed 's/^/$/; s/$/#00/'   # oversized
+  # oversized: over twice the 4 MiB packet limit even before unescaping
+  head -c 9000000 /dev/zero | tr '\0' 'a' | sed 's/^/$/; s/$/#00/'
+  packet 'x1000,zz'                               # malformed binary read: E01
+  packet 'xf8000000,4'                            # binary read outside every window: E03
   packet 'qfThreadInfo'
   packet 'D'
 } >&3
@@ -35,7 +38,9 @@ echo "$replies" | grep -qF -- '-' || fail "no nack for a bad checksum: $replies"
 for expected in '$E01#' '$E02#' '$E03#' '$m1,2#' '$OK#9a'; do
   [[ "$replies" == *"$expected"* ]] || fail "missing reply $expected in: $replies"
 done
-[[ $(grep -o 'E01#' <<<"$replies" | wc -l) -ge 3 ]] || fail "expected E01 for the bad length, the wide address and the oversized packet: $replies"
+[[ $(grep -o 'E01#' <<<"$replies" | wc -l) -ge 4 ]] ||
+  fail "expected E01 for the bad length, the wide address, the oversized packet and the bad binary read: $replies"
+[[ $(grep -o 'E03#' <<<"$replies" | wc -l) -ge 2 ]] || fail "expected E03 for both reads outside the windows: $replies"
 expect_contains "$WORK/serve.err" "detached"
 expect_contains "$WORK/serve.err" "malformed"
 echo "device malformed ok"
