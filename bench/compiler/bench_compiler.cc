@@ -5,6 +5,10 @@
 //   bench_compiler knobs   SPEC [k=v..]  timing run: step cycles, matrix
 //                                        utilization, all-gather cycles and
 //                                        setup-phase DMA stalls
+//   bench_compiler vmem    SPEC [k=v..]  timing run: VMEM page liveness of
+//                                        one layer's window on chip 0
+//                                        (median unused, median largest
+//                                        contiguous unused), step cycles
 // Extra k=v arguments are spec overrides (like `snr compile --set`).
 #include <fmt/format.h>
 
@@ -94,6 +98,15 @@ int main(int argc, char** argv) {
       fmt::print("compile_ms_median {:.1f} (min {:.1f}, max {:.1f})\n", ms[2], ms[0], ms[4]);
     } else if (mode == "profile") {
       fmt::print("{}", format_profile(profile_model(compile(spec).image, 50'000'000'000ull)));
+    } else if (mode == "vmem") {
+      const CompiledModel model = compile(spec);
+      const RunProfile p = profile_model(model.image, 50'000'000'000ull, layer_window(model.image));
+      const VmemLiveness& v = *p.vmem_liveness;
+      const double unused = v.median_unused_fraction(), largest = v.median_largest_unused_fraction();
+      fmt::print("window_cycles {}\nmedian_unused {:.3f}\nmedian_largest_unused {:.3f}\nratio {:.3f}\n"
+                 "step_cycles {}\nmatrix_utilization {:.4f}\ninstructions_per_chip {}\n",
+                 v.last_cycle - v.first_cycle, unused, largest, unused > 0 ? largest / unused : 0.0, p.cycles,
+                 p.matrix_utilization(), p.instructions_per_chip.at(0));
     } else if (mode == "knobs") {
       report_knobs(spec);
     } else {

@@ -22,6 +22,17 @@ for d in 0 2 8 32; do
   echo "== decode prefetch_distance=$d"
   "$B" knobs examples/llm-decode.yaml "schedule.prefetch_distance=$d" "schedule.buffering=$((d + 1))"
 done
+for k in late ahead; do
+  echo "== decode kv_prefetch=$k: step, and the attention op of layer 1"
+  "$B" knobs examples/llm-decode.yaml "schedule.kv_prefetch=$k" | sed -n 1,3p
+  "$B" profile examples/llm-decode.yaml "schedule.kv_prefetch=$k" | grep layer1.attn.attention
+done
+for p in first-fit best-fit size-segregated; do
+  for s in step op; do
+    echo "== decode VMEM page liveness, layer 1, chip 0: allocator $p, kv_staging=$s"
+    "$B" vmem examples/llm-decode.yaml "schedule.vmem_allocator=$p" "schedule.kv_staging=$s"
+  done
+done
 for p in first-fit best-fit size-segregated; do
   echo "== VMEM allocator $p (prefill example)"
   "$SNR" compile examples/llm-prefill.yaml -o "$(mktemp -d)/p" --set "schedule.vmem_allocator=$p" | grep VMEM || true

@@ -205,6 +205,12 @@ void compile_transformer(Build& b, CompiledModel& out) {
   const ActBuffer x = ctx.alloc_act(rows, m.hidden, "residual stream");
   AllReduceSites sites;
   if (t > 1) sites = all_reduce_sites(b, rows * m.hidden * 4);
+  // The K/V staging is the step's largest buffer (its size follows the
+  // context length). Reserved with the other step-long buffers, it sits
+  // between them and everything placed later, dead between attentions.
+  const bool staging_per_op = spec.schedule.kv_staging == KvStaging::kOp;
+  KvStagingBuffers staging;
+  if (!staging_per_op) staging = reserve_kv_staging(ctx, shape);
   e.begin_op("load_input", "dma", 0, input.size_bytes(), fmt::format("[{}x{}] f32", rows, m.hidden));
   ctx.load_to_vmem(x.address, input.address, input.size_bytes());
   e.end_op();
@@ -237,7 +243,9 @@ void compile_transformer(Build& b, CompiledModel& out) {
     emit_rope(ctx, p + "attn.rope", qkv, hl + kvl, hl, cos_hbm, sin_hbm, rotate_hbm);
     emit_kv_write(ctx, p + "attn.kv_cache_write", qkv, shape, k_cache, v_cache);
     const ActBuffer attn = ctx.alloc_act(rows, hl * 128, p + "attn.context");
-    emit_attention(ctx, p + "attn.attention", qkv, shape, k_cache, v_cache, attn);
+    if (staging_per_op) staging = reserve_kv_staging(ctx, shape);
+    emit_attention(ctx, p + "attn.attention", qkv, shape, staging, k_cache, v_cache, attn);
+    if (staging_per_op) release_kv_staging(ctx, staging);
     ctx.free_act(qkv);
     const uint64_t partial = b.vmem.allocate(partial_bytes, p + "attn.o partial");
     emit_matmul(ctx, p + "attn.o_matmul", attn, wo, hl * 128, m.hidden, ActBuffer{partial, rows, m.hidden});

@@ -98,6 +98,13 @@ void Emitter::dma(uint64_t dst, uint64_t src, uint64_t bytes, uint8_t sem) {
   dma_regs(reg::kDmaDst, reg::kDmaSrc, reg::kDmaShape, sem);
 }
 
+void Emitter::dma_staged(const uint8_t (&regs)[3], uint64_t dst, uint64_t src, uint64_t bytes, uint8_t sem) {
+  li(regs[0], static_cast<int64_t>(dst));
+  li(regs[1], static_cast<int64_t>(src));
+  li(regs[2], static_cast<int64_t>(bytes));
+  dma_regs(regs[0], regs[1], regs[2], sem);
+}
+
 void Emitter::dma_regs(uint8_t dst_reg, uint8_t src_reg, uint8_t bytes_reg, uint8_t sem) {
   emit({.opcode = Opcode::kDmaIssue, .rs1 = src_reg, .rs2 = dst_reg, .rs3 = bytes_reg, .sem = sem});
 }

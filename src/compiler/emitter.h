@@ -33,6 +33,21 @@ constexpr uint8_t kLoopA = 22;    // s6: loop pointers
 constexpr uint8_t kLoopB = 23;    // s7
 constexpr uint8_t kLoopEnd = 24;  // s8
 constexpr uint8_t kExit = 10;     // a0
+// The all-gather setup phase: each chain has its own registers (and its
+// own semaphore, lowering.h), so reordering the chains' instructions
+// crosses no register dependency. Chain 0 uses kDmaDst/kDmaSrc/kDmaShape.
+constexpr uint8_t kSetupChain[3][3] = {{kDmaDst, kDmaSrc, kDmaShape},  // {dst, src, bytes}
+                                       {11, 12, 13},                   // a1-a3
+                                       {14, 15, 16}};                  // a4-a6
+// K/V staging DMAs (attention): keys use kStageK, values kStageV, each
+// {dst, src, bytes}. They are written only by the li's right before such a
+// dma.issue and read only by it, so they are dead everywhere else and an
+// ISSUE can move earlier together with its li's; keys and values use
+// different registers so neither blocks the other. kStageV is shared with
+// the residual-add loops (kLoopA..kLoopEnd), which never run inside
+// attention.
+constexpr uint8_t kStageK[3] = {25, 26, 27};  // s9-s11
+constexpr uint8_t kStageV[3] = {22, 23, 24};  // s6-s8
 }  // namespace reg
 
 // One lowered op: a contiguous range of the text.
@@ -73,6 +88,10 @@ class Emitter {
   void mxu_pop(uint8_t vd, uint8_t mxu);
   // 1-D copy of `bytes` between global addresses; +1 on `sem` when done.
   void dma(uint64_t dst, uint64_t src, uint64_t bytes, uint8_t sem);
+  // 1-D copy whose operands are all set right before the ISSUE (no cached
+  // constants) in `regs` = {dst, src, bytes}: the ISSUE and its address
+  // computation form a self-contained group a scheduler can hoist.
+  void dma_staged(const uint8_t (&regs)[3], uint64_t dst, uint64_t src, uint64_t bytes, uint8_t sem);
   // 1-D copy with operands already in registers.
   void dma_regs(uint8_t dst_reg, uint8_t src_reg, uint8_t bytes_reg, uint8_t sem);
   void dma_2d(uint64_t dst, uint64_t src, uint64_t rows, uint64_t row_bytes, uint64_t src_stride,

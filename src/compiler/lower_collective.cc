@@ -66,10 +66,14 @@ std::array<std::vector<std::vector<uint64_t>>, 3> peer_tables(uint32_t chips, Co
 }
 
 // Setup phase: three chains of (DMA descriptor, WAIT, load address) x 3
-// levels; returns nothing, leaves the tables in the SMEM scratch.
+// levels; leaves the tables at `level3_labels`. Each chain has its own
+// registers (reg::kSetupChain) and semaphore (sem::kSetup + chain), and
+// addresses SMEM relative to one base register set before the chains, so
+// the chains share nothing but that read-only base: issuing them level by
+// level (`parallel`) is a pure reordering of the `chained` instructions.
 void emit_setup_phase(LoweringContext& ctx, const std::string& name,
                       const std::array<std::vector<std::vector<uint64_t>>, 3>& tables,
-                      const std::array<std::string, 3>& level3_labels) {
+                      const std::array<uint64_t, 3>& level3_offsets, uint64_t scratch_offset) {
   Emitter& e = ctx.e;
   const uint32_t t = ctx.chips;
   std::array<uint64_t, 3> level1{};
@@ -80,33 +84,39 @@ void emit_setup_phase(LoweringContext& ctx, const std::string& name,
     const uint64_t l2_addr = ctx.add_region(fmt::format("{}.topology{}", name, g), u64_bytes({l3_addr}, kDescriptorBytes));
     level1[g] = ctx.add_region(fmt::format("{}.descriptor{}", name, g), u64_bytes({l2_addr}, kDescriptorBytes));
   }
-  auto scratch = [](int g, int level) { return fmt::format("allgather_setup.g{}.l{}", g, level); };
-  auto issue_level = [&](int g, int level) {
-    if (level == 1) {
-      e.li(reg::kDmaSrc, static_cast<int64_t>(level1[g]));
-    } else {
-      e.la(reg::kTable, scratch(g, level - 1));
-      e.load_u64(reg::kDmaSrc, reg::kTable, 0);  // the address the previous level brought in
-    }
-    e.la(reg::kDmaDst, level == 3 ? level3_labels[g] : scratch(g, level));
-    e.stride(reg::kDmaShape, level == 3 ? 8 * t : kDescriptorBytes);
-    e.dma_regs(reg::kDmaDst, reg::kDmaSrc, reg::kDmaShape, sem::kSetup);
+  // SMEM offsets from the base register: scratch (g, level) for levels 1
+  // and 2, the peer tables for level 3.
+  auto scratch = [&](int g, int level) -> int64_t {
+    return static_cast<int64_t>(scratch_offset + (2 * static_cast<uint64_t>(g) + (level - 1)) * kDescriptorBytes);
   };
-  for (int g = 0; g < 3; ++g) {
-    for (int level = 1; level <= 2; ++level) e.shared_data_label(scratch(g, level), kDescriptorBytes);
-  }
+  auto relative = [&](int g, int level) -> int64_t {
+    return (level == 3 ? static_cast<int64_t>(level3_offsets[g]) : scratch(g, level)) - scratch(0, 1);
+  };
+  auto issue_level = [&](int g, int level) {
+    const uint8_t dst = reg::kSetupChain[g][0], src = reg::kSetupChain[g][1], bytes = reg::kSetupChain[g][2];
+    if (level == 1) {
+      e.li(src, static_cast<int64_t>(level1[g]));
+    } else {
+      e.load_u64(src, reg::kTable, relative(g, level - 1));  // the address the previous level brought in
+    }
+    // Offsets stay below 2048 for T <= 64 (spec limit): one addi.
+    e.emit({.opcode = isa::Opcode::kAddi, .rd = dst, .rs1 = reg::kTable, .imm = relative(g, level)});
+    e.li(bytes, level == 3 ? 8 * t : kDescriptorBytes);
+    e.dma_regs(dst, src, bytes, static_cast<uint8_t>(sem::kSetup + g));
+  };
   e.mark("setup");
+  e.la(reg::kTable, fmt::format("{}.setup_scratch", name));
   if (ctx.spec.schedule.allgather_setup == SetupMode::kChained) {
     for (int g = 0; g < 3; ++g) {
       for (int level = 1; level <= 3; ++level) {
         issue_level(g, level);
-        e.wait(sem::kSetup, 1);
+        e.wait(static_cast<uint8_t>(sem::kSetup + g), 1);
       }
     }
   } else {
     for (int level = 1; level <= 3; ++level) {
       for (int g = 0; g < 3; ++g) issue_level(g, level);
-      e.wait(sem::kSetup, 3);
+      for (int g = 0; g < 3; ++g) e.wait(static_cast<uint8_t>(sem::kSetup + g), 1);
     }
   }
 }
@@ -130,8 +140,12 @@ void emit_collective(LoweringContext& ctx, const std::string& name, CollectiveKi
   std::array<std::string, 3> labels;
   for (int g = 0; g < 3; ++g) labels[g] = fmt::format("{}.peers{}", name, g);
   if (setup) {
-    for (int g = 0; g < 3; ++g) e.data_label(labels[g], 8 * t);
-    emit_setup_phase(ctx, name, tables, labels);
+    // The chains' scratch descriptors and the tables they fill lie
+    // together in .data, within reach of one base register.
+    const uint64_t scratch = e.data_label(name + ".setup_scratch", 6 * kDescriptorBytes);
+    std::array<uint64_t, 3> offsets{};
+    for (int g = 0; g < 3; ++g) offsets[g] = e.data_label(labels[g], 8 * t);
+    emit_setup_phase(ctx, name, tables, offsets, scratch);
   } else {
     for (int g = 0; g < 3; ++g) ctx.add_data_table(labels[g], tables[g]);
   }

@@ -19,11 +19,14 @@ namespace snr::compiler {
 // Semaphores of compiled code. Remote DMAs signal the same index on the
 // destination chip, so local streams and collectives never share one.
 namespace sem {
-constexpr uint8_t kWeights = 0;     // weight / KV tile streams
+constexpr uint8_t kWeights = 0;     // weight tile streams
 constexpr uint8_t kLoad = 1;        // activations, norm weights, tables
 constexpr uint8_t kStore = 2;       // KV-cache writes and outputs
-constexpr uint8_t kSetup = 3;       // all-gather setup phase (HBM -> SMEM)
+constexpr uint8_t kSetup = 3;       // all-gather setup phase (HBM -> SMEM): + chain (3 chains)
 constexpr uint8_t kCollectiveBase = 8;  // + 2 * kind + parity
+// Attention K/V staging: keys 16 + parity, values 18 + parity, where the
+// parity alternates between head groups (double-buffered staging).
+constexpr uint8_t kKvBase = 16;
 }  // namespace sem
 
 constexpr uint64_t kTileBytes = 128 * 128 * 2;  // one bf16 weight tile
@@ -126,13 +129,27 @@ struct AttentionShape {
   }
 };
 
+// VMEM staging of one head group's keys and values (every 128-position
+// tile of the cache it reads: its size follows the context length), two of
+// each so consecutive head groups can overlap. Every layer's attention has
+// the same shape; with schedule.kv_staging = step the staging is reserved
+// at the first attention and kept, with `op` each attention allocates and
+// frees its own.
+struct KvStagingBuffers {
+  uint64_t keys[2] = {};
+  uint64_t values[2] = {};
+  uint64_t tiles = 0;  // capacity of each buffer in 128x128 tiles
+};
+KvStagingBuffers reserve_kv_staging(LoweringContext& ctx, const AttentionShape& shape);
+void release_kv_staging(LoweringContext& ctx, const KvStagingBuffers& staging);
+
 // Writes the new tokens' keys and values (bf16) into the HBM KV cache.
 void emit_kv_write(LoweringContext& ctx, const std::string& name, const ActBuffer& qkv, const AttentionShape& shape,
                    uint64_t k_cache_hbm, uint64_t v_cache_hbm);
 // softmax(Q K^T) V with causal masking, reading K/V tiles from the cache.
 void emit_attention(LoweringContext& ctx, const std::string& name, const ActBuffer& qkv,
-                    const AttentionShape& shape, uint64_t k_cache_hbm, uint64_t v_cache_hbm,
-                    const ActBuffer& out);
+                    const AttentionShape& shape, const KvStagingBuffers& staging, uint64_t k_cache_hbm,
+                    uint64_t v_cache_hbm, const ActBuffer& out);
 
 // Collectives over the T chips (lower_collective.cc), written with remote
 // DMAs whose global destination addresses carry the peer's chip id. Every

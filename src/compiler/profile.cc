@@ -38,7 +38,20 @@ double RunProfile::op_matrix_utilization(size_t op) const {
   return p.matrix_busy_cycles / (p.cycles * mxu_count);
 }
 
-RunProfile profile_model(const ModelImage& image, uint64_t max_cycles) {
+LivenessWindow layer_window(const ModelImage& image) {
+  bool has_layer1 = false, has_layer2 = false;
+  for (const OpInfo& op : image.ops) {
+    has_layer1 = has_layer1 || op.name.starts_with("layer1.");
+    has_layer2 = has_layer2 || op.name.starts_with("layer2.");
+  }
+  LivenessWindow w;
+  w.begin_op = has_layer1 ? "layer1.attn.rmsnorm" : "layer0.attn.rmsnorm";
+  w.end_op = has_layer2 ? "layer2.attn.rmsnorm" : "store_output";
+  return w;
+}
+
+RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
+                         const std::optional<LivenessWindow>& vmem_window) {
   sim::System system(system_config(image));
   install(image, system);
   const uint32_t chips = system.chip_count();
@@ -61,6 +74,31 @@ RunProfile profile_model(const ModelImage& image, uint64_t max_cycles) {
   register_from_dma.fill(-1);
   bool pending_dma = false;
   DmaRecord pending;
+  // VMEM liveness window on chip 0, delimited by op indices.
+  std::optional<VmemLivenessTracker> liveness;
+  int window_begin = -1, window_end = -1;
+  if (vmem_window) {
+    for (size_t i = 0; i < image.ops.size(); ++i) {
+      if (image.ops[i].name == vmem_window->begin_op) window_begin = static_cast<int>(i);
+      if (image.ops[i].name == vmem_window->end_op) window_end = static_cast<int>(i);
+    }
+    if (window_begin < 0) throw Error(fmt::format("liveness window: no op {}", vmem_window->begin_op));
+    if (!vmem_window->end_op.empty() && window_end < 0) {
+      throw Error(fmt::format("liveness window: no op {}", vmem_window->end_op));
+    }
+    const hw::HwConfig& hw = system.config();
+    const uint64_t page_bytes = hw.vmem_page_bytes.count;
+    liveness.emplace(hw.vmem_bytes() / page_bytes);
+    system.bus().memory.subscribe([&liveness, page_bytes](const sim::MemoryAccess& e) {
+      if (e.chip != 0 || e.memory != sim::MemoryKind::kVmem || e.row_bytes == 0 || !liveness->recording()) return;
+      for (uint64_t r = 0; r < e.rows; ++r) {
+        const uint64_t start = e.offset + r * e.stride;
+        for (uint64_t page = start / page_bytes; page <= (start + e.row_bytes - 1) / page_bytes; ++page) {
+          liveness->access(e.cycle, page, e.is_write);
+        }
+      }
+    });
+  }
 
   sim::EventBus& bus = system.bus();
   bus.instruction_issued.subscribe([&](const sim::InstructionIssued& e) {
@@ -68,6 +106,10 @@ RunProfile profile_model(const ModelImage& image, uint64_t max_cycles) {
     if (op >= 0) op_cycles[e.chip][static_cast<size_t>(op)] += e.cycle - last_issue[e.chip];
     last_issue[e.chip] = e.cycle;
     if (e.chip != 0) return;
+    if (liveness) {
+      if (op == window_begin) liveness->start(e.cycle);
+      if (op == window_end && window_end >= 0) liveness->stop(e.cycle);
+    }
     const isa::DecodedInstruction& d = *e.instruction;
     const sim::ChipState& chip = system.chip(0);
     if (d.opcode == isa::Opcode::kDmaIssue || d.opcode == isa::Opcode::kDmaIssue2d) {
@@ -139,6 +181,7 @@ RunProfile profile_model(const ModelImage& image, uint64_t max_cycles) {
     }
   }
   profile.cycles = outcome.cycles;
+  if (liveness) profile.vmem_liveness = liveness->finish(vmem_window->samples);
   for (const auto& chip : outcome.chips) {
     profile.instructions_per_chip.push_back(chip.instructions);
     profile.matrix_busy_cycles += static_cast<double>(chip.matrix_busy_cycles) / chips;

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/model_image.h"
+#include "compiler/vmem_liveness.h"
 #include "sim/events.h"
 
 namespace snr::compiler {
@@ -54,14 +56,30 @@ struct RunProfile {
   std::vector<OpProfile> ops;   // same order as ModelImage::ops
   std::vector<DmaRecord> dmas;  // chip 0's DMAs, in issue order
   double matrix_busy_cycles = 0;  // mean over chips
+  // Chip 0's VMEM page liveness over the requested window (§5.3.2).
+  std::optional<VmemLiveness> vmem_liveness;
 
   [[nodiscard]] double matrix_utilization() const;  // busy / (cycles * mxu_count)
   [[nodiscard]] double op_matrix_utilization(size_t op) const;
 };
 
+// The window whose VMEM liveness a profile measures on chip 0: from the
+// first instruction of op `begin_op` to the first of `end_op` (the end of
+// the run when empty) - where a recorder would break and stop.
+struct LivenessWindow {
+  std::string begin_op;
+  std::string end_op;
+  uint64_t samples = 1000;
+};
+
+// One layer of a transformer step as a window: layer 1 when there are two
+// or more layers (steady state, what a recording would take), else layer 0.
+LivenessWindow layer_window(const ModelImage& image);
+
 // Installs and runs the image in timing mode (throws on deadlock or after
-// max_cycles).
-RunProfile profile_model(const ModelImage& image, uint64_t max_cycles);
+// max_cycles). With `vmem_window`, also tracks chip 0's VMEM pages.
+RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
+                         const std::optional<LivenessWindow>& vmem_window = std::nullopt);
 
 // Fixed-width table: op, kind, time, % of step, GFLOP/s, HBM GB/s, matrix
 // utilization; then totals. Deterministic text.

@@ -70,6 +70,10 @@ const std::vector<std::pair<std::string_view, AllocatorPolicy>> kPolicies = {
     {"size-segregated", AllocatorPolicy::kSizeSegregated}};
 const std::vector<std::pair<std::string_view, SetupMode>> kSetupModes = {
     {"chained", SetupMode::kChained}, {"parallel", SetupMode::kParallel}, {"pinned", SetupMode::kPinned}};
+const std::vector<std::pair<std::string_view, KvPrefetch>> kKvPrefetch = {{"late", KvPrefetch::kLate},
+                                                                          {"ahead", KvPrefetch::kAhead}};
+const std::vector<std::pair<std::string_view, KvStaging>> kKvStaging = {{"step", KvStaging::kStep},
+                                                                        {"op", KvStaging::kOp}};
 
 struct KeyHandler {
   SpecKeyInfo info;
@@ -179,6 +183,14 @@ const std::vector<KeyHandler>& handlers() {
         "schedule.allgather_setup", "chained", "chained | parallel | pinned (see docs/compiler.md)", kSetupModes,
         [](Spec& s) -> SetupMode& { return s.schedule.allgather_setup; },
         [](const Spec& s) -> const SetupMode& { return s.schedule.allgather_setup; }));
+    t.push_back(enum_key<KvPrefetch, Spec>(
+        "schedule.kv_prefetch", "late", "late | ahead: when attention issues a head group's K/V reads (see docs/compiler.md)",
+        kKvPrefetch, [](Spec& s) -> KvPrefetch& { return s.schedule.kv_prefetch; },
+        [](const Spec& s) -> const KvPrefetch& { return s.schedule.kv_prefetch; }));
+    t.push_back(enum_key<KvStaging, Spec>(
+        "schedule.kv_staging", "step", "step | op: lifetime of the attention's K/V staging buffers (see docs/compiler.md)",
+        kKvStaging, [](Spec& s) -> KvStaging& { return s.schedule.kv_staging; },
+        [](const Spec& s) -> const KvStaging& { return s.schedule.kv_staging; }));
     t.push_back(knob_key("schedule.vector_unroll", "0",
                          "vector loops: tiles per loop iteration (0 = fully unrolled straight-line code)",
                          &ScheduleKnobs::vector_unroll, 0, 1024));
@@ -219,6 +231,8 @@ std::string_view phase_name(Phase phase) { return enum_name(phase, kPhases); }
 std::string_view collective_op_name(CollectiveOp op) { return enum_name(op, kCollectives); }
 std::string_view allocator_policy_name(AllocatorPolicy policy) { return enum_name(policy, kPolicies); }
 std::string_view setup_mode_name(SetupMode mode) { return enum_name(mode, kSetupModes); }
+std::string_view kv_prefetch_name(KvPrefetch mode) { return enum_name(mode, kKvPrefetch); }
+std::string_view kv_staging_name(KvStaging mode) { return enum_name(mode, kKvStaging); }
 
 const std::vector<SpecKeyInfo>& spec_schema() {
   static const std::vector<SpecKeyInfo> infos = [] {

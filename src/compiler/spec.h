@@ -24,10 +24,24 @@ enum class SetupMode : uint8_t {
   kPinned,    // addresses resident in SMEM: no setup DMAs at all
 };
 
+// When attention issues the K/V-cache reads of a head group.
+enum class KvPrefetch : uint8_t {
+  kLate,   // each head group's keys at its start, its values after the softmax, each just before its WAIT
+  kAhead,  // the next head group's keys and this one's values while this one computes
+};
+
+// How long the attention's K/V staging buffers live.
+enum class KvStaging : uint8_t {
+  kStep,  // reserved at the first attention, kept for the whole step
+  kOp,    // allocated at each attention's start, freed at its end
+};
+
 std::string_view phase_name(Phase phase);
 std::string_view collective_op_name(CollectiveOp op);
 std::string_view allocator_policy_name(AllocatorPolicy policy);
 std::string_view setup_mode_name(SetupMode mode);
+std::string_view kv_prefetch_name(KvPrefetch mode);
+std::string_view kv_staging_name(KvStaging mode);
 
 struct TransformerShape {
   uint64_t hidden = 4096;
@@ -50,6 +64,8 @@ struct ScheduleKnobs {
   uint64_t buffers = 3;
   AllocatorPolicy allocator = AllocatorPolicy::kFirstFit;
   SetupMode allgather_setup = SetupMode::kChained;
+  KvPrefetch kv_prefetch = KvPrefetch::kLate;
+  KvStaging kv_staging = KvStaging::kStep;
   // Vector-unit loops (norms, activations, residual adds, reductions):
   // tiles processed per loop iteration; 0 = fully unrolled straight-line code.
   uint64_t vector_unroll = 0;

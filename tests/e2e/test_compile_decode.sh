@@ -25,6 +25,15 @@ for f in manifest.json pc_map.tsv chip0.elf chip2.elf hbm.chip1.bin.zst; do
   cmp -s "$WORK/a/$f" "$WORK/b/$f" || fail "$f differs between two compiles"
 done
 
+# The K/V schedule knobs compile and run; hoisting the K/V reads one head
+# group earlier shortens the attention.
+"$SNR" compile "$SRC/examples/llm-decode.yaml" -o "$WORK/ahead" "${small[@]}" --set schedule.kv_prefetch=ahead \
+  --set schedule.kv_staging=op >/dev/null
+attention_cycles() { "$SNR" run "$1" --json | python3 -c "import json,sys; print(next(o['cycles'] for o in json.load(sys.stdin)['ops'] if o['name'] == 'layer1.attn.attention'))"; }
+late=$(attention_cycles "$WORK/a")
+ahead=$(attention_cycles "$WORK/ahead")
+python3 -c "import sys; sys.exit(0 if $ahead < $late else 1)" || fail "kv_prefetch=ahead did not shorten attention ($late -> $ahead cycles)"
+
 # snr run on the directory: the coarse per-op profile.
 "$SNR" run "$WORK/a" >"$WORK/run.out"
 expect_contains "$WORK/run.out" "layer0.attn.qkv_matmul"

@@ -14,6 +14,9 @@ expect_contains "$WORK/expect_fail.out" "phase.yaml:1: phase: 'training' is not 
 expect_fail "$SNR" compile "$SRC/examples/llm-decode.yaml" -o "$WORK/out" --set schedule.prefetch_distance=5
 expect_contains "$WORK/expect_fail.out" "needs schedule.buffering > 5"
 
+expect_fail "$SNR" compile "$SRC/examples/llm-decode.yaml" -o "$WORK/out" --set schedule.kv_prefetch=early
+expect_contains "$WORK/expect_fail.out" "schedule.kv_prefetch: 'early' is not one of: late, ahead"
+
 expect_fail "$SNR" compile "$SRC/examples/allgather.yaml" -o "$WORK/out" --set collective.bytes_per_chip=5000
 expect_contains "$WORK/expect_fail.out" "not a multiple of T * 4096"
 
