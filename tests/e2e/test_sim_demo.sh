@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# `snr demo`: the built-in two-chip program runs, explains itself, checks
+# `snr demo --builtin`: the built-in two-chip program runs, explains itself, checks
 # its result against a host reference and is deterministic.
 source "$(dirname "$0")/lib.sh"
 
-"$SNR" demo >"$WORK/demo.txt"
+"$SNR" demo --builtin >"$WORK/demo.txt"
 expect_contains "$WORK/demo.txt" "What each chip does"
 expect_contains "$WORK/demo.txt" "2 chip(s)"
 expect_contains "$WORK/demo.txt" "cycles    "
@@ -12,10 +12,10 @@ expect_contains "$WORK/demo.txt" "chip 1: done"
 expect_contains "$WORK/demo.txt" "result check: max relative error"
 expect_contains "$WORK/demo.txt" "(ok)"
 
-"$SNR" demo >"$WORK/demo2.txt"
+"$SNR" demo --builtin >"$WORK/demo2.txt"
 cmp "$WORK/demo.txt" "$WORK/demo2.txt" || fail "demo output differs between runs"
 
-"$SNR" demo --chips 4 --hw tpu-v5e-like --json >"$WORK/demo.json"
+"$SNR" demo --builtin --chips 4 --hw tpu-v5e-like --json >"$WORK/demo.json"
 python3 - "$WORK/demo.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -1,0 +1,27 @@
+// DMA stall analysis (seed 000 §5.2, Figure 4): each DMA's share of the
+// WAIT stall that consumed it, split into the part before its base latency
+// was fulfilled and the part after, or the slack when the WAIT came after
+// the transfer ended; totals by op, link and chain.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "analyze/run_index.h"
+
+namespace snr::analyze {
+
+// One DmaStall per run.db DMA, in dma_id order, with its Figure 4 split;
+// dependency fields (backtails, chains) are left for dependencies.h.
+//
+// A WAIT that consumed several DMAs stalls until the last of them ends; each
+// DMA is charged the part of that stall between the previous completion (of
+// those DMAs) and its own, so the charges add up to the WAIT's stall.
+std::vector<DmaStall> dma_stalls(const RunIndex& index);
+
+// Totals per key, largest total stall (base + transfer) first, then key.
+std::vector<StallGroup> group_stalls(const std::vector<DmaStall>& dmas,
+                                     const std::function<std::string(const DmaStall&)>& key_of);
+
+}  // namespace snr::analyze

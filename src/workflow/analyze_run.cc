@@ -1,0 +1,238 @@
+#include "workflow/analyze_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "export/perfetto_export.h"
+#include "formats/rundb/load.h"
+#include "formats/rundb/reader.h"
+#include "report/html_report.h"
+#include "report/svg.h"
+#include "rewrite/verify.h"
+
+namespace snr::workflow {
+
+namespace {
+
+std::string meta_value(const rundb::RunData& data, std::string_view key) {
+  for (const auto& [k, v] : data.meta) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
+// Verification must replay on the hardware the run was replayed on, so the
+// overrides recorded in meta apply to both of its replays.
+std::vector<std::string> recorded_overrides(const rundb::RunData& data) {
+  std::vector<std::string> overrides;
+  std::istringstream words(meta_value(data, "hw_overrides"));
+  for (std::string word; words >> word;) overrides.push_back(word);
+  return overrides;
+}
+
+// The run itself is the verification baseline: no need to replay it again.
+rewrite::ReplaySummary baseline_of(const rundb::RunData& data) {
+  rewrite::ReplaySummary summary;
+  summary.total_cycles = data.total_cycles;
+  summary.dmas.reserve(data.dmas.size());
+  for (const rundb::DmaRecord& dma : data.dmas) {
+    summary.dmas.push_back({dma.chip, dma.pc, rewrite::wait_stall_cycles(dma)});
+  }
+  if (meta_value(data, "final_state") == "differs") {
+    summary.final_state_problems.push_back("the recorded replay did not reach the device's end state");
+  }
+  return summary;
+}
+
+void verify_top(AnalyzeRunResult& result, const rundb::RunData& data, const replay::ReplayInput& input,
+                size_t top, const Progress& progress) {
+  rewrite::VerifyOptions options;
+  options.replay.overrides = recorded_overrides(data);
+  const rewrite::ReplaySummary baseline = baseline_of(data);
+  size_t done = 0;
+  for (size_t i = 0; i < result.analysis.suggestions.size() && done < top; ++i) {
+    analyze::Suggestion& suggestion = result.analysis.suggestions[i];
+    if (suggestion.moves.empty()) continue;
+    StageTimer timer(result.stages, fmt::format("verify #{}", i + 1), progress);
+    suggestion.verification = rewrite::verify(input, baseline, suggestion.moves, options);
+    ++done;
+    const analyze::Verification& v = suggestion.verification;
+    timer.finish(v.legal ? fmt::format("replayed the rewritten window: {} -> {} cycles, saving {} (predicted {})",
+                                       v.baseline_cycles, v.rewritten_cycles, v.measured_saving_cycles,
+                                       suggestion.predicted_saving_cycles)
+                         : fmt::format("not legal: {}", v.illegal_reason));
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> companion_files(const std::filesystem::path& dir) {
+  std::vector<std::pair<std::string, std::string>> files;
+  files.emplace_back("timeline (Chrome trace JSON; open in ui.perfetto.dev)", "timeline.json");
+  std::vector<std::string> tables;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "tables", ec)) {
+    tables.push_back(entry.path().filename().string());
+  }
+  std::sort(tables.begin(), tables.end());
+  for (const std::string& name : tables) files.emplace_back("table " + name, "tables/" + name);
+  return files;
+}
+
+}  // namespace
+
+std::string snapshot_identity(const std::filesystem::path& path, const snapshot::SharedSnapshot& snapshot) {
+  return fmt::format("{} fnv1a64 {:#018x}", path.filename().string(), snapshot.identity_hash);
+}
+
+std::optional<SourceSnapshot> find_source_snapshot(const std::string& source, const std::filesystem::path& run_db_path) {
+  const size_t space = source.find(" fnv1a64 ");
+  if (space == std::string::npos || space == 0) return std::nullopt;
+  const std::filesystem::path name = source.substr(0, space);
+  for (const std::filesystem::path& dir : {run_db_path.parent_path(), std::filesystem::path(".")}) {
+    const std::filesystem::path candidate = dir.empty() ? name : dir / name;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(candidate, ec)) continue;
+    Result<snapshot::SharedSnapshot> loaded = snapshot::read_snapshot_shared(candidate.string());
+    if (loaded.ok() && snapshot_identity(candidate, loaded.value()) == source) {
+      return SourceSnapshot{candidate, std::move(loaded).value()};
+    }
+  }
+  return std::nullopt;
+}
+
+AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string& run_db_path,
+                                  const replay::ReplayInput* input, const AnalyzeRunOptions& options,
+                                  const Progress& progress) {
+  AnalyzeRunResult result;
+  {
+    StageTimer timer(result.stages, "analyze", progress);
+    result.analysis = analyze::analyze(data, options.analyze);
+    timer.finish(fmt::format("{} DMAs, {} chains, {} suggestions", result.analysis.dmas.size(),
+                             result.analysis.chains.size(), result.analysis.suggestions.size()));
+  }
+  if (options.verify_top == 0) {
+    result.verify_note = "verification off";
+  } else if (input == nullptr) {
+    result.verify_note = "no snapshot to verify against";
+  } else {
+    verify_top(result, data, *input, options.verify_top, progress);
+  }
+
+  const std::filesystem::path& dir = options.output_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create the output directory: {}", dir.string(), ec.message()));
+  {
+    StageTimer timer(result.stages, "tables", progress);
+    result.tables_dir = dir / "tables";
+    analyze::write_tables(result.analysis, result.tables_dir.string());
+    timer.finish(fmt::format("CSV and JSON -> {}", result.tables_dir.string()));
+  }
+  {
+    StageTimer timer(result.stages, "timeline", progress);
+    result.timeline_path = dir / "timeline.json";
+    rundb::RunDbReader reader(run_db_path);
+    const perfetto::TraceWriter trace = exporter::build_timeline(reader);
+    trace.write_file(result.timeline_path.string());
+    timer.finish(fmt::format("{} slices -> {}", trace.slice_count(), result.timeline_path.string()));
+  }
+  StageTimer timer(result.stages, "report", progress);
+  report::ReportOptions report_options;
+  report_options.title = options.title;
+  report_options.files = companion_files(dir);
+  result.report_path = report::write_report(result.analysis, dir, report_options);
+  timer.finish(fmt::format("wrote {}", result.report_path.string()));
+  return result;
+}
+
+AnalyzeRunResult analyze_run_db(const std::string& run_db_path, const AnalyzeRunOptions& options,
+                                const Progress& progress) {
+  std::vector<StageTime> stages;
+  rundb::RunData data;
+  {
+    StageTimer timer(stages, "load", progress);
+    data = rundb::load_run_data(run_db_path);
+    timer.finish(fmt::format("{}: {} instructions, {} DMAs", run_db_path, data.instructions.size(), data.dmas.size()));
+  }
+  const std::string source = meta_value(data, "source");
+  std::optional<SourceSnapshot> source_snapshot;
+  std::string note;
+  if (options.verify_top > 0 && !options.snapshot_path.empty()) {
+    source_snapshot = SourceSnapshot{options.snapshot_path,
+                                     snapshot::read_snapshot_shared(options.snapshot_path).value()};
+    const std::string identity = snapshot_identity(source_snapshot->path, source_snapshot->snapshot);
+    if (identity != source) {
+      throw Error(fmt::format("{}: this snapshot ({}) is not the one {} was replayed from ({})", options.snapshot_path,
+                              identity, run_db_path, source));
+    }
+  } else if (options.verify_top > 0) {
+    source_snapshot = find_source_snapshot(source, run_db_path);
+    if (!source_snapshot) {
+      note = fmt::format("the snapshot '{}' was not found beside {} or here; give --snapshot to verify", source,
+                         run_db_path);
+    }
+  }
+  std::optional<replay::ReplayInput> input;
+  if (source_snapshot) input = replay::replay_input_from_snapshot(source_snapshot->snapshot, source);
+  AnalyzeRunResult result = analyze_run_data(data, run_db_path, input ? &*input : nullptr, options, progress);
+  if (input) result.snapshot_used = source_snapshot->path.string();
+  if (!note.empty()) result.verify_note = note;
+  result.stages.insert(result.stages.begin(), stages.begin(), stages.end());
+  return result;
+}
+
+std::string format_summary(const analyze::Analysis& a, size_t top) {
+  using report::format_count;
+  using report::format_percent;
+  const analyze::Summary& s = a.summary;
+  std::string out = fmt::format("window: {} chip(s), {} cycles", s.chips, format_count(s.total_cycles));
+  if (s.clock_hz > 0) out += fmt::format(" ({:.1f} µs at {:.0f} MHz)", static_cast<double>(s.total_cycles) / s.clock_hz * 1e6, s.clock_hz / 1e6);
+  out += fmt::format(", {} instructions\n", format_count(s.instructions));
+  const auto share = [](uint64_t part, uint64_t whole) {
+    return whole == 0 ? std::string("-") : format_percent(static_cast<double>(part) / static_cast<double>(whole));
+  };
+  out += fmt::format("DMA WAIT stalls: {} cycles over all chips ({} base latency, {} transfer)\n",
+                     format_count(s.dma_stall_cycles), share(s.dma_base_stall_cycles, s.dma_stall_cycles),
+                     share(s.dma_transfer_stall_cycles, s.dma_stall_cycles));
+  std::vector<analyze::StallGroup> groups = a.stalls_by_op;
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) {
+    return x.base_stall_cycles + x.transfer_stall_cycles > y.base_stall_cycles + y.transfer_stall_cycles;
+  });
+  out += "top stalls by op:\n";
+  for (size_t i = 0; i < std::min(top, groups.size()); ++i) {
+    const auto& g = groups[i];
+    const uint64_t stall = g.base_stall_cycles + g.transfer_stall_cycles;
+    if (stall == 0) break;
+    out += fmt::format("  {:<32} {:>12} cycles ({} base latency) over {} DMAs\n", g.key, format_count(stall),
+                       share(g.base_stall_cycles, stall), g.dmas);
+  }
+  if (!a.chains.empty()) out += fmt::format("dependent DMA chains: {}\n", a.chains.size());
+  for (const auto& v : a.vmem) {
+    out += fmt::format("VMEM chip {}: median unused {}, median largest contiguous unused {}\n", v.chip,
+                       format_percent(v.median_unused_fraction), format_percent(v.median_largest_unused_fraction));
+  }
+  if (a.suggestions.empty()) {
+    out += "suggestions: none (no stalled DMA can move earlier)\n";
+    return out;
+  }
+  out += "top suggestions (predicted / verified saving):\n";
+  for (size_t i = 0; i < std::min(top, a.suggestions.size()); ++i) {
+    const analyze::Suggestion& sg = a.suggestions[i];
+    const analyze::Verification& v = sg.verification;
+    std::string verified = "not verified";
+    if (v.attempted && !v.legal) verified = "illegal: " + v.illegal_reason;
+    if (v.attempted && v.legal) {
+      verified = fmt::format("{} cycles ({:.1f}% of the window{})", v.measured_saving_cycles,
+                             v.baseline_cycles == 0 ? 0.0 : 100.0 * static_cast<double>(v.measured_saving_cycles) / static_cast<double>(v.baseline_cycles),
+                             v.final_state_matched ? ", same end state" : ", END STATE DIFFERS");
+    }
+    out += fmt::format("  {}. {}{}\n     predicted {} cycles / verified {}\n", i + 1, sg.text, sg.cross_op ? " [cross-op]" : "",
+                       format_count(sg.predicted_saving_cycles), verified);
+  }
+  return out;
+}
+
+}  // namespace snr::workflow

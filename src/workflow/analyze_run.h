@@ -1,0 +1,76 @@
+// `snr analyze`'s pipeline as library code: run data -> analysis
+// (src/analyze) -> verification of the top suggestions by rewriting and
+// replaying the snapshot (src/rewrite) -> report directory:
+//
+//   <dir>/index.html      the HTML report (src/report)
+//   <dir>/tables/         CSV and JSON of every table (analyze::write_tables)
+//   <dir>/timeline.json   the Perfetto timeline (src/export)
+//
+// The demo (demo.h) runs the same steps on the replay it just made.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "analyze/analyze.h"
+#include "formats/rundb/run_data.h"
+#include "formats/snapshot/shared_snapshot.h"
+#include "replay/replay_input.h"
+#include "workflow/stages.h"
+
+namespace snr::workflow {
+
+struct AnalyzeRunOptions {
+  std::filesystem::path output_dir;
+  // The snapshot the run was replayed from, for verification; empty: look
+  // for the file named in run.db's meta `source` beside run.db, then in the
+  // working directory (its hash must match).
+  std::string snapshot_path;
+  size_t verify_top = 3;  // suggestions to verify (best predicted first); 0 = none
+  analyze::AnalyzeOptions analyze;
+  std::string title = "snr analysis";
+};
+
+struct AnalyzeRunResult {
+  analyze::Analysis analysis;
+  std::filesystem::path report_path;
+  std::filesystem::path tables_dir;
+  std::filesystem::path timeline_path;
+  std::string snapshot_used;  // empty when nothing was verified against a snapshot
+  std::string verify_note;    // why suggestions were not verified, when they were not
+  std::vector<StageTime> stages;
+};
+
+// Reads run.db and analyzes it. Throws snr::Error on unreadable input or
+// a snapshot given explicitly that is not the one the run was replayed from.
+AnalyzeRunResult analyze_run_db(const std::string& run_db_path, const AnalyzeRunOptions& options,
+                                const Progress& progress);
+
+// Same from run data already in memory (written to `run_db_path`, which
+// the timeline export reads), verifying against `input` when given.
+AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string& run_db_path,
+                                  const replay::ReplayInput* input, const AnalyzeRunOptions& options,
+                                  const Progress& progress);
+
+// The snapshot's identity as `snr replay` records it in run.db meta
+// `source`: "<file name> fnv1a64 0x<the file's identity hash>".
+std::string snapshot_identity(const std::filesystem::path& path, const snapshot::SharedSnapshot& snapshot);
+
+struct SourceSnapshot {
+  std::filesystem::path path;
+  snapshot::SharedSnapshot snapshot;
+};
+
+// The snapshot file run.db's meta `source` names, if one with a matching
+// identity lies beside run.db or in the working directory.
+std::optional<SourceSnapshot> find_source_snapshot(const std::string& source, const std::filesystem::path& run_db_path);
+
+// A short text summary: window, top stalls, VMEM medians, top suggestions
+// with predicted and verified savings.
+std::string format_summary(const analyze::Analysis& analysis, size_t top);
+
+}  // namespace snr::workflow

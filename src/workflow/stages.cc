@@ -1,0 +1,27 @@
+#include "workflow/stages.h"
+
+#include <fmt/format.h>
+
+namespace snr::workflow {
+
+StageTimer::StageTimer(std::vector<StageTime>& stages, std::string name, const Progress& progress)
+    : stages_(stages), name_(std::move(name)), progress_(progress), start_(std::chrono::steady_clock::now()) {}
+
+double StageTimer::finish(const std::string& what) {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  stages_.push_back({name_, seconds});
+  if (progress_) progress_(fmt::format("{}: {} ({:.1f} s)", name_, what, seconds));
+  return seconds;
+}
+
+std::string format_stage_times(const std::vector<StageTime>& stages) {
+  std::string out;
+  double total = 0;
+  for (const StageTime& stage : stages) {
+    out += fmt::format("{}{} {:.1f} s", out.empty() ? "" : ", ", stage.name, stage.wall_s);
+    total += stage.wall_s;
+  }
+  return out + fmt::format("{}total {:.1f} s", out.empty() ? "" : ", ", total);
+}
+
+}  // namespace snr::workflow

@@ -1,0 +1,104 @@
+// Unit tests of the workflow building blocks; the pipelines themselves run end to
+// end in tests/e2e (test_analyze_*.sh, test_demo.sh).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/file_io.h"
+#include "formats/snapshot/shared_snapshot.h"
+#include "formats/snapshot/snapshot.h"
+#include "workflow/analyze_run.h"
+#include "workflow/demo.h"
+#include "workflow/stages.h"
+
+namespace snr::workflow {
+namespace {
+
+std::filesystem::path source_dir() {
+  const char* source = std::getenv("SNR_SOURCE_DIR");
+  return source != nullptr ? source : ".";
+}
+
+TEST(Workflow, BuiltInSpecIsTheExampleFile) {
+  EXPECT_EQ(default_spec_yaml(), read_file(source_dir() / "examples/llm-decode.yaml"));
+}
+
+TEST(Workflow, FindsTheSnapshotNamedInRunDbMeta) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "snr_workflow_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  snapshot::Snapshot original;
+  write_file_atomic(dir / "w.snr", snapshot::encode_snapshot(original));
+  const std::string identity =
+      snapshot_identity(dir / "w.snr", snapshot::read_snapshot_shared((dir / "w.snr").string()).value());
+  EXPECT_TRUE(identity.starts_with("w.snr fnv1a64 0x")) << identity;
+  EXPECT_EQ(identity.size(), std::string("w.snr fnv1a64 0x").size() + 16);
+  const auto found = find_source_snapshot(identity, dir / "run.db");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->path, dir / "w.snr");
+  // Same name, other contents: not the snapshot the run came from.
+  snapshot::Snapshot other;
+  other.header.mutable_stats()->set_instructions(5);
+  write_file_atomic(dir / "w.snr", snapshot::encode_snapshot(other));
+  EXPECT_FALSE(find_source_snapshot(identity, dir / "run.db").has_value());
+  // Not a snapshot at all.
+  write_file_atomic(dir / "w.snr", "not a snapshot");
+  EXPECT_FALSE(find_source_snapshot(identity, dir / "run.db").has_value());
+  EXPECT_FALSE(find_source_snapshot("", dir / "run.db").has_value());
+  EXPECT_FALSE(find_source_snapshot("missing.snr fnv1a64 0x0000000000000001", dir / "run.db").has_value());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Workflow, SummaryNamesTopStallsVmemAndSuggestions) {
+  analyze::Analysis a;
+  a.summary.chips = 2;
+  a.summary.total_cycles = 2000;
+  a.summary.clock_hz = 1e9;
+  a.summary.instructions = 700;
+  a.summary.dma_stall_cycles = 1000;
+  a.summary.dma_base_stall_cycles = 800;
+  a.summary.dma_transfer_stall_cycles = 200;
+  a.stalls_by_op = {{"small", 1, 64, 10, 0, 0}, {"all_gather.setup", 6, 384, 790, 200, 0}};
+  analyze::VmemUsage v;
+  v.chip = 0;
+  v.median_unused_fraction = 0.47;
+  v.median_largest_unused_fraction = 0.25;
+  a.vmem.push_back(v);
+  analyze::Suggestion s;
+  s.text = "issue the heads of the 3 chains together";
+  s.predicted_saving_cycles = 600;
+  s.verification.attempted = true;
+  s.verification.legal = true;
+  s.verification.baseline_cycles = 2000;
+  s.verification.rewritten_cycles = 1500;
+  s.verification.measured_saving_cycles = 500;
+  s.verification.final_state_matched = true;
+  a.suggestions.push_back(s);
+  const std::string text = format_summary(a, 3);
+  EXPECT_NE(text.find("window: 2 chip(s), 2,000 cycles (2.0 µs at 1000 MHz), 700 instructions"), std::string::npos) << text;
+  EXPECT_NE(text.find("(80.0% base latency, 20.0% transfer)"), std::string::npos) << text;
+  // Largest stall first.
+  EXPECT_LT(text.find("all_gather.setup"), text.find("small")) << text;
+  EXPECT_NE(text.find("VMEM chip 0: median unused 47.0%, median largest contiguous unused 25.0%"), std::string::npos);
+  EXPECT_NE(text.find("predicted 600 cycles / verified 500 cycles (25.0% of the window, same end state)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Workflow, StageTimesAddUp) {
+  std::vector<StageTime> stages;
+  std::vector<std::string> lines;
+  const Progress progress = [&lines](const std::string& line) { lines.push_back(line); };
+  StageTimer timer(stages, "compile", progress);
+  const double seconds = timer.finish("36 ops");
+  ASSERT_EQ(stages.size(), 1u);
+  EXPECT_EQ(stages[0].name, "compile");
+  EXPECT_GE(seconds, 0.0);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0].starts_with("compile: 36 ops (")) << lines[0];
+  EXPECT_EQ(format_stage_times({{"record", 1.25}, {"replay", 2.0}}), "record 1.2 s, replay 2.0 s, total 3.2 s");
+}
+
+}  // namespace
+}  // namespace snr::workflow
