@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <span>
 
 #include "common/error.h"
 #include "common/hash.h"
@@ -72,7 +73,7 @@ class WindowChecker {
       }
     }
   }
-  [[nodiscard]] uint32_t x_written(uint32_t chip) const { return x_written_[chip]; }
+  [[nodiscard]] std::span<const uint32_t> x_written_masks() const { return x_written_; }
   [[nodiscard]] uint64_t steps() const { return step_; }
 
   // The summary a tracker would have produced (ReplayOptions::collect_run_data = false).
@@ -116,7 +117,10 @@ class WindowChecker {
   uint64_t step_ = 0;
 };
 
-std::vector<std::string> compare_end_state(sim::System& system, const ReplayInput& input, const WindowChecker& checker) {
+}  // namespace
+
+std::vector<std::string> end_state_problems(sim::System& system, const ReplayInput& input,
+                                            std::span<const uint32_t> x_written) {
   std::vector<std::string> problems;
   for (const ReplayChip& record : input.chips) {
     sim::ChipState& chip = system.chip(record.chip);
@@ -124,7 +128,7 @@ std::vector<std::string> compare_end_state(sim::System& system, const ReplayInpu
       if (chip.pc != record.end.pc) {
         problems.push_back(fmt::format("chip {}: final pc: device {:#x}, replay {:#x}", record.chip, record.end.pc, chip.pc));
       }
-      uint32_t known = checker.x_written(record.chip);
+      uint32_t known = record.chip < x_written.size() ? x_written[record.chip] : 0;
       for (const SavedState& state : record.registers) {
         if (state.kind == snapshot::pb::STATE_X && state.index < 32) known |= 1u << state.index;
       }
@@ -149,8 +153,6 @@ std::vector<std::string> compare_end_state(sim::System& system, const ReplayInpu
   }
   return problems;
 }
-
-}  // namespace
 
 hw::HwConfig replay_hw_config(const ReplayInput& input, const ReplayOptions& options) {
   hw::HwConfig config = options.hw_preset_or_file.empty()
@@ -183,7 +185,7 @@ ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options) 
 
   ReplayResult result;
   result.instructions = checker.steps();
-  result.final_state_problems = compare_end_state(system, input, checker);
+  result.final_state_problems = end_state_problems(system, input, checker.x_written_masks());
   if (tracker) {
     result.data = tracker->finish();
   } else {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,12 @@ hw::HwConfig replay_hw_config(const ReplayInput& input, const ReplayOptions& opt
 // Throws snr::Error on a pc divergence ("step S (chip C instruction I):
 // expected pc ..., actual pc ... <disassembly>"), a fault or a deadlock.
 ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options);
+
+// The end-state rules (docs/replay.md): each recorded chip's final pc, every
+// x register the window knew (saved, or written during the run: bit i of
+// `x_written[chip]`), and the hash of the memory the device wrote. Returns
+// one line per mismatch; empty when the device's end state was reached.
+std::vector<std::string> end_state_problems(sim::System& system, const ReplayInput& input,
+                                            std::span<const uint32_t> x_written);
 
 }  // namespace snr::replay

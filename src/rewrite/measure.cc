@@ -5,7 +5,7 @@
 #include <span>
 
 #include "common/error.h"
-#include "common/hash.h"
+#include "replay/replayer.h"
 #include "replay/trace_load.h"
 #include "sim/timing.h"
 
@@ -18,43 +18,6 @@ struct DmaTimes {
   bool waited = false;
   uint64_t transfer_end = 0, wait_start = 0, wait_end = 0;
 };
-
-// The end-state rules of the replayer (docs/replay.md, step 5): final pc,
-// every x register the window knew, the hash of the memory it wrote.
-std::vector<std::string> end_state_problems(sim::System& system, const replay::ReplayInput& input,
-                                            const std::vector<uint32_t>& x_written) {
-  std::vector<std::string> problems;
-  for (const replay::ReplayChip& record : input.chips) {
-    sim::ChipState& chip = system.chip(record.chip);
-    if (record.end.known) {
-      if (chip.pc != record.end.pc) {
-        problems.push_back(fmt::format("chip {}: final pc: device {:#x}, replay {:#x}", record.chip, record.end.pc, chip.pc));
-      }
-      uint32_t known = x_written[record.chip];
-      for (const replay::SavedState& state : record.registers) {
-        if (state.kind == snapshot::pb::STATE_X && state.index < 32) known |= 1u << state.index;
-      }
-      for (size_t i = 1; i < 32 && i < record.end.x.size(); ++i) {
-        if ((known >> i & 1) != 0 && chip.x[i] != record.end.x[i]) {
-          problems.push_back(fmt::format("chip {}: final x{}: device {:#x}, replay {:#x}", record.chip, i,
-                                         record.end.x[i], chip.x[i]));
-        }
-      }
-    }
-    uint64_t hash = kFnvOffsetBasis;
-    for (const replay::WrittenInterval& interval : record.end.written_memory) {
-      sim::MemoryTarget target = system.resolve_local(chip, interval.address, interval.length, "written memory");
-      std::string bytes(interval.length, '\0');
-      target.memory->read(target.offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()));
-      hash = snapshot::hash_region(hash, interval.address, bytes);
-    }
-    if (hash != record.end.written_memory_hash) {
-      problems.push_back(fmt::format("chip {}: written memory ({} intervals) differs from the device", record.chip,
-                                     record.end.written_memory.size()));
-    }
-  }
-  return problems;
-}
 
 }  // namespace
 
@@ -131,7 +94,7 @@ ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::Rep
   }
   ReplaySummary summary;
   summary.total_cycles = total_cycles;
-  summary.final_state_problems = end_state_problems(system, input, x_written);
+  summary.final_state_problems = replay::end_state_problems(system, input, x_written);
   summary.dmas.reserve(dmas.size());
   for (const DmaTimes& dma : dmas) {
     rundb::DmaRecord record;
