@@ -287,7 +287,14 @@ void Recorder::save_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
         ++last;
       }
       const uint64_t span_begin = gaps_[first].begin;
-      const std::string span = read_initial_memory(holder, span_begin, gaps_[last].end);
+      std::string span = read_initial_memory(holder, span_begin, gaps_[last].end);
+      if (first == last) {
+        // One gap is the whole span: keep the buffer rather than copy it.
+        holder.saved_bytes.emplace(span_begin, std::move(span));
+        holder.saved_memory.add(gaps_[first].begin, gaps_[first].end);
+        first = last + 1;
+        continue;
+      }
       for (size_t i = first; i <= last; ++i) {
         const Interval& gap = gaps_[i];
         holder.saved_bytes.emplace(gap.begin, span.substr(gap.begin - span_begin, gap.end - gap.begin));
@@ -435,18 +442,37 @@ pb::Chip Recorder::finish_chip(ChipRecord& chip) {
             });
   for (pb::RegisterValue& value : chip.saved_registers) *out.add_registers() = std::move(value);
   // Saved pieces never overlap; adjacent ones become one region.
+  // The bytes move into the message (hundreds of megabytes: a copy is a
+  // page fault per 4 KiB); a region that grows is sized once for its run.
   pb::MemoryRegion* region = nullptr;
-  for (auto& [address, bytes] : chip.saved_bytes) {
+  for (auto it = chip.saved_bytes.begin(); it != chip.saved_bytes.end(); ++it) {
+    auto& [address, bytes] = *it;
     if (region != nullptr && region->address() + region->data().size() == address &&
         space_of(address) == region->space()) {
       region->mutable_data()->append(bytes);
+      std::string().swap(bytes);
       continue;
     }
     region = out.add_memory();
     region->set_space(space_of(address));
     region->set_address(address);
-    region->set_data(bytes);
+    uint64_t run_bytes = bytes.size();
+    for (auto next = std::next(it), previous = it;
+         next != chip.saved_bytes.end() && previous->first + previous->second.size() == next->first &&
+         space_of(next->first) == region->space();
+         previous = next++) {
+      run_bytes += next->second.size();
+    }
+    if (run_bytes == bytes.size()) {
+      region->set_data(std::move(bytes));
+    } else {
+      std::string* data = region->mutable_data();
+      data->reserve(run_bytes);
+      data->append(bytes);
+      std::string().swap(bytes);
+    }
   }
+  chip.saved_bytes.clear();
   if (chip.recorded) {
     std::vector<uint64_t> unique_pcs = chip.pcs;
     std::sort(unique_pcs.begin(), unique_pcs.end());

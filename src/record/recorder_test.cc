@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <thread>
 
 #include "asm/assembler.h"
 #include "common/file_io.h"
 #include "device/npu_device.h"
 #include "device/serve.h"
+#include "isa/address_map.h"
 #include "record/reexecute.h"
 #include "sim/elf_loader.h"
 
@@ -148,6 +150,49 @@ TEST(Recorder, DamagedPcSequenceReportsTheFirstDivergence) {
   ASSERT_FALSE(result.matched);
   EXPECT_NE(result.problems.at(0).find("step 5 (chip 0 instruction 5): expected pc"), std::string::npos)
       << result.problems.at(0);
+}
+
+// Reads that switch chips take the thread switch along in the same round
+// trip, and a read as large as one reply comes back whole.
+TEST(RemoteTarget, ChipSwitchingReadsReturnEachChipsBytesInOneRoundTrip) {
+  Program program = ring_exchange();
+  device::NpuDevice device(config_with_chips(2), program.image);
+  constexpr uint64_t kAddress = isa::kHbmBase + 0x10000;
+  constexpr uint64_t kBytes = 5 << 20;  // more than one 4 MiB reply
+  std::array<std::string, 2> pattern;
+  for (uint32_t chip = 0; chip < 2; ++chip) {
+    pattern[chip].resize(kBytes);
+    // Framing characters included, so escapes are exercised.
+    for (uint64_t i = 0; i < kBytes; ++i) pattern[chip][i] = static_cast<char>((i * 7 + chip * 131 + i / 4099) & 0xFF);
+    ASSERT_TRUE(device.write_memory(chip + 1, kAddress, pattern[chip]).ok());
+  }
+  rsp::Listener listener("127.0.0.1", 0);
+  std::thread server([&] { device::serve(device, listener, {.once = true, .log = {}}); });
+  try {
+    rsp::Client client(rsp::connect_tcp({"127.0.0.1", listener.port()}, std::chrono::milliseconds(5000)),
+                       std::chrono::milliseconds(20000));
+    RemoteTarget target(client, std::chrono::milliseconds(20000));
+    ASSERT_TRUE(target.binary_reads());
+    for (int round = 0; round < 3; ++round) {
+      for (uint32_t chip = 0; chip < 2; ++chip) {
+        const uint64_t before = target.round_trips();
+        const std::string small = target.read_memory(chip + 1, kAddress + 1000, 4096);
+        EXPECT_EQ(target.round_trips() - before, 1u) << "chip " << chip;
+        EXPECT_EQ(small, pattern[chip].substr(1000, 4096)) << "chip " << chip;
+        EXPECT_EQ(target.read_general(chip + 1).pc, device.system().chip(chip).pc) << "chip " << chip;
+      }
+    }
+    EXPECT_EQ(target.read_memory(1, kAddress, kBytes), pattern[0]);
+    EXPECT_EQ(target.read_memory(2, kAddress, kBytes), pattern[1]);
+    // An error reply after a pipelined thread switch leaves the session in step.
+    EXPECT_FALSE(target.try_read_memory(1, 0x7000000000000000, 16).has_value());
+    EXPECT_EQ(target.read_memory(2, kAddress, 64), pattern[1].substr(0, 64));
+    target.detach();
+  } catch (...) {
+    server.join();
+    throw;
+  }
+  server.join();
 }
 
 }  // namespace

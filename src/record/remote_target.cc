@@ -78,10 +78,25 @@ void RemoteTarget::select(uint32_t thread) {
   selected_ = thread;
 }
 
+std::string RemoteTarget::request_on(uint32_t thread, std::string_view payload) {
+  if (selected_ == thread || !client_.no_ack() || client_.outstanding() != 0) {
+    select(thread);
+    return client_.request(payload);
+  }
+  client_.queue_request(fmt::format("Hg{:x}", thread));
+  client_.queue_request(payload);
+  const std::string selected = client_.receive_reply(client_.reply_timeout());
+  // The request's reply is read even when the switch failed, so the next
+  // request is not answered with it.
+  std::string reply = client_.receive_reply(client_.reply_timeout());
+  if (selected != "OK") throw Error(fmt::format("selecting thread {}: stub replied '{}'", thread, selected));
+  selected_ = thread;
+  return reply;
+}
+
 RemoteTarget::GeneralRegisters RemoteTarget::read_general(uint32_t thread) {
-  select(thread);
   ++register_reads_;
-  const std::string reply = client_.request("g");
+  const std::string reply = request_on(thread, "g");
   std::optional<std::vector<uint8_t>> bytes = rsp::hex_decode(reply);
   if (!bytes || bytes->size() < pc_offset_in_g_ + 8) {
     throw Error(fmt::format("thread {}: 'g' reply of {} characters does not hold x0..x31 and pc", thread, reply.size()));
@@ -95,9 +110,8 @@ RemoteTarget::GeneralRegisters RemoteTarget::read_general(uint32_t thread) {
 std::string RemoteTarget::read_named_register(uint32_t thread, std::string_view name) {
   const rsp::RegisterInfo* reg = description_.find(name);
   if (reg == nullptr) throw Error(fmt::format("the target has no register named '{}'", name));
-  select(thread);
   ++register_reads_;
-  const std::string reply = client_.request(fmt::format("p{:x}", reg->regnum));
+  const std::string reply = request_on(thread, fmt::format("p{:x}", reg->regnum));
   std::optional<std::vector<uint8_t>> bytes = rsp::hex_decode(reply);
   if (!bytes || bytes->size() != reg->bitsize / 8) {
     throw Error(fmt::format("thread {}: reading register {}: reply '{}'", thread, name, reply.substr(0, 40)));
@@ -106,23 +120,29 @@ std::string RemoteTarget::read_named_register(uint32_t thread, std::string_view 
 }
 
 std::optional<std::string> RemoteTarget::try_read_memory(uint32_t thread, uint64_t address, uint64_t length) {
-  select(thread);
   std::string out;
-  out.reserve(length);
   while (out.size() < length) {
     const uint64_t piece = std::min<uint64_t>(length - out.size(), max_read_bytes_);
     ++memory_reads_;
-    const std::string reply =
-        client_.request(fmt::format("{}{:x},{:x}", binary_read_ ? 'x' : 'm', address + out.size(), piece));
+    std::string reply =
+        request_on(thread, fmt::format("{}{:x},{:x}", binary_read_ ? 'x' : 'm', address + out.size(), piece));
     if (is_error_reply(reply)) return std::nullopt;
     if (binary_read_) {
       if (reply.empty() || reply[0] != 'b' || reply.size() == 1 || reply.size() - 1 > piece) {
         throw Error(fmt::format("thread {}: reading {} bytes at {:#x}: malformed binary reply of {} bytes", thread,
                                 piece, address + out.size(), reply.size()));
       }
+      // A whole read in one reply keeps the reply's buffer: replies run to
+      // megabytes, and a fresh buffer per copy costs a page fault per 4 KiB.
+      if (out.empty() && reply.size() - 1 == length) {
+        reply.erase(0, 1);
+        return reply;
+      }
+      if (out.empty()) out.reserve(length);
       out.append(reply, 1);
       continue;
     }
+    if (out.empty()) out.reserve(length);
     std::optional<std::vector<uint8_t>> bytes = rsp::hex_decode(reply);
     if (!bytes || bytes->empty() || bytes->size() > piece) {
       throw Error(fmt::format("thread {}: reading {} bytes at {:#x}: malformed reply '{}'", thread, piece,

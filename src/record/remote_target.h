@@ -69,6 +69,9 @@ class RemoteTarget {
 
  private:
   void select(uint32_t thread);
+  // `payload` on `thread`: a needed thread switch travels with the request
+  // in one round trip where the stub allows pipelining.
+  std::string request_on(uint32_t thread, std::string_view payload);
   StepReply parse_step_reply(uint32_t thread, const std::string& reply);
 
   rsp::Client& client_;

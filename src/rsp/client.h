@@ -91,6 +91,7 @@ class Client {
   [[nodiscard]] bool supports_binary_read() const { return binary_read_; }
   [[nodiscard]] uint64_t packet_size() const { return packet_size_; }
   [[nodiscard]] uint64_t round_trips() const { return round_trips_; }
+  [[nodiscard]] std::chrono::milliseconds reply_timeout() const { return reply_timeout_; }
   [[nodiscard]] const std::string& supported_reply() const { return supported_; }
 
  private:

@@ -89,11 +89,10 @@ std::string PacketHandler::handle_memory_read(const std::string& payload) {
   Result<std::string> bytes = target_.read_memory(general_thread_, address, length);
   if (!bytes) return std::string(kErrorTarget);
   if (!binary) return hex_encode(bytes.value());
-  // 'b' then the raw bytes; framing escapes what needs it.
-  std::string reply;
-  reply.reserve(bytes.value().size() + 1);
-  reply.push_back('b');
-  reply += bytes.value();
+  // 'b' then the raw bytes; framing escapes what needs it. The prefix goes
+  // in place: a second multi-megabyte buffer would be faulted in afresh.
+  std::string reply = std::move(bytes.value());
+  reply.insert(reply.begin(), 'b');
   return reply;
 }
 
