@@ -10,20 +10,9 @@ WORK="${2:-$(mktemp -d)}"
 SNR="$BUILD/snr"
 BENCH="$BUILD/bench/analyze/analyze_bench"
 mkdir -p "$WORK"
+source "$(dirname "$0")/../lib/record_window.sh"
 if [[ ! -f "$WORK/llm.db" ]]; then
-  "$SNR" compile examples/llm-decode.yaml -o "$WORK/llm" >/dev/null
-  "$SNR" device serve "$WORK/llm" --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
-  server=$!
-  port=""
-  for _ in $(seq 600); do
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
-    [[ -n "$port" ]] && break
-    sleep 0.1
-  done
-  [[ -n "$port" ]] || { cat "$WORK/serve.err" >&2; exit 1; }
-  "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/llm/chip0.elf" --break layer0.attn.qkv_matmul \
-    --count 150000 --chips all --quiet -o "$WORK/llm.snr"
-  wait "$server"
+  record_compiled_window "$SNR" examples/llm-decode.yaml "$WORK/llm" layer0.attn.qkv_matmul 150000 "$WORK/llm.snr"
   "$SNR" replay "$WORK/llm.snr" -o "$WORK/llm.db" --quiet
 fi
 echo "== analyzer on $WORK/llm.db (CPU seconds per phase)"

@@ -14,20 +14,9 @@ SNR="$BUILD/snr"
 BENCH="$BUILD/bench/rewrite/verify_bench"
 HERE="$(dirname "$0")"
 mkdir -p "$WORK"
+source "$(dirname "$0")/../lib/record_window.sh"
 if [[ ! -f "$WORK/llm.snr" ]]; then
-  "$SNR" compile examples/llm-decode.yaml -o "$WORK/llm" >/dev/null
-  "$SNR" device serve "$WORK/llm" --port 0 --once >"$WORK/serve.out" 2>"$WORK/serve.err" &
-  server=$!
-  port=""
-  for _ in $(seq 600); do
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/serve.out")
-    [[ -n "$port" ]] && break
-    sleep 0.1
-  done
-  [[ -n "$port" ]] || { cat "$WORK/serve.err" >&2; exit 1; }
-  "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/llm/chip0.elf" --break layer0.attn.rmsnorm \
-    --count 150000 --chips all --quiet -o "$WORK/llm.snr"
-  wait "$server"
+  record_compiled_window "$SNR" examples/llm-decode.yaml "$WORK/llm" layer0.attn.rmsnorm 150000 "$WORK/llm.snr"
 fi
 "$SNR" disasm "$WORK/llm/chip0.elf" -s layer0.mlp.all_gather.setup >"$WORK/setup.txt"
 awk -f "$HERE/level_by_level_moves.awk" "$WORK/setup.txt" >"$WORK/moves-setup.json"

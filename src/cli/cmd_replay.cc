@@ -1,7 +1,6 @@
 // `snr replay snap.snr -o run.db [--hw PRESET|FILE] [--set key=value ...]`:
 // replays a snapshot in timing mode with the performance tracker, checks
 // every pc against the recording and writes the run data to SQLite.
-#include <filesystem>
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -27,9 +26,7 @@ int replay(const ReplayArgs& args) {
     for (const std::string& problem : problems) fmt::print(stderr, "{}: {}\n", args.snapshot, problem);
     throw snr::Error(fmt::format("{}: invalid snapshot, not replayed", args.snapshot));
   }
-  const std::string identity = fmt::format("{} fnv1a64 {:#018x}",
-                                           std::filesystem::path(args.snapshot).filename().string(),
-                                           snapshot.identity_hash);
+  const std::string identity = snr::snapshot::snapshot_identity(args.snapshot, snapshot);
   const snr::replay::ReplayInput input = snr::replay::replay_input_from_snapshot(snapshot, identity);
   snr::replay::ReplayOptions options;
   options.hw_preset_or_file = args.hw;

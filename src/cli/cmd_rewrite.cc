@@ -2,13 +2,13 @@
 // code moves to a snapshot's text, checks that the rewritten order keeps
 // every dependency of the recorded window, writes the rewritten snapshot
 // and, with --verify, replays both and reports the measured saving.
-#include <filesystem>
 #include <fmt/format.h>
 
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/hash.h"
+#include "formats/snapshot/shared_snapshot.h"
 #include "formats/snapshot/snapshot.h"
 #include "replay/replay_input.h"
 #include "rewrite/legality.h"
@@ -37,9 +37,8 @@ int rewrite(const RewriteArgs& args) {
   const std::vector<uint8_t> moves_bytes = snr::read_file_bytes(args.moves);
   const std::vector<snr::analyze::CodeMove> moves = snr::rewrite::parse_moves_json(
       std::string_view(reinterpret_cast<const char*>(moves_bytes.data()), moves_bytes.size()), args.moves);
-  const std::string identity = fmt::format(
-      "{} fnv1a64 {:#018x}", std::filesystem::path(args.snapshot).filename().string(),
-      snr::fnv1a64(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+  const std::string identity = snr::snapshot::snapshot_identity(
+      args.snapshot, snr::fnv1a64(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
   const snr::replay::ReplayInput input = snr::replay::replay_input_from_snapshot(snapshot, identity);
 
   const snr::rewrite::RewritePlan plan = snr::rewrite::plan_moves(input, moves);

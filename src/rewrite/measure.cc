@@ -21,24 +21,12 @@ struct DmaTimes {
 
 }  // namespace
 
-ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::ReplayOptions& options,
-                             const replay::ReplayInput* memory_from) {
+ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::ReplayOptions& options) {
   const hw::HwConfig config = replay::replay_hw_config(input, options);
   sim::EventBus bus;
   replay::LoadedReplay loaded = replay::load_replay(input, config, &bus);
   sim::System& system = *loaded.system;
   const uint32_t chips = system.chip_count();
-  if (memory_from != nullptr) {
-    for (const replay::ReplayChip& record : memory_from->chips) {
-      if (record.chip >= chips) throw Error(fmt::format("chip {} is outside the {}-chip replay system", record.chip, chips));
-      for (const replay::SavedMemory& region : record.memory) {
-        sim::MemoryTarget target = system.resolve_local(system.chip(record.chip), region.address, region.bytes.size(),
-                                                        fmt::format("saved region of chip {}", record.chip));
-        target.memory->write(target.offset, std::span<const uint8_t>(
-                                                reinterpret_cast<const uint8_t*>(region.bytes.data()), region.bytes.size()));
-      }
-    }
-  }
   std::vector<const std::vector<uint64_t>*> expected(chips, nullptr);
   for (const replay::ReplayChip& chip : input.chips) {
     if (chip.recorded && !chip.pcs.empty()) expected[chip.chip] = &chip.pcs;

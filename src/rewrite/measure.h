@@ -12,10 +12,7 @@
 namespace snr::rewrite {
 
 // Same pc check, window end and end-state comparison as replay::run_replay;
-// throws snr::Error on a divergence, fault or deadlock. With
-// `memory_from`, the saved memory regions come from that input instead of
-// `input` (a rewritten input then needs no copy of hundreds of MB).
-ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::ReplayOptions& options,
-                             const replay::ReplayInput* memory_from = nullptr);
+// throws snr::Error on a divergence, fault or deadlock.
+ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::ReplayOptions& options);
 
 }  // namespace snr::rewrite

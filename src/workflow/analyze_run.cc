@@ -83,10 +83,6 @@ std::vector<std::pair<std::string, std::string>> companion_files(const std::file
 
 }  // namespace
 
-std::string snapshot_identity(const std::filesystem::path& path, const snapshot::SharedSnapshot& snapshot) {
-  return fmt::format("{} fnv1a64 {:#018x}", path.filename().string(), snapshot.identity_hash);
-}
-
 std::optional<SourceSnapshot> find_source_snapshot(const std::string& source, const std::filesystem::path& run_db_path) {
   const size_t space = source.find(" fnv1a64 ");
   if (space == std::string::npos || space == 0) return std::nullopt;
@@ -96,7 +92,7 @@ std::optional<SourceSnapshot> find_source_snapshot(const std::string& source, co
     std::error_code ec;
     if (!std::filesystem::is_regular_file(candidate, ec)) continue;
     Result<snapshot::SharedSnapshot> loaded = snapshot::read_snapshot_shared(candidate.string());
-    if (loaded.ok() && snapshot_identity(candidate, loaded.value()) == source) {
+    if (loaded.ok() && snapshot::snapshot_identity(candidate.string(), loaded.value()) == source) {
       return SourceSnapshot{candidate, std::move(loaded).value()};
     }
   }
@@ -163,7 +159,7 @@ AnalyzeRunResult analyze_run_db(const std::string& run_db_path, const AnalyzeRun
   if (options.verify_top > 0 && !options.snapshot_path.empty()) {
     source_snapshot = SourceSnapshot{options.snapshot_path,
                                      snapshot::read_snapshot_shared(options.snapshot_path).value()};
-    const std::string identity = snapshot_identity(source_snapshot->path, source_snapshot->snapshot);
+    const std::string identity = snapshot::snapshot_identity(source_snapshot->path.string(), source_snapshot->snapshot);
     if (identity != source) {
       throw Error(fmt::format("{}: this snapshot ({}) is not the one {} was replayed from ({})", options.snapshot_path,
                               identity, run_db_path, source));

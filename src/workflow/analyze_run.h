@@ -56,10 +56,6 @@ AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string&
                                   const replay::ReplayInput* input, const AnalyzeRunOptions& options,
                                   const Progress& progress);
 
-// The snapshot's identity as `snr replay` records it in run.db meta
-// `source`: "<file name> fnv1a64 0x<the file's identity hash>".
-std::string snapshot_identity(const std::filesystem::path& path, const snapshot::SharedSnapshot& snapshot);
-
 struct SourceSnapshot {
   std::filesystem::path path;
   snapshot::SharedSnapshot snapshot;

@@ -166,7 +166,7 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
     snapshot = {};
     // Read back like `snr replay` does, so run.db names the file's identity.
     saved = snapshot::read_snapshot_shared(result.snapshot_path.string()).value();
-    input = replay::replay_input_from_snapshot(saved, snapshot_identity(result.snapshot_path, saved));
+    input = replay::replay_input_from_snapshot(saved, snapshot::snapshot_identity(result.snapshot_path.string(), saved));
     timer.finish(fmt::format("{} bytes -> {}", bytes.size(), result.snapshot_path.string()));
   }
   rundb::RunData data;

@@ -31,7 +31,7 @@ TEST(Workflow, FindsTheSnapshotNamedInRunDbMeta) {
   snapshot::Snapshot original;
   write_file_atomic(dir / "w.snr", snapshot::encode_snapshot(original));
   const std::string identity =
-      snapshot_identity(dir / "w.snr", snapshot::read_snapshot_shared((dir / "w.snr").string()).value());
+      snapshot::snapshot_identity((dir / "w.snr").string(), snapshot::read_snapshot_shared((dir / "w.snr").string()).value());
   EXPECT_TRUE(identity.starts_with("w.snr fnv1a64 0x")) << identity;
   EXPECT_EQ(identity.size(), std::string("w.snr fnv1a64 0x").size() + 16);
   const auto found = find_source_snapshot(identity, dir / "run.db");

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -187,6 +188,10 @@ std::vector<std::string> validate_shared_snapshot(const SharedSnapshot& shared) 
     }
   }
   return problems;
+}
+
+std::string snapshot_identity(const std::string& path, uint64_t file_hash) {
+  return fmt::format("{} fnv1a64 {:#018x}", std::filesystem::path(path).filename().string(), file_hash);
 }
 
 }  // namespace snr::snapshot

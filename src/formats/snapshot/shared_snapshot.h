@@ -35,6 +35,13 @@ struct SharedSnapshot {
 Result<SharedSnapshot> decode_snapshot_shared(std::span<const uint8_t> bytes, std::string_view origin);
 Result<SharedSnapshot> read_snapshot_shared(const std::string& path);
 
+// The snapshot's identity as a replay records it (run.db meta `source`) and
+// the analyzer looks it up: "<file name> fnv1a64 0x<hash of the whole file>".
+std::string snapshot_identity(const std::string& path, uint64_t file_hash);
+inline std::string snapshot_identity(const std::string& path, const SharedSnapshot& snapshot) {
+  return snapshot_identity(path, snapshot.identity_hash);
+}
+
 // validate_snapshot plus the memory-region checks on the shared regions.
 std::vector<std::string> validate_shared_snapshot(const SharedSnapshot& snapshot);
 
