@@ -58,30 +58,39 @@ class Query {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-// Maps text to a static view, remembering the last few lookups by content.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>()(text); }
+};
+
+// Maps text to a static view. Columns such as mnemonics and stall reasons
+// repeat in runs, so the last lookup is answered without hashing.
 class StaticText {
  public:
   explicit StaticText(bool prefer_isa) : prefer_isa_(prefer_isa) {}
   std::string_view operator()(std::string_view text) {
-    auto it = cache_.find(std::string(text));
-    if (it != cache_.end()) return it->second;
-    std::string_view result;
-    if (prefer_isa_) {
-      if (const isa::InstructionRow* row = isa::find_row(text)) result = row->mnemonic;
+    if (has_last_ && text == last_text_) return last_result_;
+    auto it = cache_.find(text);
+    if (it == cache_.end()) {
+      std::string_view result;
+      if (prefer_isa_) {
+        if (const isa::InstructionRow* row = isa::find_row(text)) result = row->mnemonic;
+      }
+      if (result.empty()) result = intern(text);
+      it = cache_.emplace(std::string(text), result).first;
     }
-    if (result.empty()) result = intern(text);
-    cache_.emplace(std::string(text), result);
-    return result;
+    last_text_.assign(text);
+    last_result_ = it->second;
+    has_last_ = true;
+    return last_result_;
   }
 
  private:
   bool prefer_isa_;
-  std::unordered_map<std::string, std::string_view> cache_;
-};
-
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view text) const { return std::hash<std::string_view>()(text); }
+  std::unordered_map<std::string, std::string_view, StringHash, std::equal_to<>> cache_;
+  bool has_last_ = false;
+  std::string last_text_;
+  std::string_view last_result_;
 };
 
 void load_instructions(Database& db, RunData& data) {
@@ -90,12 +99,10 @@ void load_instructions(Database& db, RunData& data) {
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> op_index;
   data.op_names = {""};
   op_index.emplace("", 0);
-  std::string_view last_mnemonic, last_reason;
   Query q(db,
           "SELECT step, chip, chip_index, pc, op, mnemonic, issue_cycle, complete_cycle, stall_cycles, stall_reason "
           "FROM instructions ORDER BY step");
   sqlite3_stmt* s = q.get();
-  std::string mnemonic_buffer, reason_buffer;
   while (q.next()) {
     InstructionRecord r;
     r.step = column_u64(s, 0);
@@ -112,29 +119,17 @@ void load_instructions(Database& db, RunData& data) {
       data.op_names.emplace_back(op);
     }
     r.op = it->second;
-    const std::string_view mnemonic = column_view(s, 5);
-    if (mnemonic != mnemonic_buffer) {
-      mnemonic_buffer.assign(mnemonic);
-      last_mnemonic = mnemonics(mnemonic);
-    }
-    r.mnemonic = last_mnemonic;
+    r.mnemonic = mnemonics(column_view(s, 5));
     r.issue_cycle = column_u64(s, 6);
     r.complete_cycle = column_u64(s, 7);
     r.stall_cycles = column_u64(s, 8);
-    const std::string_view reason = column_view(s, 9);
-    if (reason != reason_buffer) {
-      reason_buffer.assign(reason);
-      last_reason = reasons(reason);
-    }
-    r.stall_reason = last_reason;
+    r.stall_reason = reasons(column_view(s, 9));
     data.instructions.push_back(r);
   }
 }
 
 void load_dependencies(Database& db, RunData& data) {
   StaticText kinds(false);
-  std::string kind_buffer;
-  std::string_view last_kind;
   // Table order is the tracker's publication order; keep it (the
   // analyzer does not depend on it, determinism of dumps does).
   Query q(db, "SELECT producer_step, consumer_step, kind, chip, first, last FROM dependencies ORDER BY rowid");
@@ -143,12 +138,7 @@ void load_dependencies(Database& db, RunData& data) {
     DependencyRecord r;
     r.producer_step = column_u64(s, 0);
     r.consumer_step = column_u64(s, 1);
-    const std::string_view kind = column_view(s, 2);
-    if (kind != kind_buffer) {
-      kind_buffer.assign(kind);
-      last_kind = kinds(kind);
-    }
-    r.kind = last_kind;
+    r.kind = kinds(column_view(s, 2));
     r.chip = column_u32(s, 3);
     r.first = column_u64(s, 4);
     r.last = column_u64(s, 5);
