@@ -9,7 +9,10 @@ PACKAGES=(
   # libraries
   libprotobuf-dev protobuf-compiler libyaml-cpp-dev nlohmann-json3-dev
   libcli11-dev libfmt-dev libzstd-dev zlib1g-dev libsqlite3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libpugixml-dev
+  # optional in CMake (snr builds and runs without them): the packet-level
+  # network backend, sweeps across MPI ranks, the Python module
+  libns3-dev libopenmpi-dev openmpi-bin pybind11-dev python3-pybind11 python3-dev
   # peers used by tests: RISC-V binutils/gcc/qemu, gdb, graphviz, chromium
   binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu qemu-user gdb-multiarch
   graphviz chromium sqlite3 python3
