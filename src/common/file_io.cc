@@ -8,10 +8,15 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/output.h"
 
 namespace snr {
 
 std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(fmt::format("'{}' is a directory; expected a file", path.string()));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
@@ -30,13 +35,13 @@ std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path path, bool binary)
     : path_(std::move(path)),
       temp_path_(path_.string() + fmt::format(".tmp.{}", static_cast<long>(::getpid()))) {
-  if (path_.has_parent_path() && !path_.parent_path().empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(path_.parent_path(), ec);
-  }
+  output::check_output_file(path_, "output");
+  slot_ = output::detail::register_staging(temp_path_);
   out_.open(temp_path_, binary ? std::ios::binary | std::ios::trunc : std::ios::trunc);
   if (!out_) {
-    throw Error(fmt::format("cannot create '{}': {}", path_.string(), std::strerror(errno)));
+    const int error = errno;
+    output::detail::unregister_staging(slot_);
+    throw Error(fmt::format("cannot create '{}': {}", path_.string(), std::strerror(error)));
   }
 }
 
@@ -46,6 +51,7 @@ AtomicFileWriter::~AtomicFileWriter() {
     std::error_code ec;
     std::filesystem::remove(temp_path_, ec);
   }
+  output::detail::unregister_staging(slot_);
 }
 
 void AtomicFileWriter::commit() {
@@ -58,6 +64,8 @@ void AtomicFileWriter::commit() {
     throw Error(fmt::format("cannot move output into place at '{}': {}", path_.string(), ec.message()));
   }
   committed_ = true;
+  output::detail::unregister_staging(slot_);
+  slot_ = -1;
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view data) {

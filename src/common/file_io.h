@@ -1,6 +1,7 @@
 // Whole-file reads and all-or-nothing writes. Outputs are written to a
 // temporary file beside the target and renamed into place on commit(), so a
-// failed run never leaves a half-written output behind.
+// failed or interrupted run never leaves a half-written output behind (see
+// common/output.h for the checks and the interrupt cleanup).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@ class AtomicFileWriter {
   std::filesystem::path temp_path_;
   std::ofstream out_;
   bool committed_ = false;
+  int slot_ = -1;  // interrupt-cleanup registration of temp_path_
 };
 
 // Convenience: atomically replace `path` with `data`.

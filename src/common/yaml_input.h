@@ -1,0 +1,22 @@
+// The one way snr reads a YAML document from outside: syntax errors and
+// duplicate keys are errors with file and line, and a document with no
+// content (an empty file, only comments) is an error instead of "all
+// defaults". yaml-cpp itself keeps duplicate keys and `node["k"]` silently
+// returns the first, so every reader goes through load_yaml_document().
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string_view>
+
+namespace snr {
+
+// Throws snr::Error "SOURCE:LINE: duplicate key 'K' (first at line N)".
+// Walks nested maps and sequences.
+void check_no_duplicate_keys(const YAML::Node& node, std::string_view source_name);
+
+// Parses `text`; `what` says what the document should be ("a workload
+// spec") in the error for an empty one.
+YAML::Node load_yaml_document(std::string_view text, std::string_view source_name, std::string_view what);
+
+}  // namespace snr
