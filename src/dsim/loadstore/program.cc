@@ -1,0 +1,133 @@
+#include "dsim/loadstore/program.h"
+
+#include <fmt/format.h>
+
+namespace snr::dsim::loadstore {
+
+uint32_t Program::add_name(std::string name) {
+  names.push_back(std::move(name));
+  return static_cast<uint32_t>(names.size() - 1);
+}
+
+uint32_t Program::add_multicast_group(const std::vector<uint32_t>& members) {
+  for (uint32_t g = 0; g + 1 < multicast_offsets.size(); ++g) {
+    if (multicast_group(g) == members) return g;
+  }
+  multicast_members.insert(multicast_members.end(), members.begin(), members.end());
+  multicast_offsets.push_back(static_cast<uint32_t>(multicast_members.size()));
+  return static_cast<uint32_t>(multicast_offsets.size() - 2);
+}
+
+std::string Program::where(uint32_t op_index) const {
+  const OpOrigin& origin = origins[op_index];
+  uint32_t gpu = 0;
+  for (const Workgroup& wg : workgroups) {
+    if (op_index >= wg.first_op && op_index < wg.first_op + wg.op_count) gpu = wg.gpu;
+  }
+  std::string text = fmt::format("gpu {} threadblock {} {} {}", gpu, origin.threadblock, origin_unit, origin.op_index);
+  if (origin.inner_index != kNone) text += fmt::format(".{} (iteration {})", origin.inner_index, origin.iteration);
+  return text + fmt::format(" ('{}')", names[origin.name]);
+}
+
+std::string_view to_string(OpKind kind) {
+  switch (kind) {
+    case OpKind::kLoad: return "LoadOp";
+    case OpKind::kStore: return "StoreOp";
+    case OpKind::kMemcpy: return "MemcpyOp";
+    case OpKind::kReduce: return "ReduceOp";
+    case OpKind::kSemaphoreAcquire: return "SemaphoreAcquireOp";
+    case OpKind::kSemaphoreRelease: return "SemaphoreReleaseOp";
+    case OpKind::kNop: return "NopOp";
+    case OpKind::kBarrier: return "BarrierOp";
+  }
+  return "?";
+}
+
+std::string_view to_string(Space space) {
+  switch (space) {
+    case Space::kInput: return "input";
+    case Space::kOutput: return "output";
+    case Space::kScratch: return "scratch";
+  }
+  return "?";
+}
+
+namespace {
+
+void account(const MemRange& range, uint64_t bytes, uint32_t gpu, bool store, GpuTraffic& t) {
+  const uint64_t wire = range.wire_bytes(bytes);
+  if (range.multicast()) {
+    (store ? t.multicast_store_bytes : t.multicast_load_bytes) += bytes;
+    t.wire_bytes_remote += wire;
+  } else if (range.gpu != gpu) {
+    (store ? t.remote_store_bytes : t.remote_load_bytes) += bytes;
+    t.wire_bytes_remote += wire;
+  } else {
+    (store ? t.local_store_bytes : t.local_load_bytes) += bytes;
+  }
+}
+
+}  // namespace
+
+std::vector<GpuTraffic> traffic(const Program& program) {
+  std::vector<GpuTraffic> out(program.gpu_count());
+  for (const Workgroup& wg : program.workgroups) {
+    GpuTraffic& t = out[wg.gpu];
+    for (uint32_t i = wg.first_op; i < wg.first_op + wg.op_count; ++i) {
+      const GpuOp& op = program.ops[i];
+      ++t.op_counts[static_cast<size_t>(op.kind)];
+      const MemRange* ranges = program.ranges_of(op);
+      switch (op.kind) {
+        case OpKind::kLoad:
+          for (uint16_t r = 0; r < op.range_count; ++r) account(ranges[r], op.bytes, wg.gpu, false, t);
+          break;
+        case OpKind::kStore:
+          for (uint16_t r = 0; r < op.range_count; ++r) account(ranges[r], op.bytes, wg.gpu, true, t);
+          break;
+        case OpKind::kMemcpy:
+          if (op.flags & GpuOp::kViaProxy) {
+            t.proxy_bytes += op.bytes;
+            t.wire_bytes_remote += ranges[1].wire_bytes(op.bytes);
+          } else {
+            account(ranges[0], op.bytes, wg.gpu, false, t);
+            account(ranges[1], op.bytes, wg.gpu, true, t);
+          }
+          break;
+        case OpKind::kSemaphoreAcquire:
+        case OpKind::kSemaphoreRelease:
+          ++t.semaphore_requests;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string summarize(const Program& program) {
+  std::string out = fmt::format("{} GPUs, {} kernels, {} workgroups, {} ops, {} semaphores, {} barriers, {} multicast "
+                                "groups\n",
+                                program.gpu_count(), program.kernels.size(), program.workgroups.size(),
+                                program.ops.size(), program.semaphores.size(), program.barriers.size(),
+                                program.multicast_offsets.size() - 1);
+  const auto per_gpu = traffic(program);
+  for (uint32_t g = 0; g < program.gpu_count(); ++g) {
+    const GpuTraffic& t = per_gpu[g];
+    const GpuBuffers& b = program.gpus[g];
+    std::string ops;
+    for (size_t k = 0; k < 8; ++k) {
+      if (t.op_counts[k]) ops += fmt::format(" {}={}", to_string(static_cast<OpKind>(k)), t.op_counts[k]);
+    }
+    out += fmt::format("gpu {}: buffers i/o/s {}/{}/{} B (chunk {} B); ops:{}\n", g, b.input_bytes, b.output_bytes,
+                       b.scratch_bytes, b.chunk_bytes, ops);
+    out += fmt::format("  load B local {} remote {} multicast {}; store B local {} remote {} multicast {}; proxy {} B; "
+                       "off-GPU wire {} B; semaphore requests {}\n",
+                       t.local_load_bytes, t.remote_load_bytes, t.multicast_load_bytes, t.local_store_bytes,
+                       t.remote_store_bytes, t.multicast_store_bytes, t.proxy_bytes, t.wire_bytes_remote,
+                       t.semaphore_requests);
+  }
+  return out;
+}
+
+}  // namespace snr::dsim::loadstore

@@ -1,0 +1,94 @@
+// MSCCLang XML reader: hand-made algorithms read; malformed ones fail with
+// the file and line; ASTRA-sim's public ring all-reduce reads.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "formats/msccllang/algorithm.h"
+
+namespace snr::msccllang {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string testdata(const std::string& name) { return std::string(SNR_MSCCLLANG_TESTDATA) + "/" + name; }
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string error_of(const std::string& xml) {
+  try {
+    parse_algorithm(xml, "a.xml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string edited(const std::string& from, const std::string& to) {
+  std::string xml = text_of(testdata("ring_allreduce_3.xml"));
+  const size_t at = xml.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return xml.replace(at, from.size(), to);
+}
+
+TEST(MsccllangReader, ReadsARingWithDependencies) {
+  const Algorithm a = read_algorithm_file(testdata("ring_allreduce_3.xml"));
+  EXPECT_EQ(a.collective, "allreduce");
+  EXPECT_TRUE(a.inplace);
+  ASSERT_EQ(a.gpus.size(), 3u);
+  const Threadblock& tb = a.gpus[1].threadblocks[0];
+  EXPECT_EQ(tb.send_peer, 2);
+  EXPECT_EQ(tb.recv_peer, 0);
+  ASSERT_EQ(tb.steps.size(), 6u);
+  EXPECT_EQ(tb.steps[1].type, StepType::kRecvReduceSend);
+  EXPECT_EQ(tb.steps[2].type, StepType::kRecvReduceCopy);
+  EXPECT_TRUE(tb.steps[2].has_dependents);
+  const Step& cpy = a.gpus[1].threadblocks[1].steps[0];
+  EXPECT_EQ(cpy.type, StepType::kCopy);
+  EXPECT_EQ(cpy.dep_threadblock, 0);
+  EXPECT_EQ(cpy.dep_step, 2);
+  EXPECT_EQ(cpy.dst, Buffer::kScratch);
+}
+
+TEST(MsccllangReader, Errors) {
+  EXPECT_THAT(error_of(edited("type=\"rrs\"", "type=\"rrx\"")),
+              HasSubstr("a.xml:5: <step>: unknown step type 'rrx' (gpu 0, threadblock 0, step 1)"));
+  EXPECT_THAT(error_of(edited("cnt=\"1\" depid=\"0\"", "cnt=\"1\" speed=\"2\" depid=\"0\"")),
+              HasSubstr("unknown attribute 'speed'"));
+  EXPECT_THAT(error_of(edited("srcoff=\"2\" dstbuf", "srcoff=\"3\" dstbuf")),
+              HasSubstr("a.xml:5: <step>: source chunks [3, 4) of buffer 'i' are out of range: gpu 0 has 3"));
+  EXPECT_THAT(error_of(edited("depid=\"0\" deps=\"2\"", "depid=\"0\" deps=\"9\"")),
+              HasSubstr("gpu 0 threadblock 1 step 0 depends on threadblock 0 step 9, which does not exist"));
+  EXPECT_THAT(error_of(edited("<step s=\"5\" type=\"r\"", "<step s=\"5\" type=\"nop\"")),
+              HasSubstr("gpu 2 sends to gpu 0 on channel 0 (its send #3), but gpu 0 has no matching receive"));
+  EXPECT_THAT(error_of(edited("cnt=\"1\"", "cnt=\"x\"")), HasSubstr("'cnt' must be an integer, got \"x\""));
+  EXPECT_THAT(error_of("<algo"), HasSubstr("a.xml:1: not valid XML"));
+  EXPECT_THAT(error_of("<mscclang/>"), HasSubstr("the root element is <mscclang>, expected <algo>"));
+}
+
+TEST(MsccllangReader, AstraSimCustomCollectiveReads) {
+  const char* dir = std::getenv("SNR_SHARED_DATA");
+  const std::filesystem::path path = std::filesystem::path(dir ? dir : "") / "astra-sim/system/custom_collectives/"
+                                     "custom_ring_allreduce_8npus_1MB/custom_allreduce.xml";
+  if (!dir || !std::filesystem::exists(path)) GTEST_SKIP() << "no ../shared/data/astra-sim";
+  const Algorithm a = read_algorithm_file(path.string());
+  EXPECT_EQ(a.gpus.size(), 8u);
+  EXPECT_EQ(a.protocol, "LL128");
+  if (std::getenv("SNR_UPDATE_GOLDEN")) {
+    std::ofstream(testdata("custom_allreduce.summary.txt"), std::ios::binary) << summarize(a);
+  }
+  EXPECT_EQ(summarize(a), text_of(testdata("custom_allreduce.summary.txt")));
+}
+
+}  // namespace
+}  // namespace snr::msccllang
