@@ -40,15 +40,17 @@ struct Prefix {
   double scale;
 };
 
-constexpr std::array<Prefix, 9> kBytePrefixes{{{"", 1.0},
-                                               {"K", 1e3},
-                                               {"M", 1e6},
-                                               {"G", 1e9},
-                                               {"T", 1e12},
-                                               {"Ki", 1024.0},
-                                               {"Mi", 1024.0 * 1024},
-                                               {"Gi", 1024.0 * 1024 * 1024},
-                                               {"Ti", 1024.0 * 1024 * 1024 * 1024}}};
+constexpr std::array<Prefix, 11> kBytePrefixes{{{"", 1.0},
+                                                {"K", 1e3},
+                                                {"M", 1e6},
+                                                {"G", 1e9},
+                                                {"T", 1e12},
+                                                {"P", 1e15},
+                                                {"Ki", 1024.0},
+                                                {"Mi", 1024.0 * 1024},
+                                                {"Gi", 1024.0 * 1024 * 1024},
+                                                {"Ti", 1024.0 * 1024 * 1024 * 1024},
+                                                {"Pi", 1024.0 * 1024 * 1024 * 1024 * 1024}}};
 
 // Matches "<prefix><base>" against kBytePrefixes; returns the scale or -1.
 double byte_prefix_scale(std::string_view unit, std::string_view base) {
@@ -166,8 +168,8 @@ std::string format_duration(Duration duration) {
 }
 
 std::string format_bandwidth(Bandwidth bandwidth) {
-  static constexpr std::array<Prefix, 5> kUnits{
-      {{"", 1.0}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}}};
+  static constexpr std::array<Prefix, 6> kUnits{
+      {{"", 1.0}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}}};
   if (bandwidth.bytes_per_second == 0) return "0B/s";
   return scaled(bandwidth.bytes_per_second, kUnits, "B/s");
 }

@@ -30,6 +30,7 @@ TEST(Units, ParsesBandwidthAndFrequency) {
   EXPECT_DOUBLE_EQ(parse_bandwidth("100Gb/s").value().bytes_per_second, 12.5e9);
   EXPECT_DOUBLE_EQ(parse_bandwidth("1GiB/s").value().bytes_per_second, 1073741824.0);
   EXPECT_DOUBLE_EQ(parse_frequency("940MHz").value().hertz, 940e6);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1PB/s").value().bytes_per_second, 1e15);
   EXPECT_FALSE(parse_bandwidth("1.2TB").ok());
   EXPECT_FALSE(parse_frequency("1.2").ok());
 }
@@ -41,7 +42,7 @@ TEST(Units, FormatsRoundTrip) {
   for (const char* s : {"500ns", "1.5us", "936.25ns", "250ps"}) {
     EXPECT_EQ(format_duration(parse_duration(s).value()), s);
   }
-  for (const char* s : {"1.2TB/s", "819GB/s", "50GB/s"}) {
+  for (const char* s : {"1.2TB/s", "819GB/s", "50GB/s", "1PB/s"}) {
     EXPECT_EQ(format_bandwidth(parse_bandwidth(s).value()), s);
   }
   EXPECT_EQ(format_frequency(parse_frequency("940MHz").value()), "940MHz");

@@ -2,12 +2,15 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <charconv>
 #include <fmt/format.h>
 #include <variant>
 
 #include "common/file_io.h"
+#include "common/yaml_input.h"
 
 namespace snr::hw {
 namespace {
@@ -15,12 +18,26 @@ namespace {
 using FieldRef = std::variant<uint64_t HwConfig::*, Bytes HwConfig::*, Duration HwConfig::*,
                               Bandwidth HwConfig::*, Frequency HwConfig::*, TopologyKind HwConfig::*>;
 
+// Valid range of a key in its base unit (count, bytes, picoseconds, bytes
+// per second, hertz). Every key has one: docs/hardware.md and
+// docs/errors.md list them, and the bounds keep every derived fixed-point
+// value (cycles, Q16 bytes per cycle, byte addresses) far from overflow.
+struct Range {
+  long double min = 0;
+  long double max = 0;
+};
+
 struct Field {
   KeyInfo info;
   FieldRef ref;
-  uint64_t min_count = 0;  // lower bound for counts (and bytes)
-  uint64_t max_count = UINT64_MAX;
+  Range range;
 };
+
+// Bounds shared by keys of one kind.
+constexpr Range kLatencyCycles{1, 1u << 20};
+constexpr Range kBandwidthRange{1e6L, 1e15L};   // 1MB/s .. 1PB/s
+constexpr Range kLatencyRange{0, 1e12L};        // 0 .. 1s, in ps
+constexpr Range kClockRange{1e6L, 1e11L};       // 1MHz .. 100GHz
 
 // The single table of hardware parameters. Defaults are the tpu-v4-like
 // preset; docs/hardware.md says which figures are public and which are
@@ -28,73 +45,72 @@ struct Field {
 const std::vector<Field>& fields() {
   static const std::vector<Field> table = {
       {{"clock", ValueKind::kFrequency, "1050MHz", "core clock; every latency is converted to cycles of it"},
-       &HwConfig::clock},
-      {{"chips", ValueKind::kCount, "1", "number of chips in the system"}, &HwConfig::chip_count, 1, 256},
-      {{"topology.kind", ValueKind::kTopology, "ring", "ring, torus2d or fully_connected"}, &HwConfig::topology},
+       &HwConfig::clock, kClockRange},
+      {{"chips", ValueKind::kCount, "1", "number of chips in the system"}, &HwConfig::chip_count, {1, 256}},
+      {{"topology.kind", ValueKind::kTopology, "ring", "ring, torus2d or fully_connected"}, &HwConfig::topology, {0, 0}},
       {{"topology.torus_width", ValueKind::kCount, "0",
         "columns of a 2-D torus (must divide chips); 0 picks the most square shape"},
-       &HwConfig::torus_width, 0, 256},
-      {{"mxu.count", ValueKind::kCount, "8", "128x128 bf16 matrix units per chip"}, &HwConfig::mxu_count, 1, 64},
+       &HwConfig::torus_width, {0, 256}},
+      {{"mxu.count", ValueKind::kCount, "8", "128x128 bf16 matrix units per chip"}, &HwConfig::mxu_count, {1, 64}},
       {{"mxu.weight_load_cycles", ValueKind::kCount, "128",
         "cycles to stage a 128x128 weight tile from VMEM (one row per cycle)"},
-       &HwConfig::mxu_weight_load_cycles, 1, 1u << 20},
+       &HwConfig::mxu_weight_load_cycles, kLatencyCycles},
       {{"mxu.fill_cycles", ValueKind::kCount, "128",
         "cycles from pushing an 8x128 LHS until its products reach the accumulator"},
-       &HwConfig::mxu_fill_cycles, 1, 1u << 20},
+       &HwConfig::mxu_fill_cycles, kLatencyCycles},
       {{"mxu.push_interval_cycles", ValueKind::kCount, "8",
         "cycles the systolic array is busy per 8-row push"},
-       &HwConfig::mxu_push_interval_cycles, 1, 1u << 20},
+       &HwConfig::mxu_push_interval_cycles, kLatencyCycles},
       {{"mxu.drain_cycles", ValueKind::kCount, "8", "cycles to move the accumulator to a vector register"},
-       &HwConfig::mxu_drain_cycles, 1, 1u << 20},
+       &HwConfig::mxu_drain_cycles, kLatencyCycles},
       {{"vector.alu_latency_cycles", ValueKind::kCount, "4", "result latency of vector arithmetic"},
-       &HwConfig::vector_alu_latency_cycles, 1, 1u << 20},
+       &HwConfig::vector_alu_latency_cycles, kLatencyCycles},
       {{"vector.transcendental_latency_cycles", ValueKind::kCount, "16",
         "result latency of exp, rsqrt, reciprocal"},
-       &HwConfig::vector_transcendental_latency_cycles, 1, 1u << 20},
+       &HwConfig::vector_transcendental_latency_cycles, kLatencyCycles},
       {{"vector.issue_interval_cycles", ValueKind::kCount, "1",
         "cycles the vector unit is busy per instruction"},
-       &HwConfig::vector_issue_interval_cycles, 1, 1u << 20},
+       &HwConfig::vector_issue_interval_cycles, kLatencyCycles},
       {{"vector.load_latency_cycles", ValueKind::kCount, "8", "VMEM to vector register latency"},
-       &HwConfig::vector_load_latency_cycles, 1, 1u << 20},
+       &HwConfig::vector_load_latency_cycles, kLatencyCycles},
       {{"scalar.alu_latency_cycles", ValueKind::kCount, "1", "integer ALU result latency"},
-       &HwConfig::scalar_alu_latency_cycles, 1, 1u << 20},
+       &HwConfig::scalar_alu_latency_cycles, kLatencyCycles},
       {{"scalar.mul_latency_cycles", ValueKind::kCount, "3", "integer multiply latency"},
-       &HwConfig::scalar_mul_latency_cycles, 1, 1u << 20},
+       &HwConfig::scalar_mul_latency_cycles, kLatencyCycles},
       {{"scalar.div_latency_cycles", ValueKind::kCount, "20",
         "integer divide/remainder latency (unpipelined)"},
-       &HwConfig::scalar_div_latency_cycles, 1, 1u << 20},
+       &HwConfig::scalar_div_latency_cycles, kLatencyCycles},
       {{"scalar.load_latency_cycles", ValueKind::kCount, "3", "SMEM load-to-use latency"},
-       &HwConfig::scalar_load_latency_cycles, 1, 1u << 20},
+       &HwConfig::scalar_load_latency_cycles, kLatencyCycles},
       {{"scalar.branch_taken_penalty_cycles", ValueKind::kCount, "2",
         "issue bubble after a taken branch or jump"},
-       &HwConfig::branch_taken_penalty_cycles, 0, 1u << 20},
+       &HwConfig::branch_taken_penalty_cycles, {0, 1u << 20}},
       {{"smem.bytes", ValueKind::kBytes, "16MiB",
         "scalar space backed by SMEM (program + data + stack); at most 256MiB"},
-       &HwConfig::smem_bytes, 4096, 256ull << 20},
+       &HwConfig::smem_bytes, {4096, 256ull << 20}},
       {{"smem.bandwidth", ValueKind::kBandwidth, "64GB/s", "DMA bandwidth into/out of SMEM"},
-       &HwConfig::smem_bandwidth},
+       &HwConfig::smem_bandwidth, kBandwidthRange},
       {{"vmem.page_bytes", ValueKind::kBytes, "512B", "VMEM page size (one 128-lane f32 row)"},
-       &HwConfig::vmem_page_bytes, 64, 1u << 20},
+       &HwConfig::vmem_page_bytes, {64, 1u << 20}},
       {{"vmem.pages_per_block", ValueKind::kCount, "256", "pages per VMEM block"},
-       &HwConfig::vmem_pages_per_block, 1, 1u << 20},
-      {{"vmem.blocks", ValueKind::kCount, "128", "VMEM blocks"}, &HwConfig::vmem_blocks, 1, 1u << 20},
+       &HwConfig::vmem_pages_per_block, {1, 1u << 20}},
+      {{"vmem.blocks", ValueKind::kCount, "128", "VMEM blocks"}, &HwConfig::vmem_blocks, {1, 1u << 20}},
       {{"vmem.bandwidth", ValueKind::kBandwidth, "2TB/s", "DMA bandwidth into/out of VMEM"},
-       &HwConfig::vmem_bandwidth},
-      {{"hbm.bytes", ValueKind::kBytes, "32GiB", "HBM capacity per chip"}, &HwConfig::hbm_bytes, 4096,
-       1ull << 48},
+       &HwConfig::vmem_bandwidth, kBandwidthRange},
+      {{"hbm.bytes", ValueKind::kBytes, "32GiB", "HBM capacity per chip"}, &HwConfig::hbm_bytes, {4096, 1ull << 48}},
       {{"hbm.bandwidth", ValueKind::kBandwidth, "1200GB/s", "HBM bandwidth per chip"},
-       &HwConfig::hbm_bandwidth},
+       &HwConfig::hbm_bandwidth, kBandwidthRange},
       {{"dma.base_latency", ValueKind::kDuration, "500ns",
         "constant issue-to-engine latency of every DMA; overlaps across parallel DMAs"},
-       &HwConfig::dma_base_latency},
+       &HwConfig::dma_base_latency, kLatencyRange},
       {{"dma.max_outstanding", ValueKind::kCount, "64", "DMAs in flight per chip before ISSUE stalls"},
-       &HwConfig::dma_max_outstanding, 1, 1u << 16},
+       &HwConfig::dma_max_outstanding, {1, 1u << 16}},
       {{"ici.links_per_chip", ValueKind::kCount, "6", "inter-chip links per chip"},
-       &HwConfig::ici_links_per_chip, 1, 64},
+       &HwConfig::ici_links_per_chip, {1, 64}},
       {{"ici.link_bandwidth", ValueKind::kBandwidth, "50GB/s", "bandwidth of one ICI link, one direction"},
-       &HwConfig::ici_link_bandwidth},
+       &HwConfig::ici_link_bandwidth, kBandwidthRange},
       {{"ici.hop_latency", ValueKind::kDuration, "100ns", "added latency per ICI hop of a remote DMA"},
-       &HwConfig::ici_hop_latency},
+       &HwConfig::ici_hop_latency, kLatencyRange},
   };
   return table;
 }
@@ -135,10 +151,21 @@ TopologyKind parse_topology(std::string_view text) {
   throw Error(fmt::format("'{}' is not a topology (ring, torus2d, fully_connected)", text));
 }
 
-void check_range(const Field& field, uint64_t value) {
-  if (value < field.min_count || value > field.max_count) {
-    throw Error(fmt::format("{} must be in [{}, {}], got {}", field.info.key, field.min_count,
-                            field.max_count, value));
+// Renders a bound in the key's unit, for errors and the docs.
+std::string range_text(const Field& field, long double value) {
+  switch (field.info.kind) {
+    case ValueKind::kBytes: return format_bytes(Bytes{static_cast<uint64_t>(value)});
+    case ValueKind::kDuration: return format_duration(Duration{static_cast<int64_t>(value)});
+    case ValueKind::kBandwidth: return format_bandwidth(Bandwidth{static_cast<double>(value)});
+    case ValueKind::kFrequency: return format_frequency(Frequency{static_cast<double>(value)});
+    default: return fmt::format("{}", static_cast<uint64_t>(value));
+  }
+}
+
+void check_range(const Field& field, long double value, std::string_view text) {
+  if (value < field.range.min || value > field.range.max) {
+    throw Error(fmt::format("{} = {} is out of range: valid {} .. {}", field.info.key, text,
+                            range_text(field, field.range.min), range_text(field, field.range.max)));
   }
 }
 
@@ -148,21 +175,23 @@ void assign(HwConfig& config, const Field& field, std::string_view text) {
         using T = std::remove_reference_t<decltype(config.*member)>;
         if constexpr (std::is_same_v<T, uint64_t>) {
           uint64_t value = parse_count(text);
-          check_range(field, value);
+          check_range(field, static_cast<long double>(value), text);
           config.*member = value;
         } else if constexpr (std::is_same_v<T, Bytes>) {
           Bytes value = parse_bytes(text).value();
-          check_range(field, value.count);
+          check_range(field, static_cast<long double>(value.count), text);
           config.*member = value;
         } else if constexpr (std::is_same_v<T, Duration>) {
-          config.*member = parse_duration(text).value();
+          Duration value = parse_duration(text).value();
+          check_range(field, static_cast<long double>(value.picoseconds), text);
+          config.*member = value;
         } else if constexpr (std::is_same_v<T, Bandwidth>) {
           Bandwidth value = parse_bandwidth(text).value();
-          if (value.bytes_per_second <= 0) throw Error("bandwidth must be positive");
+          check_range(field, static_cast<long double>(value.bytes_per_second), text);
           config.*member = value;
         } else if constexpr (std::is_same_v<T, Frequency>) {
           Frequency value = parse_frequency(text).value();
-          if (value.hertz < 1e3 || value.hertz > 1e11) throw Error("clock must be between 1kHz and 100GHz");
+          check_range(field, static_cast<long double>(value.hertz), text);
           config.*member = value;
         } else {
           config.*member = parse_topology(text);
@@ -259,16 +288,36 @@ const std::vector<KeyInfo>& schema() {
   return infos;
 }
 
+// The largest cycle count or Q16 rate a conversion may produce: sums and
+// products of a few of them in the simulators must stay below 2^64.
+constexpr long double kMaxFixedPoint = 4611686018427387904.0L;  // 2^62
+
 uint64_t HwConfig::cycles_for(Duration duration) const {
   // ps * Hz / 1e12, rounded up; long double keeps 1e12 * 1e9 products exact enough.
+  if (duration.picoseconds < 0) throw Error(fmt::format("negative duration {}", format_duration(duration)));
   long double cycles = static_cast<long double>(duration.picoseconds) * clock.hertz / 1e12L;
-  return static_cast<uint64_t>(std::ceil(cycles - 1e-9L));
+  cycles = std::ceil(cycles - 1e-9L);
+  if (!(cycles <= kMaxFixedPoint)) {
+    throw Error(fmt::format("{} at {} is {:.4g} cycles, more than the simulator counts (2^62)",
+                            format_duration(duration), format_frequency(clock), static_cast<double>(cycles)));
+  }
+  return static_cast<uint64_t>(std::max(cycles, 0.0L));
 }
 
 uint64_t HwConfig::bytes_per_cycle_q16(Bandwidth bandwidth) const {
-  long double q16 = static_cast<long double>(bandwidth.bytes_per_second) / clock.hertz * 65536.0L;
-  auto value = static_cast<uint64_t>(std::floor(q16));
-  return value == 0 ? 1 : value;
+  const long double q16 =
+      std::floor(static_cast<long double>(bandwidth.bytes_per_second) / clock.hertz * 65536.0L);
+  // Q16 has 1/65536 byte per cycle of resolution: below it the rate would
+  // be rounded to a different bandwidth, above 2^62 it would overflow.
+  if (!(q16 >= 1.0L)) {
+    throw Error(fmt::format("{} at {} is less than 1/65536 byte per cycle, below what DMA timing resolves",
+                            format_bandwidth(bandwidth), format_frequency(clock)));
+  }
+  if (!(q16 <= kMaxFixedPoint)) {
+    throw Error(fmt::format("{} at {} is more than 2^46 bytes per cycle, beyond what DMA timing counts",
+                            format_bandwidth(bandwidth), format_frequency(clock)));
+  }
+  return static_cast<uint64_t>(q16);
 }
 
 void HwConfig::set(std::string_view key, std::string_view value) {
@@ -292,6 +341,15 @@ void HwConfig::validate() const {
   if (cycles_for(dma_base_latency) == 0 && dma_base_latency.picoseconds != 0) {
     throw Error("dma.base_latency rounds to zero cycles");
   }
+  // Every unit-carrying key converts to the simulator's fixed point at this
+  // clock without losing it or overflowing; errors name the key.
+  for (const Field& f : fields()) {
+    if (const auto* member = std::get_if<Bandwidth HwConfig::*>(&f.ref)) {
+      with_error_context(std::string(f.info.key), [&] { (void)bytes_per_cycle_q16(this->*(*member)); });
+    } else if (const auto* duration = std::get_if<Duration HwConfig::*>(&f.ref)) {
+      with_error_context(std::string(f.info.key), [&] { (void)cycles_for(this->*(*duration)); });
+    }
+  }
 }
 
 std::string HwConfig::to_yaml() const {
@@ -308,20 +366,16 @@ HwConfig preset(std::string_view name) {
   } else if (name == "tpu-v5e-like") {
     for (const PresetOverride& o : v5e_overrides()) config.set(o.key, o.value);
   } else {
-    throw Error(fmt::format("unknown hardware preset '{}' (known: tpu-v4-like, tpu-v5e-like)", name));
+    std::string known;
+    for (std::string_view n : preset_names()) known += (known.empty() ? "" : ", ") + std::string(n);
+    throw Error(fmt::format("unknown hardware preset '{}' (presets: {})", name, known));
   }
   config.preset_name = std::string(name);
   return config;
 }
 
 HwConfig parse_config_yaml(std::string_view yaml_text, std::string_view source_name) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("{}:{}: invalid YAML: {}", source_name, e.mark.line + 1, e.msg));
-  }
-  if (root.IsNull()) return preset("tpu-v4-like");
+  const YAML::Node root = load_yaml_document(yaml_text, source_name, "a hardware config (a map of keys)");
   if (!root.IsMap()) throw Error(fmt::format("{}: a hardware config must be a map of keys", source_name));
   std::string preset_name = "tpu-v4-like";
   if (YAML::Node p = root["preset"]; p) {
@@ -344,6 +398,13 @@ HwConfig load_preset_or_file(const std::string& preset_or_path) {
   for (std::string_view name : preset_names()) {
     if (name == preset_or_path) return preset(name);
   }
+  std::error_code ec;
+  if (!std::filesystem::exists(preset_or_path, ec)) {
+    std::string known;
+    for (std::string_view n : preset_names()) known += (known.empty() ? "" : ", ") + std::string(n);
+    throw Error(fmt::format("--hw '{}': neither a hardware preset ({}) nor an existing YAML file", preset_or_path,
+                            known));
+  }
   return load_config_file(preset_or_path);
 }
 
@@ -359,12 +420,16 @@ void apply_overrides(HwConfig& config, const std::vector<std::string>& assignmen
 }
 
 std::string schema_markdown() {
-  std::string out = "| key | type | default (tpu-v4-like) | tpu-v5e-like | meaning |\n|---|---|---|---|---|\n";
+  std::string out =
+      "| key | type | default (tpu-v4-like) | tpu-v5e-like | valid range | meaning |\n|---|---|---|---|---|---|\n";
   HwConfig v5e = preset("tpu-v5e-like");
   for (const Field& f : fields()) {
     std::string v5e_value = render(v5e, f);
-    out += fmt::format("| `{}` | {} | `{}` | `{}` | {} |\n", f.info.key, value_kind_name(f.info.kind),
-                       f.info.default_value, v5e_value, f.info.doc);
+    const std::string range = f.info.kind == ValueKind::kTopology
+                                  ? std::string("ring, torus2d, fully_connected")
+                                  : fmt::format("{} .. {}", range_text(f, f.range.min), range_text(f, f.range.max));
+    out += fmt::format("| `{}` | {} | `{}` | `{}` | {} | {} |\n", f.info.key, value_kind_name(f.info.kind),
+                       f.info.default_value, v5e_value, range, f.info.doc);
   }
   return out;
 }

@@ -50,6 +50,75 @@ TEST(HwConfig, CyclesRoundUp) {
   EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{64e9}), 64u << 16);
 }
 
+std::string set_error(std::string_view key, std::string_view value) {
+  HwConfig c = preset("tpu-v4-like");
+  try {
+    apply_overrides(c, {std::string(key) + "=" + std::string(value)});
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HwConfig, EveryUnitQuantityHasARangeNamedInErrors) {
+  // The cases: 1e30TB/s used to wrap the Q16 rate to 1 B/cycle.
+  EXPECT_NE(set_error("hbm.bandwidth", "1e30TB/s").find("hbm.bandwidth = 1e30TB/s is out of range"), std::string::npos)
+      << set_error("hbm.bandwidth", "1e30TB/s");
+  EXPECT_NE(set_error("ici.link_bandwidth", "1e30TB/s").find("ici.link_bandwidth"), std::string::npos);
+  EXPECT_NE(set_error("smem.bandwidth", "1e-15GB/s").find("smem.bandwidth"), std::string::npos);
+  EXPECT_NE(set_error("dma.base_latency", "2s").find("dma.base_latency"), std::string::npos);
+  EXPECT_NE(set_error("clock", "1THz").find("clock"), std::string::npos);
+  EXPECT_NE(set_error("hbm.bytes", "1PiB").find("hbm.bytes"), std::string::npos);
+  EXPECT_NE(set_error("chips", "0").find("chips"), std::string::npos);
+  // The edges of each range are accepted.
+  EXPECT_EQ(set_error("hbm.bandwidth", "1PB/s"), "");
+  EXPECT_EQ(set_error("hbm.bandwidth", "1MB/s"), "");
+  EXPECT_EQ(set_error("ici.hop_latency", "1s"), "");
+  EXPECT_EQ(set_error("ici.hop_latency", "0ns"), "");
+}
+
+TEST(HwConfig, Q16ConversionIsCheckedBothWays) {
+  HwConfig c = preset("tpu-v4-like");
+  c.clock = Frequency{1e9};
+  EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{1e15}), 1'000'000ull << 16);  // largest valid bandwidth, exact
+  EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{1e9 / 65536}), 1u);           // exactly the resolution
+  EXPECT_THROW((void)c.bytes_per_cycle_q16(Bandwidth{1e3}), Error);       // below 1/65536 B/cycle
+  EXPECT_THROW((void)c.bytes_per_cycle_q16(Bandwidth{1e42}), Error);      // beyond 2^62
+  // A valid bandwidth that the clock cannot resolve names the key.
+  HwConfig slow = preset("tpu-v4-like");
+  try {
+    apply_overrides(slow, {"clock=100GHz", "smem.bandwidth=1MB/s"});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("smem.bandwidth"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HwConfig, CycleConversionIsChecked) {
+  HwConfig c = preset("tpu-v4-like");
+  c.clock = Frequency{1e11};
+  EXPECT_EQ(c.cycles_for(Duration{1'000'000'000'000}), 100'000'000'000u);  // 1 s at 100 GHz
+  EXPECT_EQ(c.cycles_for(Duration{INT64_MAX}), 922'337'203'685'477'581u);  // the longest duration at the fastest clock
+  c.clock = Frequency{1e15};  // beyond the valid range: the conversion itself still refuses
+  EXPECT_THROW((void)c.cycles_for(Duration{INT64_MAX}), Error);
+  EXPECT_THROW((void)c.cycles_for(Duration{-1}), Error);
+}
+
+TEST(HwConfig, PresetErrorsListThePresets) {
+  try {
+    (void)load_preset_or_file("tpu-v4");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tpu-v4-like, tpu-v5e-like"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HwConfig, DuplicateAndEmptyYamlAreErrors) {
+  EXPECT_THROW((void)parse_config_yaml("chips: 2\nchips: 4\n", "dup.yaml"), Error);
+  EXPECT_THROW((void)parse_config_yaml("hbm:\n  bandwidth: 1TB/s\n  bandwidth: 2TB/s\n", "dup.yaml"), Error);
+  EXPECT_THROW((void)parse_config_yaml("# nothing\n", "empty.yaml"), Error);
+}
+
 TEST(HwConfig, YamlNestedKeysAndUnits) {
   HwConfig c = parse_config_yaml("preset: tpu-v5e-like\nchips: 4\nhbm:\n  bandwidth: 1.6TB/s\ndma: {base_latency: 1us}\n",
                                  "test.yaml");
