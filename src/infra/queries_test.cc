@@ -1,0 +1,94 @@
+#include "infra/queries.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "formats/infragraph/infragraph.h"
+#include "infra/annotations.h"
+
+namespace snr::infra {
+namespace {
+
+// Four hosts (1 xpu + 1 nic) on two switches joined by one 50 Gb/s link;
+// host links are 100 Gb/s.
+Graph two_switches() {
+  return expand(infragraph::parse_infrastructure(R"(name: two
+devices:
+- name: host
+  components: [{name: xpu, count: 1, choice: xpu}, {name: nic, count: 1, choice: nic}]
+  links: [{name: pcie}]
+  edges: [{ep1: {component: xpu}, ep2: {component: nic}, scheme: one2one, link: pcie}]
+- name: sw
+  components: [{name: asic, count: 1, choice: switch}, {name: port, count: 3, choice: port}]
+  links: [{name: ic}]
+  edges: [{ep1: {component: asic}, ep2: {component: port}, scheme: many2many, link: ic}]
+links:
+- {name: down, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 100}}}
+- {name: across, physical: {bandwidth: {choice: gigabytes_per_second, gigabytes_per_second: 6.25}}}
+instances: [{name: h, device: host, count: 4}, {name: s, device: sw, count: 2}]
+edges:
+- {ep1: {instance: "h[0:2]", component: nic}, ep2: {instance: "s[0]", component: "port[0:2]"}, scheme: one2one, link: down}
+- {ep1: {instance: "h[2:4]", component: nic}, ep2: {instance: "s[1]", component: "port[0:2]"}, scheme: one2one, link: down}
+- {ep1: {instance: "s[0]", component: "port[2]"}, ep2: {instance: "s[1]", component: "port[2]"}, scheme: one2one, link: across}
+)",
+                                                 "two.yaml"));
+}
+
+TEST(InfraQueries, ShortestPathNeighboursHistogramBisection) {
+  const Graph g = two_switches();
+  const auto a = *g.find_node("h.0.xpu.0");
+  const auto b = *g.find_node("h.3.xpu.0");
+  const auto path = shortest_path(g, a, b);
+  std::vector<std::string> names;
+  for (auto n : path) names.push_back(g.node_name(n));
+  EXPECT_EQ(names, (std::vector<std::string>{"h.0.xpu.0", "h.0.nic.0", "s.0.port.0", "s.0.asic.0", "s.0.port.2",
+                                             "s.1.port.2", "s.1.asic.0", "s.1.port.1", "h.3.nic.0", "h.3.xpu.0"}));
+  EXPECT_EQ(g.neighbours(*g.find_node("s.0.asic.0")).size(), 3u);
+  const Annotations ann = annotate(g);
+  ASSERT_EQ(ann.ranked_nodes.size(), 4u);
+  const auto h = hop_histogram(g, ann.ranked_nodes);
+  // Same switch: xpu-nic-port-asic-port-nic-xpu = 6 hops (2 pairs); across: 9 hops (4 pairs).
+  EXPECT_EQ(h.pairs_by_hops, (std::map<uint32_t, uint64_t>{{6, 2}, {9, 4}}));
+  EXPECT_EQ(h.unreachable_pairs, 0u);
+  const auto bis = bisection_bandwidth(g, ann.ranked_nodes);
+  EXPECT_FALSE(bis.unbounded);
+  EXPECT_DOUBLE_EQ(bis.bits_per_s, 50e9);  // the 6.25 GB/s link between the switches
+  EXPECT_EQ(ann.device_tier[g.device_instance_of(*g.find_node("s.1.asic.0"))], 1);
+}
+
+TEST(InfraQueries, UnreachablePairsAreCounted) {
+  const Graph g = expand(infragraph::parse_infrastructure(
+      "name: t\ndevices:\n- name: d\n  components: [{name: xpu, count: 1, choice: xpu}]\n  links: []\n  edges: []\n"
+      "instances: [{name: i, device: d, count: 3}]\n",
+      "t.yaml"));
+  const Annotations ann = annotate(g);
+  const auto h = hop_histogram(g, ann.ranked_nodes);
+  EXPECT_EQ(h.unreachable_pairs, 3u);
+  EXPECT_TRUE(shortest_path(g, 0, 2).empty());
+  EXPECT_DOUBLE_EQ(bisection_bandwidth(g, ann.ranked_nodes).bits_per_s, 0.0);
+}
+
+TEST(InfraQueries, AnnotationFileSetsRanksAndAttributes) {
+  const Graph g = two_switches();
+  Annotations ann = annotate(g);
+  apply_annotations(g, ann,
+                    "nodes:\n- {name: h.3.xpu.0, attributes: [{attribute: rank, value: '0'}]}\n"
+                    "- {name: h.0.xpu.0, attributes: [{attribute: rank, value: '1'}]}\n"
+                    "- {name: 's[0:2]', attributes: [{attribute: role, value: fabric}]}\n"
+                    "links:\n- {name: down, attributes: [{attribute: ecn, value: 'on'}]}\n",
+                    "ann.yaml");
+  ASSERT_EQ(ann.ranked_nodes.size(), 2u);
+  EXPECT_EQ(g.node_name(ann.ranked_nodes[0]), "h.3.xpu.0");
+  EXPECT_EQ(ann.node_attributes[*g.find_node("s.1.port.2")]["role"], "fabric");
+  EXPECT_EQ(ann.link_attributes.size(), 1u);
+  Annotations bad = annotate(g);
+  EXPECT_THROW(apply_annotations(g, bad, "nodes:\n- {name: h.9.xpu.0, attributes: []}\n", "a.yaml"), Error);
+  EXPECT_THROW(apply_annotations(g, bad, "nodes:\n- {name: h.0.xpu.0, attributes: [{attribute: rank, value: '1'}]}\n",
+                                 "a.yaml"),
+               Error);  // rank 0 missing
+  EXPECT_THROW(apply_annotations(g, bad, "links:\n- {name: nope}\n", "a.yaml"), Error);
+  EXPECT_THROW(apply_annotations(g, bad, "nodez: []\n", "a.yaml"), Error);
+}
+
+}  // namespace
+}  // namespace snr::infra
