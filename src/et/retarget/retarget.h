@@ -1,0 +1,60 @@
+// Grows (or shrinks) a Chakra trace from N to M ranks by the symmetry of
+// its parallel groups (docs/et-retarget.md):
+//
+//   input layout   every collective spans all N ranks (one tensor-parallel
+//                  group, T_in = N), or the collectives name process groups
+//                  that tile the ranks in equal contiguous blocks (data-
+//                  parallel replicas of a T_in-rank group, D_in = N / T_in);
+//                  point-to-point nodes stay inside a block
+//   output layout  --tp T --dp D --pp P with T x D x P = M; rank
+//                  r = t + T x d (tensor-parallel position fastest)
+//   rules          output rank (t, d) runs input rank t mod T_in of replica
+//                  d mod D_in; collectives get the process group of their
+//                  replica; with T != T_in each rank's share of the step
+//                  scales by T_in / T (compute durations, num_ops,
+//                  tensor_size, all-gather sizes: a member's share; the
+//                  sizes of reduce-scatter, all-reduce and all-to-all are
+//                  the whole buffer and stay)
+//
+// Refusals (snr::Error, nothing written): T x D x P != M, pipeline stages
+// (P > 1), groups that are not equal contiguous blocks, point-to-point
+// traffic between blocks, a tensor-parallel re-scale of a trace with
+// point-to-point nodes, sizes that do not divide. With the input's own
+// layout the output is the input, byte for byte. Ranks are streamed one
+// node at a time: memory does not grow with M.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace snr::et {
+
+struct RetargetOptions {
+  uint64_t npus = 0;  // M
+  uint64_t tp = 0;    // 0 = the input's tensor-parallel group size
+  uint64_t dp = 0;    // 0 = M / (T x P)
+  uint64_t pp = 1;
+};
+
+struct RetargetLayout {
+  uint64_t ranks = 0;
+  uint64_t tp = 0;
+  uint64_t dp = 0;
+};
+
+struct RetargetSummary {
+  RetargetLayout input;
+  RetargetLayout output;
+  uint64_t nodes_written = 0;
+  std::filesystem::path comm_groups;  // empty when every collective spans all ranks
+};
+
+// The input's layout, from a streaming pass over its ranks (and
+// PREFIX.comm_groups.json when its collectives name groups).
+RetargetLayout infer_layout(const std::filesystem::path& prefix);
+
+RetargetSummary retarget_trace(const std::filesystem::path& prefix, const RetargetOptions& options,
+                               const std::filesystem::path& output_prefix);
+
+}  // namespace snr::et

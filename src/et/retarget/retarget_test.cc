@@ -1,0 +1,137 @@
+#include "et/retarget/retarget.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "formats/chakra/attributes.h"
+#include "formats/chakra/et_reader.h"
+#include "formats/chakra/et_writer.h"
+#include "formats/chakra/rank_files.h"
+
+namespace snr::et {
+namespace {
+
+namespace pb = ChakraProtoMsg;
+namespace fs = std::filesystem;
+
+class Retarget : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("snr_retarget_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A 4-rank tensor-parallel step: compute, all-gather of 1 KiB per member,
+  // reduce-scatter of 4 KiB, compute.
+  fs::path write_input(uint64_t ranks = 4) {
+    const fs::path prefix = dir_ / "in";
+    for (uint64_t r = 0; r < ranks; ++r) {
+      pb::GlobalMetadata metadata;
+      metadata.set_version("0.0.4");
+      chakra::EtWriter writer(chakra::rank_trace_path(prefix, r), metadata);
+      pb::Node n;
+      n.set_id(0);
+      n.set_name("matmul");
+      n.set_type(pb::COMP_NODE);
+      n.set_duration_micros(40);
+      chakra::set_num_ops(n, 4000);
+      chakra::set_tensor_size(n, 800);
+      writer.write(n);
+      pb::Node ag;
+      ag.set_id(1);
+      ag.set_name("all_gather");
+      ag.set_type(pb::COMM_COLL_NODE);
+      ag.add_data_deps(0);
+      chakra::set_comm_type(ag, pb::ALL_GATHER);
+      chakra::set_comm_size(ag, 1024);
+      writer.write(ag);
+      pb::Node rs = ag;
+      rs.set_id(2);
+      rs.set_name("reduce_scatter");
+      rs.clear_data_deps();
+      rs.add_data_deps(1);
+      rs.clear_attr();
+      chakra::set_comm_type(rs, pb::REDUCE_SCATTER);
+      chakra::set_comm_size(rs, 4096);
+      writer.write(rs);
+      writer.commit();
+    }
+    return prefix;
+  }
+
+  static int64_t attr(const pb::Node& node, const std::string& name) {
+    const auto* a = chakra::find_attribute(node, name);
+    return a == nullptr ? -1 : chakra::attribute_int64(*a).value_or(-1);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Retarget, SameLayoutIsByteIdentical) {
+  const auto in = write_input();
+  const auto summary = retarget_trace(in, {.npus = 4}, dir_ / "out");
+  EXPECT_EQ(summary.output.tp, 4u);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(read_file(chakra::rank_trace_path(in, r)), read_file(chakra::rank_trace_path(dir_ / "out", r)));
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out.4.et"));
+}
+
+TEST_F(Retarget, DataParallelReplicasGetTheirGroup) {
+  const auto in = write_input();
+  const auto summary = retarget_trace(in, {.npus = 64}, dir_ / "out");
+  EXPECT_EQ(summary.output.dp, 16u);
+  EXPECT_EQ(summary.nodes_written, 64u * 3);
+  for (uint64_t r : {0u, 5u, 63u}) {
+    const auto trace = chakra::read_trace(chakra::rank_trace_path(dir_ / "out", r));
+    ASSERT_EQ(trace.nodes.size(), 3u);
+    EXPECT_EQ(chakra::find_attribute(trace.nodes[1], "pg_name")->string_val(), std::to_string(r / 4 + 1));
+    EXPECT_EQ(attr(trace.nodes[1], "comm_size"), 1024);
+    EXPECT_EQ(attr(trace.nodes[2], "comm_size"), 4096);
+    EXPECT_EQ(trace.nodes[0].duration_micros(), 40u);
+  }
+  const auto groups = nlohmann::json::parse(read_file(summary.comm_groups));
+  ASSERT_EQ(groups.size(), 16u);
+  for (uint64_t d = 0; d < 16; ++d) {
+    EXPECT_EQ(groups[std::to_string(d + 1)], nlohmann::json({4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3}));
+  }
+  // The grown trace retargets again: 64 → 128 keeps 4-rank groups.
+  const auto again = retarget_trace(dir_ / "out", {.npus = 128}, dir_ / "again");
+  EXPECT_EQ(again.input.tp, 4u);
+  EXPECT_EQ(again.input.dp, 16u);
+  EXPECT_EQ(again.output.dp, 32u);
+}
+
+TEST_F(Retarget, TensorParallelRescale) {
+  const auto in = write_input();
+  const auto summary = retarget_trace(in, {.npus = 8, .tp = 8}, dir_ / "out");
+  EXPECT_EQ(summary.output.dp, 1u);
+  const auto trace = chakra::read_trace(chakra::rank_trace_path(dir_ / "out", 7));
+  EXPECT_EQ(trace.nodes[0].duration_micros(), 20u);  // half the shard
+  EXPECT_EQ(attr(trace.nodes[0], "num_ops"), 2000);
+  EXPECT_EQ(attr(trace.nodes[0], "tensor_size"), 400);
+  EXPECT_EQ(attr(trace.nodes[1], "comm_size"), 512);   // a member's share
+  EXPECT_EQ(attr(trace.nodes[2], "comm_size"), 4096);  // the whole buffer
+  EXPECT_EQ(chakra::find_attribute(trace.nodes[1], "pg_name"), nullptr);
+}
+
+TEST_F(Retarget, Refusals) {
+  const auto in = write_input();
+  EXPECT_THROW((void)retarget_trace(in, {.npus = 10}, dir_ / "out"), Error);              // 10 % 4
+  EXPECT_THROW((void)retarget_trace(in, {.npus = 16, .tp = 4, .dp = 2}, dir_ / "out"), Error);  // 4 x 2 != 16
+  EXPECT_THROW((void)retarget_trace(in, {.npus = 16, .pp = 2}, dir_ / "out"), Error);
+  EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
+  // Groups that are not equal contiguous blocks.
+  const auto grown = retarget_trace(in, {.npus = 8}, dir_ / "dp");
+  write_file_atomic(grown.comm_groups, R"({"1": [0, 2, 4, 6], "2": [1, 3, 5, 7]})");
+  EXPECT_THROW((void)retarget_trace(dir_ / "dp", {.npus = 16}, dir_ / "out"), Error);
+  EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
+}
+
+}  // namespace
+}  // namespace snr::et
