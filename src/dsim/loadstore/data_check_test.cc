@@ -18,7 +18,7 @@ using json = nlohmann::json;
 TEST(DataCheck, HandMadePlansMoveExactlyTheirCollective) {
   for (const char* name : {"allgather_put.json", "allgather_port.json", "allreduce_rres_tbg.json",
                            "allreduce_packets.json", "allreduce_switch_pipeline.json",
-                           "allreduce_get_sem_gstore.json"}) {
+                           "allreduce_get_sem_gstore.json", "allreduce_packet_switch.json"}) {
     SCOPED_TRACE(name);
     const auto plan = load_plan(name);
     for (uint64_t bytes : {smallest_exact_input_bytes(plan), 4 * smallest_exact_input_bytes(plan)}) {

@@ -74,8 +74,8 @@ class Lowerer {
 Program Lowerer::run() {
   if (plan_.variant == m::Plan::Variant::kConcrete) {
     throw Error(fmt::format("plan '{}' is a 'concrete' variant (buffer refs with an offset, from an experimental "
-                            "MSCCL++ branch): its buffer_id indexes the GPU's remote buffers and its offsets and "
-                            "sizes are not chunk counts, so it is read but not lowered",
+                            "MSCCL++ branch): its buffer_id is 1-based and its offsets and sizes are not chunk "
+                            "counts (their unit is not documented), so it is read but not lowered",
                             plan_.name));
   }
   if (options_.wavefront_threads == 0) throw Error("wavefront_threads must be positive");
@@ -303,7 +303,7 @@ void Lowerer::lower_op(const m::Op& op, const m::Gpu& gpu, uint64_t pipeline_off
   };
   const auto& s = op.src;
   const auto& d = op.dst;
-  const size_t n = SIZE_MAX;
+  const size_t n = SIZE_MAX;  // "to the end" for all()
   const bool port = op.channel_type == m::ChannelType::kPort;
   switch (op.type) {
     case T::kCopy:

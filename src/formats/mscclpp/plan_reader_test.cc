@@ -82,6 +82,10 @@ TEST(MscclppReader, ReadsPacketSwitchPipelineSemaphoreAndBarrierOps) {
   EXPECT_EQ(sem.gpus[1].semaphores, std::vector<uint32_t>{0});
   EXPECT_EQ(sem.gpus[1].threadblocks[0].ops[2].barrier_threadblocks, 2u);
   EXPECT_EQ(sem.gpus[1].threadblocks[1].ops[2].type, OpType::kMultiStore);
+  const Plan pkt = read_plan_file(testdata("allreduce_packet_switch.json"));
+  EXPECT_EQ(pkt.gpus[0].threadblocks[1].ops[0].type, OpType::kReduceCopyPackets);
+  EXPECT_EQ(pkt.gpus[0].threadblocks[1].ops[1].type, OpType::kMultiStorePackets);
+  EXPECT_EQ(pkt.gpus[1].threadblocks[1].ops[0].type, OpType::kReducePackets);
   const Plan port = read_plan_file(testdata("allgather_port.json"));
   EXPECT_EQ(port.gpus[0].threadblocks[0].ops[1].type, OpType::kPutWithSignalAndFlush);
 }
