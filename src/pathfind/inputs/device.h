@@ -1,0 +1,95 @@
+// What the performance model sees of one accelerator: matrix units (MCUs)
+// grouped in bundles, a memory hierarchy from registers to main memory, and
+// the network tiers between devices. AGE generates one of these from
+// technology, template and budgets; presets build one from public figures;
+// users can write one in YAML (docs/formats/pathfind-inputs.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace snr::pathfind {
+
+enum class DType { kFp16, kBf16, kFp32 };
+std::string_view dtype_name(DType dtype);
+DType parse_dtype(std::string_view text);  // "fp16", "bf16", "fp32"
+inline double dtype_bytes(DType dtype) { return dtype == DType::kFp32 ? 4.0 : 2.0; }
+
+// §4.2.1 / §6.3: which operand stays inside the MCU while the others stream.
+enum class Dataflow { kWeightStationary, kActivationStationary, kOutputStationary, kBest };
+std::string_view dataflow_name(Dataflow dataflow);  // "ws", "as", "os", "best"
+Dataflow parse_dataflow(std::string_view text);
+
+// §4.2.2: which components one instance of a memory level serves.
+enum class Scope { kMcu, kBundle, kGlobal };
+std::string_view scope_name(Scope scope);
+Scope parse_scope(std::string_view text);
+
+struct MemoryLevel {
+  std::string name;
+  Scope scope = Scope::kGlobal;
+  double capacity_bytes = 0;         // per instance
+  double bandwidth_bytes_per_s = 0;  // per instance, peak
+  double efficiency = 1.0;           // achievable fraction of the peak bandwidth
+  // Whether partial sums of the output may leave the level below and come
+  // back here (loop orders without k innermost). GPU shared memory: no, the
+  // accumulators stay in the MCU registers; caches and main memory: yes.
+  bool partial_sums = true;
+};
+
+// One tier of the device network (scale-up domain, scale-out fabric).
+struct NetworkTier {
+  std::string name;
+  uint64_t size = 1;                 // devices reachable within this tier
+  double bandwidth_bytes_per_s = 0;  // per device, per direction
+  double latency_s = 0;              // per message
+  double efficiency = 1.0;           // achievable fraction of the bandwidth
+};
+
+struct DeviceSpec {
+  std::string name;
+  // MCU: a rows x cols array of multiply-accumulators (one MAC each per cycle).
+  uint32_t mcu_rows = 0;
+  uint32_t mcu_cols = 0;
+  uint32_t mcus_per_bundle = 1;
+  uint32_t bundles = 1;
+  double frequency_hz = 0;
+  // Matrix rate of 32-bit inputs relative to 16-bit (0: not supported).
+  double fp32_rate_ratio = 0;
+  bool supports_bf16 = true;
+  // Rate of elementwise (non-matrix) arithmetic, 16-bit, whole device.
+  double vector_flops_per_s = 0;
+  Dataflow dataflow = Dataflow::kBest;
+  // §4.2.1 maximum utilization of the MCUs (fill/drain, scheduling).
+  double max_utilization = 1.0;
+  // Fixed cost per kernel (launch, synchronisation) added to every kernel.
+  double kernel_overhead_s = 0;
+  // Innermost (registers, scope mcu) first; the last level is main memory.
+  std::vector<MemoryLevel> levels;
+  std::vector<NetworkTier> network;  // innermost tier first
+
+  [[nodiscard]] uint32_t mcu_count() const { return mcus_per_bundle * bundles; }
+  // Peak matrix flop/s of one MCU / the device for `dtype` inputs; throws
+  // when the device has no matrix path for it.
+  [[nodiscard]] double mcu_flops_per_s(DType dtype) const;
+  [[nodiscard]] double peak_flops_per_s(DType dtype) const { return mcu_flops_per_s(dtype) * mcu_count(); }
+  [[nodiscard]] const MemoryLevel& main_memory() const { return levels.back(); }
+  // Number of instances of a level of this scope.
+  [[nodiscard]] double instances(Scope scope) const;
+  // Checks shapes the model relies on; throws naming the field.
+  void validate() const;
+};
+
+// Presets from public figures (docs/pathfind.md cites each number):
+// v100, a100-80gb, h100-sxm, tpu-v4-like, tpu-v5e-like.
+DeviceSpec device_preset(std::string_view name);
+std::vector<std::string_view> device_preset_names();
+
+// YAML device description (strict; see docs/formats/pathfind-inputs.md).
+DeviceSpec parse_device_yaml(std::string_view text, std::string_view source);
+// A preset name or a path to a YAML file.
+DeviceSpec load_device(const std::string& preset_or_path);
+
+}  // namespace snr::pathfind

@@ -1,0 +1,87 @@
+#include "pathfind/inputs/device.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace snr::pathfind {
+namespace {
+
+TEST(PathfindDevice, PresetPeaksMatchPublicFigures) {
+  // Dense 16-bit matrix peaks from the vendors' data sheets.
+  EXPECT_NEAR(device_preset("a100-80gb").peak_flops_per_s(DType::kBf16) / 1e12, 312, 0.5);
+  EXPECT_NEAR(device_preset("v100").peak_flops_per_s(DType::kFp16) / 1e12, 125.3, 0.5);
+  EXPECT_NEAR(device_preset("h100-sxm").peak_flops_per_s(DType::kBf16) / 1e12, 989.4, 1.0);
+  EXPECT_NEAR(device_preset("tpu-v4-like").peak_flops_per_s(DType::kBf16) / 1e12, 275.3, 0.5);
+  EXPECT_NEAR(device_preset("tpu-v5e-like").peak_flops_per_s(DType::kBf16) / 1e12, 196.6, 0.5);
+  EXPECT_NEAR(device_preset("a100-80gb").peak_flops_per_s(DType::kFp32) / 1e12, 19.5, 0.1);
+  EXPECT_THROW((void)device_preset("v100").peak_flops_per_s(DType::kBf16), Error);
+  EXPECT_THROW((void)device_preset("tpu-v4-like").peak_flops_per_s(DType::kFp32), Error);
+  EXPECT_THROW((void)device_preset("b200"), Error);
+}
+
+TEST(PathfindDevice, NpuPresetsFollowTheHardwareLayer) {
+  DeviceSpec v5e = device_preset("tpu-v5e-like");
+  EXPECT_EQ(v5e.mcu_count(), 4u);
+  EXPECT_DOUBLE_EQ(v5e.main_memory().bandwidth_bytes_per_s, 819e9);
+  EXPECT_DOUBLE_EQ(v5e.main_memory().capacity_bytes, 16.0 * 1024 * 1024 * 1024);
+}
+
+TEST(PathfindDevice, ReadsTheExampleYaml) {
+  const char* src = std::getenv("SNR_SOURCE_DIR");
+  ASSERT_NE(src, nullptr);
+  DeviceSpec d = load_device(std::string(src) + "/examples/pathfind/a100-80gb.yaml");
+  DeviceSpec p = device_preset("a100-80gb");
+  EXPECT_EQ(d.name, "a100-80gb-yaml");
+  EXPECT_EQ(d.mcu_count(), p.mcu_count());
+  EXPECT_DOUBLE_EQ(d.peak_flops_per_s(DType::kFp16), p.peak_flops_per_s(DType::kFp16));
+  ASSERT_EQ(d.levels.size(), p.levels.size());
+  for (size_t i = 0; i < d.levels.size(); ++i) {
+    EXPECT_EQ(d.levels[i].name, p.levels[i].name);
+    EXPECT_DOUBLE_EQ(d.levels[i].capacity_bytes, p.levels[i].capacity_bytes);
+    EXPECT_DOUBLE_EQ(d.levels[i].bandwidth_bytes_per_s, p.levels[i].bandwidth_bytes_per_s);
+    EXPECT_DOUBLE_EQ(d.levels[i].efficiency, p.levels[i].efficiency);
+    EXPECT_EQ(d.levels[i].partial_sums, p.levels[i].partial_sums);
+  }
+  EXPECT_DOUBLE_EQ(d.max_utilization, p.max_utilization);
+  EXPECT_DOUBLE_EQ(d.kernel_overhead_s, p.kernel_overhead_s);
+}
+
+std::string error_of(std::string_view yaml) {
+  try {
+    (void)parse_device_yaml(yaml, "d.yaml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+constexpr std::string_view kMinimal = R"(device:
+  name: toy
+  mcu: {rows: 4, cols: 4, per_bundle: 1}
+  bundles: 1
+  frequency: 1GHz
+  vector_rate: 1TFLOP/s
+  memory:
+    - {name: reg, scope: mcu, capacity: 1KiB, bandwidth: 100GB/s}
+    - {name: dram, scope: global, capacity: 1GiB, bandwidth: 10GB/s}
+)";
+
+TEST(PathfindDevice, YamlErrorsNameTheField) {
+  EXPECT_EQ(error_of(kMinimal), "");
+  std::string s(kMinimal);
+  EXPECT_NE(error_of(s + "  colour: red\n").find("device.colour: unknown key"), std::string::npos);
+  std::string bad_freq = s;
+  bad_freq.replace(bad_freq.find("1GHz"), 4, "1GW");
+  EXPECT_NE(error_of(bad_freq).find("d.yaml:5: device.frequency"), std::string::npos) << error_of(bad_freq);
+  std::string bad_scope = s;
+  bad_scope.replace(bad_scope.find("scope: mcu"), 10, "scope: global");
+  EXPECT_NE(error_of(bad_scope).find("memory[0].scope"), std::string::npos) << error_of(bad_scope);
+  std::string bad_util = s;
+  bad_util.replace(bad_util.find("per_bundle: 1}"), 14, "per_bundle: 1, max_utilization: 1.2}");
+  EXPECT_NE(error_of(bad_util).find("device.mcu.max_utilization"), std::string::npos) << error_of(bad_util);
+}
+
+}  // namespace
+}  // namespace snr::pathfind

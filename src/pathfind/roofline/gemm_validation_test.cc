@@ -1,0 +1,58 @@
+// Validation against measured A100 80GB GEMMs (LLMCompass, 20 rows). The
+// preset's two calibration constants are fitted on the N = K sweep at
+// M = 8192; the M sweep at N = K = 12288 is held out.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "pathfind/roofline/calibrate.h"
+
+namespace snr::pathfind {
+namespace {
+
+struct Sweeps {
+  std::vector<MeasuredGemm> fit;       // M = 8192, N = K varies
+  std::vector<MeasuredGemm> held_out;  // N = K = 12288, M varies
+};
+
+Sweeps load() {
+  const char* data = std::getenv("SNR_SHARED_DATA");
+  if (data == nullptr) return {};
+  Sweeps s;
+  for (const MeasuredGemm& r :
+       load_llmcompass_gemm_csv(std::string(data) + "/pathfinder/llmcompass/matmul_A100.csv")) {
+    bool m_sweep = r.shape.n == 12288 && r.shape.k == 12288;
+    (m_sweep ? s.held_out : s.fit).push_back(r);
+  }
+  return s;
+}
+
+TEST(PathfindGemmValidation, A100MeetsTheErrorGoals) {
+  Sweeps s = load();
+  ASSERT_EQ(s.fit.size(), 10u);
+  ASSERT_EQ(s.held_out.size(), 10u);
+  DeviceSpec d = device_preset("a100-80gb");
+  GemmScore held = score_gemms(d, s.held_out, DType::kFp16);
+  GemmScore fitted = score_gemms(d, s.fit, DType::kFp16);
+  EXPECT_LE(held.geomean_abs_error, 0.10);
+  EXPECT_LE(held.max_abs_error, 0.25);
+  EXPECT_LE(fitted.geomean_abs_error, 0.10);
+  EXPECT_LE(fitted.max_abs_error, 0.25);
+  for (const GemmRowResult& r : held.rows) {
+    EXPECT_LE(std::abs(r.error), 0.25) << r.row.shape.m << "x" << r.row.shape.n << "x" << r.row.shape.k;
+  }
+}
+
+TEST(PathfindGemmValidation, PresetConstantsAreTheFitOnTheFitSweep) {
+  Sweeps s = load();
+  ASSERT_EQ(s.fit.size(), 10u);
+  DeviceSpec d = device_preset("a100-80gb");
+  CalibrationGrid grid;
+  grid.utilization_min = 0.80;
+  GemmCalibration cal = fit_gemm_calibration(d, s.fit, DType::kFp16, grid);
+  EXPECT_NEAR(cal.max_utilization, d.max_utilization, 0.0005);  // half a fine grid step
+  EXPECT_NEAR(cal.kernel_overhead_s, d.kernel_overhead_s, 0.05e-6);
+}
+
+}  // namespace
+}  // namespace snr::pathfind
