@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_input.h"
 
 namespace snr::compiler {
 namespace {
@@ -160,12 +161,7 @@ void write_compiled_model(const CompiledModel& model, const fs::path& directory)
 ModelImage read_compiled_model(const fs::path& directory) {
   const fs::path manifest_path = directory / "manifest.json";
   Reader r{manifest_path.string()};
-  json manifest;
-  try {
-    manifest = json::parse(read_file(manifest_path));
-  } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{}: byte {}: {}", r.file, e.byte, e.what()));
-  }
+  const json manifest = parse_json_input(read_file(manifest_path), r.file);
   if (r.str(manifest, "format", "manifest") != "snr-compiled-model") {
     throw Error(fmt::format("{}: not a compiled model (format is not 'snr-compiled-model')", r.file));
   }

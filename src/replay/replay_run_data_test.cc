@@ -53,10 +53,10 @@ sim::ProgramImage descriptor_chain_program() {
 }
 
 CapturedRun capture_descriptor_chain() {
-  const uint64_t data_address = isa::kHbmBase + 0x1000;
+  constexpr uint64_t data_address = isa::kHbmBase + 0x1000;
   CapturedRun captured = capture_program_run(
       descriptor_chain_program(), sim::testing::round_number_config(1),
-      {.initialize = [data_address](sim::ChipState& chip) {
+      {.initialize = [](sim::ChipState& chip) {
          const std::string descriptor = le64(data_address);
          chip.hbm.write(0, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(descriptor.data()), 8));
        }});

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_input.h"
 
 namespace snr::rewrite {
 namespace {
@@ -27,12 +28,7 @@ uint64_t parse_pc(const nlohmann::json& value, const std::string& where) {
 }  // namespace
 
 std::vector<analyze::CodeMove> parse_moves_json(std::string_view text, std::string_view origin) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not JSON: {}", origin, e.what()));
-  }
+  nlohmann::json doc = parse_json_input(text, origin);
   if (!doc.is_object() || !doc.contains("moves") || !doc["moves"].is_array()) {
     throw Error(fmt::format("{}: expected an object with a \"moves\" array", origin));
   }

@@ -14,8 +14,7 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
 DmaTiming::DmaTiming(const hw::HwConfig& config, const hw::Topology& topology, const EventBus& bus)
-    : config_(config),
-      topology_(topology),
+    : topology_(topology),
       bus_(bus),
       base_latency_cycles_(config.cycles_for(config.dma_base_latency)),
       hop_latency_cycles_(config.cycles_for(config.ici_hop_latency)),

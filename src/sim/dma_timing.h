@@ -96,7 +96,6 @@ class DmaTiming {
   void publish(const Dma& dma, DmaPhase phase, uint64_t cycle) const;
   [[nodiscard]] uint64_t next_completion_cycle() const;
 
-  const hw::HwConfig& config_;
   const hw::Topology& topology_;
   const EventBus& bus_;
   CompletionCallback on_completion_;

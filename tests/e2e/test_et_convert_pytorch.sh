@@ -90,7 +90,7 @@ expect_contains "$WORK/validate.out" "0 error(s), 0 warning(s)"
 # --- bad input: clear errors, no output left behind ------------------------------
 printf '{"nodes": [ {"id": 1,, }]}' >"$WORK/broken.json"
 expect_fail "$SNR" et convert "$WORK/broken.json" -o "$WORK/broken"
-expect_contains "$WORK/expect_fail.out" "JSON syntax error at byte 22"
+expect_contains "$WORK/expect_fail.out" "broken.json: line 1, column 23 (byte 22)"
 [[ ! -e "$WORK/broken.0.et" ]] || fail "a failed conversion left an output file"
 expect_fail "$SNR" et link --host "$WORK/broken.json" \
   --device "$DATA/pytorch/hta/benchmark_simple_add_trace.json.gz" -o "$WORK/broken_linked.json"

@@ -7,17 +7,13 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_input.h"
 
 namespace snr::dsim {
 
 RemoteMemoryConfig parse_remote_memory_config(std::string_view json_text, std::string_view source) {
   return with_error_context(fmt::format("remote memory configuration {}", source), [&] {
-    nlohmann::json root;
-    try {
-      root = nlohmann::json::parse(json_text);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw Error(fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
-    }
+    const nlohmann::json root = parse_json_input(json_text, "");
     if (!root.is_object()) throw Error("top level must be a JSON object");
     RemoteMemoryConfig config;
     for (const auto& [key, value] : root.items()) {
@@ -38,12 +34,7 @@ RemoteMemoryConfig load_remote_memory_config(const std::filesystem::path& path) 
 
 CommGroups parse_comm_groups(std::string_view json_text, std::string_view source, uint64_t npus_count) {
   return with_error_context(fmt::format("communicator groups {}", source), [&] {
-    nlohmann::json root;
-    try {
-      root = nlohmann::json::parse(json_text);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw Error(fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
-    }
+    const nlohmann::json root = parse_json_input(json_text, "");
     if (!root.is_object()) throw Error("top level must be an object of group id -> list of NPU ids");
     CommGroups result;
     for (const auto& [name, members] : root.items()) {

@@ -62,6 +62,11 @@ NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view 
     if (!root.IsMap()) throw Error("top level must be a mapping");
     std::vector<YAML::Node> topology, npus, bandwidth, latency;
     for (const auto& entry : root) {
+      // A key may itself be a list or a map in YAML ("[2, 5]: ..."); as<>
+      // would throw yaml-cpp's own exception.
+      if (!entry.first.IsScalar()) {
+        throw Error(fmt::format("keys must be plain names (line {})", entry.first.Mark().line + 1));
+      }
       const std::string key = entry.first.as<std::string>();
       if (key == "topology") topology = require_list(entry.second, key);
       else if (key == "npus_count") npus = require_list(entry.second, key);

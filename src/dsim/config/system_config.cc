@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_input.h"
 
 namespace snr::dsim {
 namespace {
@@ -115,12 +116,7 @@ CollectiveImplementation parse_collective_implementation(std::string_view text) 
 SystemConfig parse_system_config(std::string_view json_text, std::string_view source,
                                  const std::filesystem::path& base_dir) {
   return with_error_context(fmt::format("system configuration {}", source), [&] {
-    Json root;
-    try {
-      root = Json::parse(json_text);
-    } catch (const Json::parse_error& e) {
-      throw Error(fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
-    }
+    const Json root = parse_json_input(json_text, "");
     if (!root.is_object()) throw Error("top level must be a JSON object");
     SystemConfig config;
     bool saw_peak_perf = false;

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_input.h"
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_reader.h"
 #include "formats/chakra/et_writer.h"
@@ -69,12 +70,7 @@ std::string ProcessGroups::to_json() const {
 }
 
 ProcessGroups ProcessGroups::from_json(std::string_view text, Rank npus, const std::string& source) {
-  nlohmann::ordered_json root;
-  try {
-    root = nlohmann::ordered_json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON at byte {}", source, e.byte));
-  }
+  const nlohmann::ordered_json root = parse_ordered_json_input(text, source);
   if (!root.is_object()) throw Error(fmt::format("{}: expected an object of group id -> rank list", source));
   ProcessGroups groups(npus);
   uint32_t expected = 1;

@@ -96,7 +96,7 @@ CommModel fit_comm_model(const std::vector<std::pair<std::string, Workload>>& in
   std::vector<MasterTrace> masters;
   std::map<int64_t, size_t> type_index;
   for (const auto& [name, workload] : inputs) {
-    MasterTrace master = with_error_context(name, [&] { return extract_master_trace(workload); });
+    MasterTrace master = with_error_context(name, [&w = workload] { return extract_master_trace(w); });
     model.inputs.push_back(FitInput{name, workload.groups.npus(), master.records.size(), master.skipped_point_to_point,
                                     master.skipped_irregular_groups});
     for (const auto& r : master.records) {

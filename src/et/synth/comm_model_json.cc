@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/json_input.h"
 #include "et/synth/comm_model.h"
 #include "formats/chakra/attributes.h"
 
@@ -204,12 +205,7 @@ std::string comm_model_to_json(const CommModel& model) {
 }
 
 CommModel comm_model_from_json(std::string_view text, const std::string& source) {
-  Json root;
-  try {
-    root = Json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON at byte {}", source, e.byte));
-  }
+  const Json root = parse_ordered_json_input(text, source);
   ObjectReader r(root, "model", source);
   if (r.text("format") != "snr-comm-model") r.fail("'format' is not \"snr-comm-model\"");
   if (r.count("version") != kVersion) r.fail(fmt::format("unsupported 'version' (this build reads {})", kVersion));

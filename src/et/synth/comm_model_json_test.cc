@@ -40,7 +40,7 @@ void expect_error(const std::string& text, const std::string& fragment) {
 
 TEST(CommModelJson, RejectsBadModels) {
   const std::string good = comm_model_to_json(small_model());
-  expect_error("{", "not valid JSON at byte");
+  expect_error("{", "line 1, column 2 (byte 1)");
   expect_error("[]", "model: expected an object");
   expect_error(replace(good, "\"format\"", "\"extra\": 1, \"format\""), "unknown key 'extra'");
   expect_error(replace(good, "\"version\": 1", "\"version\": 7"), "unsupported 'version'");

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_input.h"
 #include "formats/chakra/et_reader.h"
 
 namespace snr::et {
@@ -173,12 +174,7 @@ std::string message_to_json(const Message& message, int indent) {
 }
 
 void message_from_json(const std::string& json, Message& message, const std::string& what) {
-  Json parsed;
-  try {
-    parsed = Json::parse(json);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: {}", what, e.what()));
-  }
+  const Json parsed = parse_ordered_json_input(json, what);
   message_from_json_value(parsed, message, what);
 }
 

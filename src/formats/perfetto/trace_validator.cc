@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_input.h"
 
 namespace snr::perfetto {
 namespace {
@@ -216,9 +218,9 @@ TraceCheck check_chrome_trace(std::string_view json_text) {
   Checker checker(check);
   Json root;
   try {
-    root = Json::parse(json_text.begin(), json_text.end());
-  } catch (const Json::parse_error& e) {
-    checker.problem(fmt::format("not valid JSON at byte {}: {}", e.byte, e.what()));
+    root = parse_json_input(json_text, "");
+  } catch (const Error& e) {
+    checker.problem(fmt::format("not valid JSON: {}", e.what()));
     return check;
   }
   const Json* events = nullptr;

@@ -57,7 +57,7 @@ TEST(CheckChromeTrace, CatchesUnmatchedFlows) {
 }
 
 TEST(CheckChromeTrace, ReportsMalformedInput) {
-  EXPECT_TRUE(mentions(check_chrome_trace(""), "not valid JSON at byte"));
+  EXPECT_TRUE(mentions(check_chrome_trace(""), "not valid JSON: line 1, column 1 (byte 0)"));
   EXPECT_TRUE(mentions(check_chrome_trace("{\"traceEvents\":[{\"ph\":\"X\""), "not valid JSON"));
   EXPECT_TRUE(mentions(check_chrome_trace("{}"), "no 'traceEvents' array"));
   EXPECT_TRUE(mentions(check_chrome_trace("42"), "neither an object nor an array"));

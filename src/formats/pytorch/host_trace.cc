@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
 
 namespace snr::pytorch {
@@ -249,7 +250,7 @@ std::string read_node(const json& object, HostNode& node) {
 void read_process_groups(const HostNode& node, HostTrace& trace, size_t index) {
   if (node.inputs.empty() || !node.inputs[0].value.is_string()) return;
   try {
-    const json groups = json::parse(node.inputs[0].value.get<std::string>());
+    const json groups = parse_json_input(node.inputs[0].value.get<std::string>(), "");
     if (!groups.is_array()) throw json::type_error::create(302, "not a list", nullptr);
     for (const auto& g : groups) {
       ProcessGroupInfo info;
@@ -268,6 +269,9 @@ void read_process_groups(const HostNode& node, HostTrace& trace, size_t index) {
       trace.process_groups.push_back(std::move(info));
     }
   } catch (const json::exception& e) {
+    trace.skipped.push_back({index, std::to_string(node.id),
+                             fmt::format("unreadable process-group description: {}", e.what())});
+  } catch (const Error& e) {
     trace.skipped.push_back({index, std::to_string(node.id),
                              fmt::format("unreadable process-group description: {}", e.what())});
   }

@@ -70,7 +70,7 @@ TEST(HostTrace, BrokenJsonNamesByteOffset) {
   } catch (const Error& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("broken.json"), std::string::npos) << message;
-    EXPECT_NE(message.find("at byte 22"), std::string::npos) << message;
+    EXPECT_NE(message.find("line 1, column 23 (byte 22)"), std::string::npos) << message;
   }
   EXPECT_THROW(parse_host_trace_text(R"({"traceEvents": []})", "kineto.json"), Error);
 }

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_input.h"
 
 namespace snr::pytorch {
 
@@ -68,14 +69,7 @@ nlohmann::json parse_json_document(std::string_view text, const std::string& sou
     const std::string inflated = gunzip(text, source_name);
     return parse_json_document(inflated, source_name);
   }
-  try {
-    return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: JSON syntax error at byte {}: {}", source_name, e.byte, e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    // Number overflow ("1e999") is reported as out_of_range, without an offset.
-    throw Error(fmt::format("{}: invalid JSON: {}", source_name, e.what()));
-  }
+  return parse_json_input(text, source_name);
 }
 
 bool json_to_int64(const nlohmann::json& value, int64_t& out) {

@@ -17,8 +17,8 @@ std::string read_maybe_gzip(const std::filesystem::path& path);
 // Inflates a gzip buffer; `source_name` names the input in errors.
 std::string gunzip(std::string_view compressed, const std::string& source_name);
 
-// Parses `text` (plain or gzip bytes); throws snr::Error
-// "<source_name>: JSON syntax error at byte N: ..." for broken documents.
+// Parses `text` (plain or gzip bytes) with snr::parse_json_input: broken
+// documents throw snr::Error naming the source, line, byte and key.
 nlohmann::json parse_json_document(std::string_view text, const std::string& source_name);
 
 // Small typed accessors used by the readers: nullopt-like defaults are the
