@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "et/convert/chakra_output.h"
+#include "et/convert/process_groups.h"
 #include "et/convert/pytorch_to_chakra.h"
 #include "et/convert/text_workload.h"
 #include "formats/pytorch/host_trace.h"
@@ -30,6 +31,25 @@ void print_counts(const snr::et_convert::ConvertedGraph& graph, const std::strin
   fmt::print("{}: {} node(s)\n", path, graph.nodes.size());
 }
 
+// The job's process groups from the trace's own metadata, as the
+// communicator-group file snr sim reads: PREFIX.comm_groups.json.
+void write_process_groups(const snr::pytorch::HostTrace& trace, const std::string& prefix) {
+  const auto derivation = snr::et_convert::derive_process_groups(trace);
+  for (const auto& note : derivation.notes) fmt::print("process groups: {}\n", note);
+  for (const auto& name : derivation.undescribed) {
+    fmt::print("process groups: collectives name group '{}', which the trace does not describe\n", name);
+  }
+  if (derivation.groups.empty()) return;
+  const std::string path = prefix + ".comm_groups.json";
+  snr::write_file_atomic(path, snr::et_convert::comm_groups_json(derivation));
+  std::string names;
+  for (const auto& group : derivation.groups) {
+    names += fmt::format("{}'{}' ({} rank{}{})", names.empty() ? "" : ", ", group.name, group.ranks.size(),
+                         group.ranks.size() == 1 ? "" : "s", group.every_rank ? ", every rank" : "");
+  }
+  fmt::print("process groups: {} -> {} (snr sim --comm-group-configuration)\n", names, path);
+}
+
 void convert_pytorch(const ConvertArgs& args) {
   if (args.npus) throw snr::Error("--npus applies to --from text only");
   if (args.passes != 1) throw snr::Error("--passes applies to --from text only");
@@ -46,6 +66,7 @@ void convert_pytorch(const ConvertArgs& args) {
   const auto graph = snr::et_convert::convert_pytorch_trace(trace, options, stats);
   const auto path = snr::et_convert::write_chakra_rank(args.output_prefix, graph, "snr et convert (pytorch)");
   fmt::print("{}", snr::et_convert::describe(stats));
+  write_process_groups(trace, args.output_prefix);
   if (!trace.linked) fmt::print("note: host trace only (no device nodes); run snr et link first for GPU kernels\n");
   print_counts(graph, path.string());
 }

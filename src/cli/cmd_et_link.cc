@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 #include <memory>
 #include <string>
 
 #include "cli/command.h"
+#include "common/error.h"
 #include "et/convert/linked_trace_json.h"
 #include "et/convert/trace_linker.h"
 #include "formats/pytorch/host_trace.h"
@@ -18,7 +20,15 @@ struct LinkArgs {
   std::string host;
   std::string device;
   std::string output;
+  std::optional<double> min_linked;
+  double min_matched = snr::et_convert::LinkOptions{}.min_linked_fraction;
+  bool force = false;
 };
+
+// Below this fraction of GPU activities linked, while the host side linked
+// well, the Kineto window covers more than the host trace (other iterations):
+// say so, since the linked trace then carries one iteration's GPU time.
+constexpr double kWarnLinkedFraction = 0.5;
 
 void print_skipped(const std::string& what, const std::vector<snr::pytorch::SkippedRecord>& skipped) {
   if (skipped.empty()) return;
@@ -38,16 +48,60 @@ void setup_et_link(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--host", args->host, "PyTorch host execution trace (.json or .json.gz)")->required();
   sub->add_option("--device", args->device, "Kineto trace of the same run (.json or .json.gz)")->required();
   sub->add_option("-o,--output", args->output, "linked trace to write (.json)")->required();
+  sub->add_option("--min-linked", args->min_linked,
+                  "fail (and write nothing) when fewer than this fraction of GPU activities link to a host op")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--min-matched", args->min_matched,
+                  "refuse (and write nothing) when fewer than this fraction of host ops find their Kineto op "
+                  "(default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_flag("--force", args->force,
+                "write the linked trace even when the pair looks wrong (pid, time, rank or op names differ, or "
+                "--min-matched is not reached); --min-linked still applies");
   sub->callback([args, &ctx] {
     const auto host = snr::pytorch::read_host_trace(args->host);
     const auto device = snr::pytorch::read_kineto_trace(args->device);
+    snr::et_convert::LinkOptions options;
+    options.min_linked_fraction = args->min_matched;
     snr::et_convert::LinkStats stats;
-    const auto linked = snr::et_convert::link_traces(host, device, stats);
-    snr::et_convert::write_linked_trace(args->output, linked, stats,
-                                        std::filesystem::path(args->device).filename().string());
+    const auto linked = snr::et_convert::link_traces(host, device, options, stats);
     print_skipped("host trace", host.skipped);
     print_skipped("device trace", device.skipped);
     fmt::print("{}", snr::et_convert::describe(stats));
+    const double fraction = stats.gpu_activities == 0 ? 0.0
+                                                      : static_cast<double>(stats.gpu_linked) /
+                                                            static_cast<double>(stats.gpu_activities);
+    const std::string linked_text = fmt::format("{} of {} GPU activities ({:.1f}%) linked to a host op",
+                                                stats.gpu_linked, stats.gpu_activities, 100.0 * fraction);
+    if (stats.refused()) {
+      std::string reasons;
+      for (const auto& problem : stats.problems) reasons += "\n  " + problem;
+      if (!args->force) {
+        throw snr::Error(fmt::format("{} and {} do not look like one run of one rank; {} not written "
+                                     "(--force writes it anyway):{}",
+                                     args->host, args->device, args->output, reasons));
+      }
+      fmt::print(stderr, "snr et link: WARNING: writing despite --force:{}\n", reasons);
+    }
+    if (args->min_linked && fraction < *args->min_linked) {
+      throw snr::Error(fmt::format("{} and {}: only {}, below --min-linked {}; {} not written (are both traces from "
+                                   "the same run and rank?)",
+                                   args->host, args->device, linked_text, *args->min_linked, args->output));
+    }
+    if (fraction < kWarnLinkedFraction && !stats.refused() && stats.gpu_activities > 0) {
+      fmt::print(stderr,
+                 "snr et link: note: only {}; the host ops link ({:.1f}%) but {} of {} Kineto CPU ops are not in "
+                 "the host trace: the Kineto trace covers more (other iterations or threads).\n",
+                 linked_text, 100.0 * stats.matched_fraction(), stats.kineto_cpu_ops - stats.kineto_cpu_ops_matched,
+                 stats.kineto_cpu_ops);
+    } else if (fraction < kWarnLinkedFraction && stats.gpu_activities > 0) {
+      fmt::print(stderr,
+                 "snr et link: WARNING: only {}. The host and device traces are probably from different runs or "
+                 "ranks; the linked trace will miss most GPU time. Use --min-linked FRACTION to make this an error.\n",
+                 linked_text);
+    }
+    snr::et_convert::write_linked_trace(args->output, linked, stats,
+                                        std::filesystem::path(args->device).filename().string());
     fmt::print("{}: {} node(s)\n", args->output, linked.nodes.size());
     ctx.exit_code = 0;
   });

@@ -30,8 +30,8 @@ PY
 "$SNR" et link --host "$DATA/pytorch/hta/benchmark_simple_add_et.json.gz" \
   --device "$DATA/pytorch/hta/benchmark_simple_add_trace.json.gz" -o "$WORK/hta.json" >"$WORK/link.out"
 # 36 ops (38 nodes minus process/thread roots), all joined on External id.
-expect_contains "$WORK/link.out" "host ops: 36 (36 matched"
-expect_contains "$WORK/link.out" "gpu activities: 4 (4 linked"
+expect_contains "$WORK/link.out" "host ops: 36 = 36 matched"
+expect_contains "$WORK/link.out" "gpu activities: 4 = 4 linked"
 "$SNR" et convert "$WORK/hta.json" -o "$WORK/hta" >"$WORK/convert.out"
 expect_contains "$WORK/convert.out" "nodes: 10 CPU ops, 4 GPU ops, 0 COMM_COLL"
 "$SNR" et validate "$WORK/hta.0.et" >"$WORK/validate.out"
@@ -68,6 +68,30 @@ expect_contains "$WORK/c102.txt" 'node 30 COMM_COLL_NODE 0 11,27 '
 expect_contains "$WORK/c102.txt" '{"comm_size": "4", "comm_type": "2", "is_cpu_op": false, "pg_name": "0"} record_param_comms'
 grep -q '^node 40 COMP_NODE 0 .*30' "$WORK/c102.txt" || fail "wait 40 does not depend on all_gather 30"
 [[ "$(grep -c '"comm_type": "2"' "$WORK/c102.txt")" == 10 ]] || fail "expected 10 ALL_GATHER nodes"
+
+# Process groups from "## process_group:init ##": pg_name "0" with "ranks": []
+# and group_size 2 is the world group -> ranks 0 and 1.
+expect_contains "$WORK/convert.out" "process groups: '0' (2 ranks, every rank) -> $WORK/c102.comm_groups.json"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == {"0": [0, 1]}' "$WORK/c102.comm_groups.json"
+
+# No root "rank": the rank field of the collective records says it (0 here;
+# rewritten to 1 in a copy), and the output says where the rank came from.
+"$SNR" et convert "$WORK/1.0.2-chakra.0.0.4.json" -o "$WORK/c102auto" >"$WORK/convert.out"
+expect_contains "$WORK/convert.out" "rank: 0 (inferred: the rank field of 10 collective record(s))"
+[[ -e "$WORK/c102auto.0.et" ]] || fail "inferred rank 0 not used for the file name"
+python3 - "$WORK/1.0.2-chakra.0.0.4.json" "$WORK/c102_rank1.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for node in doc["nodes"]:
+    if node["name"] == "record_param_comms":
+        values, types = node["inputs"]["values"], node["inputs"]["types"]
+        name_at = types.index("String")
+        values[name_at - 1] = 1  # the rank field, right before the collective's name
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+"$SNR" et convert "$WORK/c102_rank1.json" -o "$WORK/c102r1" >"$WORK/convert.out"
+expect_contains "$WORK/convert.out" "rank: 1 (inferred: the rank field of 10 collective record(s))"
+[[ -e "$WORK/c102r1.1.et" ]] || fail "inferred rank 1 not used for the file name"
 
 # --- param pt2_et: schema 1.1.1 with Triton kernels (host only) -----------------
 tar -xzf "$DATA/pytorch/param/pt2_et.json.tar.gz" -C "$WORK" 2>/dev/null

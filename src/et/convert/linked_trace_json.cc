@@ -89,15 +89,45 @@ json host_trace_to_json(const pytorch::HostTrace& trace) {
 void write_linked_trace(const std::filesystem::path& path, const pytorch::HostTrace& trace,
                         const LinkStats& stats, const std::string& device_trace_name) {
   json document = host_trace_to_json(trace);
+  json matched_by = json::object();
+  for (size_t m = 0; m < stats.matcher_names.size(); ++m) matched_by[stats.matcher_names[m]] = stats.matched_by[m];
+  json threads = json::array();
+  for (const auto& t : stats.threads) {
+    threads.push_back({{"host_tid", t.host_tid}, {"ops", t.ops}, {"matched", t.matched}});
+  }
+  json gpu_by_category = json::object();
+  for (const auto& c : stats.gpu_by_category) gpu_by_category[c.category] = {{"total", c.total}, {"linked", c.linked}};
   document["snr_linked"] = {
-      {"version", 1},
+      {"version", 2},
       {"device_trace", device_trace_name},
-      {"join_key", stats.key == LinkKey::kRecordFunctionId ? "record_function_id" : "external_id"},
+      {"confidence", stats.confidence},
+      {"problems", stats.problems},
+      {"matched_by", std::move(matched_by)},
+      {"matcher_notes", stats.matcher_notes},
+      {"threads", std::move(threads)},
       {"host_ops", stats.host_ops},
       {"host_ops_matched", stats.host_ops_matched},
+      {"host_ops_unmatched_name_differs", stats.host_ops_unmatched_name_differs},
+      {"host_ops_unmatched_absent", stats.host_ops_unmatched_absent},
+      {"markers", stats.markers},
+      {"markers_matched", stats.markers_matched},
+      {"name_mismatches", stats.name_mismatches},
+      {"kineto_cpu_ops", stats.kineto_cpu_ops},
+      {"kineto_cpu_ops_matched", stats.kineto_cpu_ops_matched},
       {"gpu_activities", stats.gpu_activities},
       {"gpu_linked", stats.gpu_linked},
+      {"gpu_by_category", std::move(gpu_by_category)},
+      {"comm_kernels", stats.comm_kernels},
+      {"comm_kernels_linked_to_collective", stats.comm_linked_to_collective},
+      {"sync_calls", stats.sync_calls},
+      {"syncs_linked", stats.syncs_linked},
+      {"cuda_sync_events", stats.cuda_sync_events},
+      {"cuda_sync_stream_waits", stats.cuda_sync_stream_waits},
   };
+  if (stats.rank) {
+    document["snr_linked"]["rank"] = *stats.rank;
+    document["snr_linked"]["rank_source"] = stats.rank_source;
+  }
   // One node per line keeps the file diffable without pretty-printing bulk.
   json nodes = std::move(document["nodes"]);
   document.erase("nodes");

@@ -101,7 +101,49 @@ class Converter {
  public:
   Converter(const HostTrace& trace, const PytorchConvertOptions& options, PytorchConvertStats& stats)
       : trace_(trace), stats_(stats), tree_(trace, stats) {
-    rank_ = options.rank ? *options.rank : trace.rank.value_or(0);
+    choose_rank(options);
+  }
+
+  // The rank: --rank, else the trace's root, else what the trace's own
+  // records say (the rank field of its collective records, else the GPU of
+  // its kernels, a local rank), else 0; stats say which.
+  void choose_rank(const PytorchConvertOptions& options) {
+    if (options.rank) {
+      rank_ = *options.rank;
+      stats_.rank_source = "--rank";
+    } else if (trace_.rank) {
+      rank_ = *trace_.rank;
+      stats_.rank_source = "the trace's root";
+    } else {
+      std::map<int64_t, size_t> from_collectives;
+      std::map<int64_t, size_t> from_devices;
+      for (const auto& node : trace_.nodes) {
+        if (node.kind != HostNodeKind::kOperator) {
+          if (node.device >= 0) ++from_devices[node.device];
+          continue;
+        }
+        if (!is_comm_record(node.name)) continue;
+        const CommRecord record = read_comm_record(node, trace_);
+        if (record.kind == CommKind::kCollective && record.peer_rank && *record.peer_rank >= 0) {
+          ++from_collectives[*record.peer_rank];
+        }
+      }
+      if (from_collectives.size() == 1) {
+        rank_ = from_collectives.begin()->first;
+        stats_.rank_source = fmt::format("inferred: the rank field of {} collective record(s)",
+                                         from_collectives.begin()->second);
+      } else if (from_collectives.empty() && from_devices.size() == 1) {
+        rank_ = from_devices.begin()->first;
+        stats_.rank_source = fmt::format("inferred: the GPU of {} device node(s) (a local rank; one node assumed)",
+                                         from_devices.begin()->second);
+      } else {
+        rank_ = 0;
+        stats_.rank_source = from_collectives.size() > 1 || from_devices.size() > 1
+                                 ? "none: the trace's records name several ranks; 0 assumed (use --rank)"
+                                 : "none found in the trace; 0 assumed (use --rank)";
+      }
+    }
+    stats_.rank = rank_;
   }
 
   ConvertedGraph run() {
@@ -455,7 +497,7 @@ ConvertedGraph convert_pytorch_trace(const HostTrace& trace, const PytorchConver
 }
 
 std::string describe(const PytorchConvertStats& stats) {
-  return fmt::format(
+  return fmt::format("rank: {} ({})\n", stats.rank, stats.rank_source) + fmt::format(
       "nodes: {} CPU ops, {} GPU ops, {} COMM_COLL, {} COMM_SEND, {} COMM_RECV\n"
       "host structure: {} scopes looked through, {} ops absorbed into emitted ops, {} orphan nodes\n"
       "dependencies: {} data ({} stream order, {} sync, {} collective->wait), {} ctrl\n"

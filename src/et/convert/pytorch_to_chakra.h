@@ -30,6 +30,8 @@ struct PytorchConvertOptions {
 };
 
 struct PytorchConvertStats {
+  int64_t rank = 0;
+  std::string rank_source;  // "--rank", "the trace's root", "inferred: ...", "none ..."
   size_t cpu_ops = 0;
   size_t gpu_ops = 0;
   size_t comm_coll = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <map>
 
 #include "common/error.h"
@@ -45,9 +46,13 @@ TEST(RealTraces, HtaSimpleAddLinkedAndConverted) {
   const auto linked = link_traces(pytorch::read_host_trace(et), pytorch::read_kineto_trace(kineto), link);
   // The Kineto trace has no "Record function id": External id 1..36 equal
   // the ET's rf_ids 1..36 (38 nodes minus the process and thread roots).
-  EXPECT_EQ(link.key, LinkKey::kExternalId);
   EXPECT_EQ(link.host_ops, 36u);
   EXPECT_EQ(link.host_ops_matched, 36u);
+  EXPECT_EQ(link.matched_by[1], 36u);  // external_id_offset, at offset +0
+  ASSERT_FALSE(link.matcher_notes.empty());
+  EXPECT_NE(link.matcher_notes.front().find("rf_id +0 (36 ops)"), std::string::npos) << link.matcher_notes.front();
+  EXPECT_EQ(link.confidence, "high");
+  EXPECT_EQ(link.rank, 0);  // from the Kineto trace's distributedInfo
   // 4 "kernel" events; 4 of the 5 cudaDeviceSynchronize calls fall inside a
   // CPU op (the last, ts ...808307970, is after [param|cuda] ends).
   EXPECT_EQ(link.gpu_linked, 4u);
@@ -55,6 +60,14 @@ TEST(RealTraces, HtaSimpleAddLinkedAndConverted) {
 
   PytorchConvertStats stats;
   const auto graph = convert_pytorch_trace(linked, {}, stats);
+  EXPECT_EQ(stats.rank_source, "the trace's root");  // written by the linker from distributedInfo
+  // Without any rank at the root, the GPU of the kernels says it (device 0).
+  auto rootless = linked;
+  rootless.rank.reset();
+  PytorchConvertStats rootless_stats;
+  convert_pytorch_trace(rootless, {}, rootless_stats);
+  EXPECT_EQ(rootless_stats.rank, 0);
+  EXPECT_EQ(rootless_stats.rank_source, "inferred: the GPU of 4 device node(s) (a local rank; one node assumed)");
   // Outermost operators: rand, rand, zeros, to, mul, add for warmup and
   // zeros, to, mul, add for measure (the second rand pair absorbs its empty/uniform_).
   EXPECT_EQ(stats.cpu_ops, 10u);
@@ -84,10 +97,11 @@ TEST(RealTraces, ParamLinearPair) {
   // The ET holds one iteration (931 nodes, rf_id 0..928); the Kineto trace
   // many (37,078 CPU ops, 8,716 kernels + 1,640 memsets). Without "Record
   // function id" the External-id join accepts only name-consistent pairs.
+  std::cout << describe(link);
   EXPECT_EQ(link.kineto_cpu_ops, 37078u);
   EXPECT_EQ(link.gpu_activities, 10356u);
   EXPECT_EQ(link.host_ops, 928u);
-  EXPECT_EQ(link.host_ops_matched + link.name_mismatches, 928u);
+  EXPECT_EQ(link.host_ops_matched + link.host_ops_unmatched_name_differs + link.host_ops_unmatched_absent, 928u);
   EXPECT_EQ(link.gpu_linked + link.gpu_without_host_op + link.gpu_without_cpu_op +
                 link.gpu_without_runtime,
             10356u);

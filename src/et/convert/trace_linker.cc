@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "common/error.h"
+#include "et/convert/comm_record.h"
+#include "et/convert/link_checks.h"
+#include "et/convert/op_matching.h"
 
 namespace snr::et_convert {
 
@@ -18,7 +22,10 @@ using pytorch::HostNodeKind;
 using pytorch::KinetoCategory;
 using pytorch::KinetoEvent;
 
-constexpr size_t kNone = std::numeric_limits<size_t>::max();
+constexpr size_t kNone = kNoMatch;
+// At or above this fraction of host ops linked, with every check passed, the
+// link is "high" confidence; below it but above the threshold, "partial".
+constexpr double kHighConfidenceFraction = 0.9;
 
 bool is_cpu_category(KinetoCategory c) {
   return c == KinetoCategory::kCpuOp || c == KinetoCategory::kUserAnnotation;
@@ -96,82 +103,209 @@ Attribution attribute_to_host(const std::vector<KinetoEvent>& events,
   return result;
 }
 
+
+OpMatchInput build_match_input(const pytorch::HostTrace& host, const pytorch::KinetoTrace& device,
+                               LinkStats& stats) {
+  OpMatchInput input{host, device, {}, {}};
+  std::map<uint64_t, std::vector<size_t>> by_host_thread;
+  for (size_t i = 0; i < host.nodes.size(); ++i) {
+    const HostNode& node = host.nodes[i];
+    if (node.kind != HostNodeKind::kOperator) continue;
+    if (pytorch::is_trace_annotation(node.name) && !is_trace_marker(node.name)) {
+      ++stats.roots;
+      continue;
+    }
+    ++(is_trace_marker(node.name) ? stats.markers : stats.host_ops);
+    by_host_thread[node.tid].push_back(i);
+  }
+  for (auto& [tid, indices] : by_host_thread) {
+    std::stable_sort(indices.begin(), indices.end(), [&host](size_t a, size_t b) {
+      return host_order_key(host.nodes[a]) < host_order_key(host.nodes[b]);
+    });
+    input.host_threads.push_back(std::move(indices));
+  }
+  std::map<std::pair<int64_t, int64_t>, std::vector<size_t>> by_kineto_thread;
+  const auto& events = device.events;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (is_cpu_category(events[i].category)) by_kineto_thread[{events[i].pid, events[i].tid}].push_back(i);
+  }
+  for (auto& [thread, indices] : by_kineto_thread) {
+    std::stable_sort(indices.begin(), indices.end(), [&events](size_t a, size_t b) {
+      if (events[a].ts_ns != events[b].ts_ns) return events[a].ts_ns < events[b].ts_ns;
+      return events[a].dur_ns > events[b].dur_ns;
+    });
+    stats.kineto_cpu_ops += indices.size();
+    input.kineto_threads.push_back(std::move(indices));
+  }
+  return input;
+}
+
+// Host op `h` or one of its ancestors records a communication.
+bool inside_collective(const pytorch::HostTrace& trace, size_t h,
+                       const std::unordered_map<uint64_t, size_t>& index_of) {
+  for (size_t depth = 0; h != kNone && depth < trace.nodes.size(); ++depth) {
+    const HostNode& node = trace.nodes[h];
+    if (is_comm_record(node.name) || node.name.starts_with("c10d::") || node.name.starts_with("nccl:")) {
+      return true;
+    }
+    if (!node.parent_id) break;
+    const auto it = index_of.find(*node.parent_id);
+    h = it == index_of.end() ? kNone : it->second;
+  }
+  return false;
+}
+
+void judge(const pytorch::HostTrace& host, const pytorch::KinetoTrace& device, const LinkOptions& options,
+           LinkStats& stats) {
+  for (const auto& check : {check_pid(host, device), check_time(host, device), check_rank(host, device)}) {
+    if (check) stats.problems.push_back(*check);
+  }
+  const double fraction = stats.matched_fraction();
+  if (fraction < options.min_linked_fraction) {
+    stats.problems.push_back(fmt::format(
+        "name mismatch: {} of {} host ops and markers ({:.1f}%) found a Kineto op of the same name "
+        "(threshold {:.1f}%); {} id hits named another op",
+        stats.host_ops_matched + stats.markers_matched, stats.host_ops + stats.markers, 100.0 * fraction,
+        100.0 * options.min_linked_fraction, stats.name_mismatches));
+  }
+  if (!stats.problems.empty()) {
+    stats.confidence = "refused";
+  } else {
+    stats.confidence = fraction >= kHighConfidenceFraction ? "high" : "partial";
+  }
+}
+
 }  // namespace
 
 pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::KinetoTrace& device,
-                               LinkStats& stats) {
+                               const LinkOptions& options, LinkStats& stats) {
   if (host.linked) {
     throw Error("the host trace is already linked (it has \"snr_linked\"); link the original "
                 "execution trace instead");
+  }
+  if (!(options.min_linked_fraction >= 0.0 && options.min_linked_fraction <= 1.0)) {
+    throw Error(fmt::format("the minimum linked fraction must be in [0, 1], not {}", options.min_linked_fraction));
   }
   pytorch::HostTrace out = host;
   stats = LinkStats{};
   const auto& events = device.events;
 
-  std::unordered_map<uint64_t, size_t> host_by_rf_id;
-  host_by_rf_id.reserve(out.nodes.size());
-  uint64_t max_id = 0;
-  for (size_t i = 0; i < out.nodes.size(); ++i) {
-    const HostNode& node = out.nodes[i];
-    max_id = std::max(max_id, node.id);
-    if (node.kind != HostNodeKind::kOperator) continue;
-    if (!pytorch::is_trace_annotation(node.name)) ++stats.host_ops;
-    if (node.rf_id) host_by_rf_id.emplace(*node.rf_id, i);
+  // 1. Host ops <-> Kineto CPU ops.
+  const OpMatchInput input = build_match_input(host, device, stats);
+  OpMatchState state;
+  state.event_of_host.assign(host.nodes.size(), kNoMatch);
+  state.host_of_event.assign(events.size(), kNoMatch);
+  state.matcher_of_host.assign(host.nodes.size(), 0);
+  const auto matchers = default_op_matchers();
+  for (size_t m = 0; m < matchers.size(); ++m) {
+    const MatcherOutcome outcome = matchers[m]->run(input, state, static_cast<uint8_t>(m + 1));
+    stats.matcher_names.emplace_back(matchers[m]->name());
+    stats.matched_by.push_back(outcome.matched);
+    stats.matcher_notes.insert(stats.matcher_notes.end(), outcome.notes.begin(), outcome.notes.end());
   }
-
-  const bool has_record_function_ids = std::any_of(events.begin(), events.end(), [](const auto& e) {
-    return is_cpu_category(e.category) && e.record_function_id.has_value();
-  });
-  stats.key = has_record_function_ids ? LinkKey::kRecordFunctionId : LinkKey::kExternalId;
-
+  stats.name_mismatches = state.name_mismatches;
   std::vector<size_t> direct_match(events.size(), kNone);
-  std::vector<bool> host_matched(out.nodes.size(), false);
-  for (size_t i = 0; i < events.size(); ++i) {
-    const KinetoEvent& event = events[i];
-    if (!is_cpu_category(event.category)) continue;
-    ++stats.kineto_cpu_ops;
-    const auto key = has_record_function_ids ? event.record_function_id : event.external_id;
-    if (!key || *key < 0) continue;
-    const auto it = host_by_rf_id.find(static_cast<uint64_t>(*key));
-    if (it == host_by_rf_id.end() || host_matched[it->second]) continue;
-    HostNode& node = out.nodes[it->second];
-    // External ids restart per profiler session and need not be rf_ids; a
-    // name check keeps unrelated ops apart.
-    if (!has_record_function_ids && node.name != event.name) {
-      ++stats.name_mismatches;
-      continue;
+  std::set<size_t> name_seen;  // host ops whose name some Kineto op carries
+  {
+    std::set<std::string_view> kineto_names;
+    for (const auto& thread : input.kineto_threads) {
+      for (size_t e : thread) kineto_names.insert(events[e].name);
     }
-    host_matched[it->second] = true;
-    direct_match[i] = it->second;
-    node.ts_ns = event.ts_ns;
-    node.dur_ns = event.dur_ns;
-    ++stats.host_ops_matched;
+    for (const auto& thread : input.host_threads) {
+      for (size_t h : thread) {
+        if (kineto_names.count(host.nodes[h].name) != 0) name_seen.insert(h);
+      }
+    }
+  }
+  for (const auto& thread : input.host_threads) {
+    ThreadLinkSummary summary;
+    summary.host_tid = host.nodes[thread.front()].tid;
+    summary.ops = thread.size();
+    for (size_t h : thread) {
+      const bool marker = is_trace_marker(host.nodes[h].name);
+      const size_t e = state.event_of_host[h];
+      if (e == kNoMatch) {
+        if (!marker) {
+          ++(name_seen.count(h) != 0 ? stats.host_ops_unmatched_name_differs : stats.host_ops_unmatched_absent);
+        }
+        continue;
+      }
+      ++summary.matched;
+      ++(marker ? stats.markers_matched : stats.host_ops_matched);
+      ++stats.kineto_cpu_ops_matched;
+      direct_match[e] = h;
+      out.nodes[h].ts_ns = events[e].ts_ns;
+      out.nodes[h].dur_ns = events[e].dur_ns;
+    }
+    stats.threads.push_back(summary);
   }
 
+  // 2. Runtime calls -> CPU ops; synchronising calls.
   const Attribution attribution = attribute_to_host(events, direct_match);
   const std::vector<size_t>& host_of = attribution.host_of;
-
+  // cuda_sync events name the stream a synchronising call waits on (the
+  // runtime event itself has none): the stream for cudaStreamSynchronize, the
+  // stream the event was recorded on for cudaEventSynchronize and waits.
+  std::unordered_map<int64_t, size_t> cuda_sync_by_correlation;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].category != KinetoCategory::kCudaSync) continue;
+    ++stats.cuda_sync_events;
+    if (events[i].correlation) cuda_sync_by_correlation.emplace(*events[i].correlation, i);
+  }
   std::unordered_map<int64_t, size_t> runtime_by_correlation;
   for (size_t i = 0; i < events.size(); ++i) {
     const KinetoEvent& event = events[i];
     if (!is_runtime_category(event.category)) continue;
     if (event.correlation) runtime_by_correlation.emplace(*event.correlation, i);
-    if (is_sync_call(event.name) && host_of[i] != kNone) {
-      out.nodes[host_of[i]].syncs.push_back({event.name, event.ts_ns, event.stream});
-      ++stats.syncs_linked;
+    const auto gpu_side = event.correlation ? cuda_sync_by_correlation.find(*event.correlation)
+                                            : cuda_sync_by_correlation.end();
+    if (gpu_side != cuda_sync_by_correlation.end() && !is_sync_call(event.name)) {
+      ++stats.cuda_sync_stream_waits;  // cudaStreamWaitEvent: GPU-side only
+      continue;
     }
+    if (!is_sync_call(event.name)) continue;
+    ++stats.sync_calls;
+    if (host_of[i] == kNone) {
+      ++stats.syncs_unlinked;
+      if (gpu_side != cuda_sync_by_correlation.end()) ++stats.cuda_sync_unlinked;
+      continue;
+    }
+    int64_t stream = event.stream;
+    if (gpu_side != cuda_sync_by_correlation.end() && event.name.find("Device") == std::string::npos) {
+      const KinetoEvent& sync = events[gpu_side->second];
+      stream = sync.wait_on_stream >= 0 ? sync.wait_on_stream : sync.stream;
+      ++stats.cuda_sync_attached;
+    } else if (gpu_side != cuda_sync_by_correlation.end()) {
+      ++stats.cuda_sync_attached;
+    }
+    out.nodes[host_of[i]].syncs.push_back({event.name, event.ts_ns, stream});
+    ++stats.syncs_linked;
   }
+  stats.cuda_sync_without_call = stats.cuda_sync_events - stats.cuda_sync_attached - stats.cuda_sync_unlinked -
+                                 stats.cuda_sync_stream_waits;
 
+  // 3. GPU activities -> host ops.
   struct Launch {
     size_t gpu_index;
     size_t runtime_index;
     size_t host_index;
   };
   std::vector<Launch> launches;
+  std::map<KinetoCategory, CategoryCount> by_category;
+  std::unordered_map<uint64_t, size_t> index_of;
+  index_of.reserve(host.nodes.size());
+  for (size_t i = 0; i < host.nodes.size(); ++i) index_of.emplace(host.nodes[i].id, i);
   for (size_t i = 0; i < events.size(); ++i) {
     const KinetoEvent& event = events[i];
     if (!is_gpu_category(event.category)) continue;
     ++stats.gpu_activities;
+    auto& category = by_category[event.category];
+    ++category.total;
+    CommKind comm_kind = CommKind::kUnknown;
+    CollectiveType collective = CollectiveType::kAllReduce;
+    const bool comm_kernel = event.category == KinetoCategory::kKernel &&
+                             classify_comm_kernel(event.name, comm_kind, collective);
+    if (comm_kernel) ++stats.comm_kernels;
     const auto runtime = event.correlation ? runtime_by_correlation.find(*event.correlation)
                                            : runtime_by_correlation.end();
     if (runtime == runtime_by_correlation.end()) {
@@ -180,14 +314,19 @@ pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::Ki
     }
     const size_t host_index = host_of[runtime->second];
     if (host_index == kNone) {
-      if (attribution.enclosed[runtime->second]) {
-        ++stats.gpu_without_host_op;
-      } else {
-        ++stats.gpu_without_cpu_op;
-      }
+      ++(attribution.enclosed[runtime->second] ? stats.gpu_without_host_op : stats.gpu_without_cpu_op);
       continue;
     }
+    ++category.linked;
+    if (comm_kernel) {
+      ++(inside_collective(host, host_index, index_of) ? stats.comm_linked_to_collective
+                                                       : stats.comm_linked_elsewhere);
+    }
     launches.push_back({i, runtime->second, host_index});
+  }
+  for (auto& [category, count] : by_category) {
+    count.category = std::string(pytorch::kineto_category_name(category));
+    stats.gpu_by_category.push_back(count);
   }
   // Device nodes in launch order (ties by correlation): stable ids.
   std::sort(launches.begin(), launches.end(), [&events](const Launch& a, const Launch& b) {
@@ -196,7 +335,9 @@ pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::Ki
     if (ra.ts_ns != rb.ts_ns) return ra.ts_ns < rb.ts_ns;
     return events[a.gpu_index].correlation < events[b.gpu_index].correlation;
   });
-  uint64_t next_id = max_id + 1;
+  uint64_t next_id = 0;
+  for (const auto& node : out.nodes) next_id = std::max(next_id, node.id);
+  ++next_id;
   out.nodes.reserve(out.nodes.size() + launches.size());
   for (const Launch& launch : launches) {
     const KinetoEvent& gpu = events[launch.gpu_index];
@@ -215,24 +356,68 @@ pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::Ki
     out.nodes.push_back(std::move(node));
     ++stats.gpu_linked;
   }
-  if (!out.rank && device.rank) out.rank = device.rank;
+
+  // 4. Rank and verdict.
+  if (host.rank) {
+    stats.rank = host.rank;
+    stats.rank_source = "host trace";
+  } else if (device.rank) {
+    out.rank = device.rank;
+    stats.rank = device.rank;
+    stats.rank_source = "Kineto distributedInfo";
+  }
+  judge(host, device, options, stats);
   out.linked = true;
   return out;
 }
 
+pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::KinetoTrace& device,
+                               LinkStats& stats) {
+  return link_traces(host, device, LinkOptions{}, stats);
+}
+
 std::string describe(const LinkStats& stats) {
-  return fmt::format(
-      "join key: {}\n"
-      "host ops: {} ({} matched to Kineto ops, {} External-id hits rejected for a name mismatch)\n"
-      "kineto cpu ops: {}\n"
-      "gpu activities: {} ({} linked; unlinked: {} without a runtime call, {} launched outside "
-      "every Kineto CPU op, {} inside Kineto ops absent from the host trace)\n"
-      "sync calls linked: {}\n",
-      stats.key == LinkKey::kRecordFunctionId ? "rf_id = Record function id" : "rf_id = External id",
-      stats.host_ops, stats.host_ops_matched, stats.name_mismatches, stats.kineto_cpu_ops,
-      stats.gpu_activities, stats.gpu_linked, stats.gpu_without_runtime, stats.gpu_without_cpu_op,
-      stats.gpu_without_host_op,
-      stats.syncs_linked);
+  std::string text;
+  auto line = [&text](const std::string& s) { text += s + "\n"; };
+  line(fmt::format("verdict: {} ({:.1f}% of host ops and markers linked{})", stats.confidence,
+                   100.0 * stats.matched_fraction(),
+                   stats.rank ? fmt::format("; rank {} from the {}", *stats.rank, stats.rank_source) : ""));
+  for (const auto& problem : stats.problems) line("  problem: " + problem);
+  line(fmt::format("host ops: {} = {} matched + {} unmatched whose name Kineto has + {} unmatched absent "
+                   "from Kineto",
+                   stats.host_ops, stats.host_ops_matched, stats.host_ops_unmatched_name_differs,
+                   stats.host_ops_unmatched_absent));
+  line(fmt::format("markers (## ... ##): {} ({} matched); observer roots: {} (never in Kineto)", stats.markers,
+                   stats.markers_matched, stats.roots));
+  std::string by;
+  for (size_t m = 0; m < stats.matcher_names.size(); ++m) {
+    by += fmt::format("{}{} {}", by.empty() ? "" : ", ", stats.matched_by[m], stats.matcher_names[m]);
+  }
+  line(fmt::format("matched by: {}; {} id hit(s) rejected for a name mismatch", by, stats.name_mismatches));
+  for (const auto& note : stats.matcher_notes) line("  " + note);
+  for (const auto& thread : stats.threads) {
+    line(fmt::format("  host thread {}: {} of {} matched", thread.host_tid, thread.matched, thread.ops));
+  }
+  line(fmt::format("kineto cpu ops: {} ({} matched, {} not in the host trace)", stats.kineto_cpu_ops,
+                   stats.kineto_cpu_ops_matched, stats.kineto_cpu_ops - stats.kineto_cpu_ops_matched));
+  line(fmt::format("gpu activities: {} = {} linked + {} without a runtime call + {} launched outside every "
+                   "Kineto CPU op + {} inside Kineto ops absent from the host trace",
+                   stats.gpu_activities, stats.gpu_linked, stats.gpu_without_runtime, stats.gpu_without_cpu_op,
+                   stats.gpu_without_host_op));
+  for (const auto& category : stats.gpu_by_category) {
+    line(fmt::format("  {}: {} of {} linked", category.category, category.linked, category.total));
+  }
+  line(fmt::format("communication kernels: {} = {} linked to a collective + {} linked to another op + {} "
+                   "unlinked",
+                   stats.comm_kernels, stats.comm_linked_to_collective, stats.comm_linked_elsewhere,
+                   stats.comm_kernels - stats.comm_linked_to_collective - stats.comm_linked_elsewhere));
+  line(fmt::format("sync calls: {} = {} linked + {} outside matched ops", stats.sync_calls, stats.syncs_linked,
+                   stats.syncs_unlinked));
+  line(fmt::format("cuda_sync events: {} = {} giving a linked sync call its stream + {} on sync calls outside "
+                   "matched ops + {} stream waits (GPU-side, not converted) + {} without a runtime call",
+                   stats.cuda_sync_events, stats.cuda_sync_attached, stats.cuda_sync_unlinked,
+                   stats.cuda_sync_stream_waits, stats.cuda_sync_without_call));
+  return text;
 }
 
 }  // namespace snr::et_convert

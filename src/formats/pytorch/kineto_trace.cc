@@ -28,6 +28,7 @@ std::optional<KinetoCategory> category_from(std::string_view cat) {
   if (cat == "kernel") return KinetoCategory::kKernel;
   if (cat == "gpu_memcpy") return KinetoCategory::kGpuMemcpy;
   if (cat == "gpu_memset") return KinetoCategory::kGpuMemset;
+  if (cat == "cuda_sync") return KinetoCategory::kCudaSync;
   return std::nullopt;
 }
 
@@ -69,6 +70,7 @@ std::string read_event(const json& object, KinetoCategory category, int64_t base
   event.correlation = optional_int(member(args, "correlation"));
   event.stream = optional_int(member(args, "stream")).value_or(-1);
   event.device = optional_int(member(args, "device")).value_or(-1);
+  event.wait_on_stream = optional_int(member(args, "wait_on_stream")).value_or(-1);
   return "";
 }
 
@@ -83,6 +85,7 @@ std::string_view kineto_category_name(KinetoCategory category) {
     case KinetoCategory::kKernel: return "kernel";
     case KinetoCategory::kGpuMemcpy: return "gpu_memcpy";
     case KinetoCategory::kGpuMemset: return "gpu_memset";
+    case KinetoCategory::kCudaSync: return "cuda_sync";
   }
   return "unknown";
 }

@@ -1,7 +1,10 @@
 // Reader of Kineto device traces (the Chrome-trace JSON that
 // torch.profiler exports): "traceEvents" with ph "X" events of categories
-// cpu_op, user_annotation, cuda_runtime, cuda_driver, kernel, gpu_memcpy and
-// gpu_memset. Timestamps become integer nanoseconds:
+// cpu_op, user_annotation, cuda_runtime, cuda_driver, kernel, gpu_memcpy,
+// gpu_memset and cuda_sync (newer profilers: "Stream Sync", "Event Sync",
+// "Context Sync", "Wait Event" on the stream track, with the runtime call's
+// "correlation" and, for events, the stream the event was recorded on).
+// Timestamps become integer nanoseconds:
 //   ts_ns = baseTimeNanoseconds + round(ts * 1000)
 // where `ts` is microseconds with an optional fractional part (the
 // nanosecond-precision variant writes ts relative to a root
@@ -34,6 +37,7 @@ enum class KinetoCategory {
   kKernel,
   kGpuMemcpy,
   kGpuMemset,
+  kCudaSync,  // "cuda_sync": a synchronisation seen on the GPU's stream track
 };
 
 std::string_view kineto_category_name(KinetoCategory category);
@@ -50,6 +54,7 @@ struct KinetoEvent {
   std::optional<int64_t> correlation;          // args "correlation"
   int64_t stream = -1;                         // args "stream" (device events)
   int64_t device = -1;                         // args "device"
+  int64_t wait_on_stream = -1;                 // cuda_sync: args "wait_on_stream"
   size_t source_index = 0;                     // position in traceEvents
 };
 
