@@ -1,0 +1,220 @@
+#include "pathfind/llm/calculon.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/json_input.h"
+
+namespace snr::pathfind {
+namespace {
+
+using Json = nlohmann::json;
+
+// One JSON object read strictly: every key must be asked for.
+class Obj {
+ public:
+  Obj(const Json& j, std::string where) : j_(j), where_(std::move(where)) {
+    if (!j_.is_object()) throw Error(fmt::format("{}: expected an object", where_));
+  }
+  const Json& at(std::string_view key) {
+    asked_.emplace_back(key);
+    auto it = j_.find(std::string(key));
+    if (it == j_.end()) throw Error(fmt::format("{}.{}: missing required key", where_, key));
+    return *it;
+  }
+  [[nodiscard]] bool has(std::string_view key) {
+    asked_.emplace_back(key);
+    return j_.contains(std::string(key));
+  }
+  uint64_t count(std::string_view key, uint64_t min, uint64_t max) {
+    const Json& v = at(key);
+    if (!v.is_number_unsigned() || v.get<uint64_t>() < min || v.get<uint64_t>() > max) {
+      throw Error(fmt::format("{}.{}: expected an integer in [{}, {}], got {}", where_, key, min, max, v.dump()));
+    }
+    return v.get<uint64_t>();
+  }
+  double number(std::string_view key, double min, double max) {
+    const Json& v = at(key);
+    if (!v.is_number() || !(v.get<double>() >= min && v.get<double>() <= max)) {
+      throw Error(fmt::format("{}.{}: expected a number in [{}, {}], got {}", where_, key, min, max, v.dump()));
+    }
+    return v.get<double>();
+  }
+  bool boolean(std::string_view key) {
+    const Json& v = at(key);
+    if (!v.is_boolean()) throw Error(fmt::format("{}.{}: expected true or false, got {}", where_, key, v.dump()));
+    return v.get<bool>();
+  }
+  std::string string(std::string_view key) {
+    const Json& v = at(key);
+    if (!v.is_string()) throw Error(fmt::format("{}.{}: expected a string, got {}", where_, key, v.dump()));
+    return v.get<std::string>();
+  }
+  Obj object(std::string_view key) { return Obj(at(key), fmt::format("{}.{}", where_, key)); }
+  void finish() const {
+    for (const auto& [key, value] : j_.items()) {
+      bool known = false;
+      for (const std::string& a : asked_) known = known || a == key;
+      if (!known) throw Error(fmt::format("{}.{}: unknown key", where_, key));
+    }
+  }
+  [[nodiscard]] std::string field(std::string_view key) const { return fmt::format("{}.{}", where_, key); }
+
+ private:
+  const Json& j_;
+  std::string where_;
+  std::vector<std::string> asked_;
+};
+
+// The efficiency curve is a list of [threshold, fraction] pairs; checked, not used.
+void check_curve(const Json& curve, const std::string& where) {
+  if (!curve.is_array() || curve.empty()) throw Error(fmt::format("{}: expected a list of [size, efficiency]", where));
+  for (const Json& point : curve) {
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number() ||
+        point[1].get<double>() <= 0 || point[1].get<double>() > 1) {
+      throw Error(fmt::format("{}: each point must be [size, efficiency in (0, 1]], got {}", where, point.dump()));
+    }
+  }
+}
+
+}  // namespace
+
+TransformerModel parse_calculon_model(std::string_view json, std::string_view source) {
+  Json j = parse_json_input(json, source);
+  Obj o(j, std::string(source));
+  TransformerModel m;
+  m.name = std::string(source);
+  m.hidden = o.count("hidden", 1, 1 << 24);
+  m.feedforward = o.count("feedforward", 1, 1 << 24);
+  m.seq_size = o.count("seq_size", 1, 1 << 24);
+  m.attn_heads = o.count("attn_heads", 1, 1 << 24);
+  m.attn_size = o.count("attn_size", 1, 1 << 24);
+  m.num_blocks = o.count("num_blocks", 1, 1 << 24);
+  o.finish();
+  m.validate();
+  return m;
+}
+
+DeviceSpec parse_calculon_system(std::string_view json, std::string_view source, const DeviceSpec& base) {
+  Json j = parse_json_input(json, source);
+  Obj o(j, std::string(source));
+  DeviceSpec d = base;
+  d.name = fmt::format("{} on {}", std::string(source), base.name);
+  {
+    Obj matrix = o.object("matrix");
+    Obj f16 = matrix.object("float16");
+    double tflops = f16.number("tflops", 1e-3, 1e6);
+    check_curve(f16.at("gflops_efficiency"), f16.field("gflops_efficiency"));
+    f16.finish();
+    matrix.finish();
+    d.frequency_hz *= tflops * 1e12 / base.peak_flops_per_s(DType::kFp16);
+  }
+  {
+    Obj vector = o.object("vector");
+    Obj f16 = vector.object("float16");
+    d.vector_flops_per_s = f16.number("tflops", 1e-3, 1e6) * 1e12;
+    check_curve(f16.at("gflops_efficiency"), f16.field("gflops_efficiency"));
+    f16.finish();
+    vector.finish();
+  }
+  for (std::string_view mem_key : {"mem1", "mem2"}) {
+    Obj mem = o.object(mem_key);
+    double gib = mem.number("GiB", 1e-6, 1e9);
+    double gbps = mem.number("GBps", 1e-6, 1e9);
+    check_curve(mem.at("MB_efficiency"), mem.field("MB_efficiency"));
+    mem.finish();
+    if (mem_key == "mem1") {
+      d.levels.back().capacity_bytes = gib * 1024 * 1024 * 1024;
+      d.levels.back().bandwidth_bytes_per_s = gbps * 1e9;
+    }
+  }
+  std::string mode = o.string("processing_mode");
+  if (mode != "no_overlap") {
+    throw Error(fmt::format("{}: '{}' is not modelled (only no_overlap)", o.field("processing_mode"), mode));
+  }
+  const Json& networks = o.at("networks");
+  if (!networks.is_array() || networks.empty()) throw Error(fmt::format("{}: expected a list", o.field("networks")));
+  d.network.clear();
+  for (size_t i = 0; i < networks.size(); ++i) {
+    Obj n(networks[i], fmt::format("{}[{}]", o.field("networks"), i));
+    NetworkTier tier;
+    tier.name = fmt::format("network{}", i);
+    tier.bandwidth_bytes_per_s = n.number("bandwidth", 1e-6, 1e9) * 1e9;
+    tier.efficiency = n.number("efficiency", 1e-3, 1);
+    tier.size = n.count("size", 1, 1ull << 32);
+    tier.latency_s = n.number("latency", 0, 1);
+    (void)n.at("ops");  // collective cost multipliers: the ring formulas here are the same ones
+    (void)n.boolean("must_be_filled");
+    (void)n.number("processor_usage", 0, 1);
+    n.finish();
+    d.network.push_back(tier);
+  }
+  o.finish();
+  d.validate();
+  return d;
+}
+
+CalculonExecution parse_calculon_execution(std::string_view json, std::string_view source) {
+  Json j = parse_json_input(json, source);
+  Obj o(j, std::string(source));
+  CalculonExecution e;
+  Parallelism& p = e.parallelism;
+  TrainingJob& job = e.job;
+  p.devices = o.count("num_procs", 1, 1ull << 32);
+  p.tp = o.count("tensor_par", 1, 1ull << 32);
+  p.pp = o.count("pipeline_par", 1, 1ull << 32);
+  p.dp = o.count("data_par", 1, 1ull << 32);
+  p.tp_tier = o.count("tensor_par_net", 0, 16);
+  p.pp_tier = o.count("pipeline_par_net", 0, 16);
+  p.dp_tier = o.count("data_par_net", 0, 16);
+  job.global_batch = o.count("batch_size", 1, 1ull << 32);
+  job.microbatch = o.count("microbatch_size", 1, 1ull << 32);
+  std::string dtype = o.string("datatype");
+  if (dtype == "float16") job.dtype = DType::kFp16;
+  else if (dtype == "bfloat16") job.dtype = DType::kBf16;
+  else if (dtype == "float32") job.dtype = DType::kFp32;
+  else throw Error(fmt::format("{}: '{}' is not float16, bfloat16 or float32", o.field("datatype"), dtype));
+  if (o.boolean("fused_activation")) throw Error(fmt::format("{}: fused activations are not modelled", o.field("fused_activation")));
+  std::string attention = o.string("attention_type");
+  if (attention != "multihead") throw Error(fmt::format("{}: only multihead attention is modelled", o.field("attention_type")));
+  std::string recompute = o.string("activation_recompute");
+  if (recompute == "full") p.recompute = Recompute::kFull;
+  else if (recompute == "attn_only") p.recompute = Recompute::kSelective;
+  else if (recompute == "none") p.recompute = Recompute::kNone;
+  else throw Error(fmt::format("{}: '{}' is not full, attn_only or none", o.field("activation_recompute"), recompute));
+  p.interleave = o.count("pipeline_interleaving", 1, 1 << 20);
+  p.optimizer_sharding = o.boolean("optimizer_sharding");
+  std::string comm = o.string("tensor_par_comm_type");
+  if (comm == "rs_ag") p.sequence_parallel = true;
+  else if (comm != "ar") throw Error(fmt::format("{}: '{}' is not ar or rs_ag", o.field("tensor_par_comm_type"), comm));
+  std::string overlap = o.string("tensor_par_overlap");
+  if (overlap != "none") throw Error(fmt::format("{}: overlapped TP comms are not modelled", o.field("tensor_par_overlap")));
+  p.redo_all_gather = o.boolean("seq_par_ag_redo");
+  if (o.boolean("data_par_overlap")) throw Error(fmt::format("{}: overlapped DP comms are not modelled", o.field("data_par_overlap")));
+  for (std::string_view key : {"weight_offload", "activations_offload", "optimizer_offload"}) {
+    if (o.boolean(key)) throw Error(fmt::format("{}: offloading is not modelled", o.field(key)));
+  }
+  job.training = o.boolean("training");
+  o.finish();
+  return e;
+}
+
+TransformerModel load_calculon_model(const std::string& path) {
+  TransformerModel m = parse_calculon_model(read_file(path), path);
+  std::string file = path.substr(path.find_last_of('/') + 1);
+  m.name = file.substr(0, file.rfind(".json"));
+  return m;
+}
+
+DeviceSpec load_calculon_system(const std::string& path, const DeviceSpec& base) {
+  return parse_calculon_system(read_file(path), path, base);
+}
+
+CalculonExecution load_calculon_execution(const std::string& path) {
+  return parse_calculon_execution(read_file(path), path);
+}
+
+}  // namespace snr::pathfind

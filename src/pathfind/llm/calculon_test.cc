@@ -1,0 +1,73 @@
+#include "pathfind/llm/calculon.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "common/error.h"
+
+namespace snr::pathfind {
+namespace {
+
+std::string dir() {
+  const char* data = std::getenv("SNR_SHARED_DATA");
+  return std::string(data ? data : "") + "/pathfinder/calculon";
+}
+
+TEST(PathfindCalculon, ReadsTheSharedFiles) {
+  TransformerModel m = load_calculon_model(dir() + "/models/turing-530B.json");
+  EXPECT_EQ(m.name, "turing-530B");
+  EXPECT_EQ(m.hidden, 20480u);
+  EXPECT_EQ(m.num_blocks, 105u);
+  CalculonExecution e = load_calculon_execution(dir() + "/validation/seqsel/tab5/turing-530B_seqsel.json");
+  EXPECT_EQ(e.parallelism.devices, 280u);
+  EXPECT_EQ(e.parallelism.pp, 35u);
+  EXPECT_EQ(e.parallelism.interleave, 3u);
+  EXPECT_TRUE(e.parallelism.sequence_parallel);
+  EXPECT_TRUE(e.parallelism.redo_all_gather);
+  EXPECT_EQ(e.parallelism.recompute, Recompute::kSelective);
+  EXPECT_EQ(e.job.global_batch, 280u);
+  DeviceSpec s = load_calculon_system(dir() + "/systems/a100_80g.json", device_preset("a100-80gb"));
+  EXPECT_NEAR(s.peak_flops_per_s(DType::kFp16), 312e12, 1e6);
+  EXPECT_DOUBLE_EQ(s.main_memory().bandwidth_bytes_per_s, 2048e9);
+  ASSERT_EQ(s.network.size(), 2u);
+  EXPECT_EQ(s.network[0].size, 8u);
+  EXPECT_DOUBLE_EQ(s.network[0].bandwidth_bytes_per_s, 300e9);
+  EXPECT_DOUBLE_EQ(s.network[0].efficiency, 0.65);
+}
+
+std::string error_of(std::string_view json) {
+  try {
+    (void)parse_calculon_model(json, "m.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PathfindCalculon, StrictModelReader) {
+  const std::string ok = R"({"hidden": 8, "feedforward": 32, "seq_size": 4, "attn_heads": 2, "attn_size": 4, "num_blocks": 2)";
+  EXPECT_EQ(error_of(ok + "}"), "");
+  EXPECT_NE(error_of(ok + R"(, "vocab": 5})").find("m.json.vocab: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(R"({"hidden": -8})").find("m.json.hidden"), std::string::npos);
+  EXPECT_NE(error_of("{").find("m.json"), std::string::npos);
+}
+
+TEST(PathfindCalculon, UnmodelledExecutionOptionsAreErrors) {
+  std::string e = R"({"num_procs": 8, "tensor_par": 8, "pipeline_par": 1, "data_par": 1, "tensor_par_net": 0,
+    "pipeline_par_net": 1, "data_par_net": 1, "batch_size": 4, "microbatch_size": 4, "datatype": "float16",
+    "fused_activation": false, "attention_type": "multihead", "activation_recompute": "full",
+    "pipeline_interleaving": 1, "optimizer_sharding": false, "tensor_par_comm_type": "ar",
+    "tensor_par_overlap": "none", "seq_par_ag_redo": false, "data_par_overlap": false, "weight_offload": false,
+    "activations_offload": false, "optimizer_offload": true, "training": true})";
+  try {
+    (void)parse_calculon_execution(e, "e.json");
+    FAIL();
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("e.json.optimizer_offload: offloading is not modelled"), std::string::npos)
+        << err.what();
+  }
+}
+
+}  // namespace
+}  // namespace snr::pathfind

@@ -1,0 +1,307 @@
+#include "pathfind/llm/transformer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "pathfind/roofline/gemm.h"
+
+namespace snr::pathfind {
+
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kFull: return "full";
+    case Recompute::kSelective: return "selective";
+  }
+  return "?";
+}
+
+void TransformerModel::validate() const {
+  auto need = [&](uint64_t v, std::string_view field) {
+    if (v == 0 || v > (1ull << 24)) throw Error(fmt::format("model '{}': {} must be in [1, 2^24], got {}", name, field, v));
+  };
+  need(hidden, "hidden");
+  need(feedforward, "feedforward");
+  need(seq_size, "seq_size");
+  need(attn_heads, "attn_heads");
+  need(attn_size, "attn_size");
+  need(num_blocks, "num_blocks");
+  if (vocab_size > (1ull << 24)) throw Error(fmt::format("model '{}': vocab_size must be at most 2^24", name));
+}
+
+double TransformerModel::block_parameters() const {
+  const double h = static_cast<double>(hidden), f = static_cast<double>(feedforward);
+  const double ah = static_cast<double>(attn_heads * attn_size);
+  return h * 3 * ah + 3 * ah + ah * h + h + h * f + f + f * h + h + 4 * h;
+}
+
+void Parallelism::validate(const TransformerModel& model, const DeviceSpec& device) const {
+  auto fail = [](std::string_view field, const std::string& why) {
+    throw Error(fmt::format("parallelism: {}: {}", field, why));
+  };
+  if (tp == 0 || pp == 0 || dp == 0 || interleave == 0) fail("tp/pp/dp/interleave", "must be positive");
+  if (tp * pp * dp != devices) {
+    fail("devices", fmt::format("tp {} x pp {} x dp {} = {} differs from the device count {}", tp, pp, dp,
+                                tp * pp * dp, devices));
+  }
+  if (model.num_blocks % (pp * interleave) != 0) {
+    fail("pp", fmt::format("{} blocks do not split into pp {} x interleave {} stages", model.num_blocks, pp,
+                           interleave));
+  }
+  if (interleave > 1 && pp == 1) fail("interleave", "needs pipeline parallelism (pp > 1)");
+  if (model.attn_heads % tp != 0) fail("tp", fmt::format("{} attention heads do not split {} ways", model.attn_heads, tp));
+  if (model.feedforward % tp != 0) fail("tp", fmt::format("feedforward {} does not split {} ways", model.feedforward, tp));
+  if (sequence_parallel && model.seq_size % tp != 0) fail("sequence_parallel", "sequence length must split tp ways");
+  if (redo_all_gather && !sequence_parallel) fail("redo_all_gather", "needs sequence parallelism");
+  auto tier = [&](size_t index, uint64_t degree, std::string_view field) {
+    if (degree == 1) return;
+    if (index >= device.network.size()) {
+      fail(field, fmt::format("network tier {} does not exist on device '{}'", index, device.name));
+    }
+    if (device.network[index].size < degree) {
+      fail(field, fmt::format("tier '{}' reaches {} devices, {} needed", device.network[index].name,
+                              device.network[index].size, degree));
+    }
+  };
+  tier(tp_tier, tp, "tp_tier");
+  tier(pp_tier, pp, "pp_tier");
+  tier(dp_tier, dp, "dp_tier");
+}
+
+double all_reduce_s(const NetworkTier& tier, uint64_t n, double bytes) {
+  if (n <= 1) return 0;
+  const double steps = 2.0 * static_cast<double>(n - 1);
+  return steps / static_cast<double>(n) * bytes / (tier.bandwidth_bytes_per_s * tier.efficiency) + steps * tier.latency_s;
+}
+
+double reduce_scatter_s(const NetworkTier& tier, uint64_t n, double bytes) {
+  if (n <= 1) return 0;
+  const double steps = static_cast<double>(n - 1);
+  return steps / static_cast<double>(n) * bytes / (tier.bandwidth_bytes_per_s * tier.efficiency) + steps * tier.latency_s;
+}
+
+double all_gather_s(const NetworkTier& tier, uint64_t n, double bytes) { return reduce_scatter_s(tier, n, bytes); }
+
+double send_recv_s(const NetworkTier& tier, double bytes) {
+  return bytes / (tier.bandwidth_bytes_per_s * tier.efficiency) + tier.latency_s;
+}
+
+namespace {
+
+struct GemmCache {
+  const DeviceSpec* device;
+  DType dtype;
+  std::vector<std::pair<GemmShape, GemmPrediction>> entries;
+
+  const GemmPrediction& get(GemmShape s) {
+    for (const auto& [shape, p] : entries) {
+      if (shape.m == s.m && shape.n == s.n && shape.k == s.k) return p;
+    }
+    entries.emplace_back(s, predict_gemm(*device, s, dtype));
+    return entries.back().second;
+  }
+};
+
+struct BlockBuilder {
+  const DeviceSpec& device;
+  GemmCache& gemms;
+  const IterationConstants& constants;
+  const Parallelism& par;
+  std::vector<KernelTime>& out;
+
+  KernelTime& add(std::string name, KernelKind kind) {
+    out.push_back(KernelTime{std::move(name), kind, "", 0, 0, 0});
+    return out.back();
+  }
+
+  void gemm(std::string name, GemmShape fwd, GemmShape bwd1, GemmShape bwd2, bool recomputed) {
+    const GemmPrediction& f = gemms.get(fwd);
+    KernelTime& k = add(std::move(name), KernelKind::kGemm);
+    k.bound = std::string(f.bound);
+    k.forward_s = f.time_s;
+    k.backward_s = gemms.get(bwd1).time_s + gemms.get(bwd2).time_s;
+    if (recomputed) k.recompute_s = f.time_s;
+  }
+
+  void stream(std::string name, double bytes, double flops, bool recomputed) {
+    KernelTime& k = add(std::move(name), KernelKind::kStream);
+    k.forward_s = predict_streaming_s(device, bytes, flops);
+    k.bound = device.main_memory().name;
+    double b = bytes * constants.elementwise_backward_ratio;
+    k.backward_s = predict_streaming_s(device, b, flops * constants.elementwise_backward_ratio);
+    if (recomputed) k.recompute_s = k.forward_s;
+  }
+
+  // Forward collective and its backward counterpart (all-reduce <-> identity,
+  // reduce-scatter <-> all-gather).
+  void comm(std::string name, double forward_s, double backward_s, bool recomputed) {
+    KernelTime& k = add(std::move(name), KernelKind::kComm);
+    k.bound = device.network[par.tp_tier].name;
+    k.forward_s = forward_s;
+    k.backward_s = backward_s;
+    if (recomputed) k.recompute_s = forward_s;
+  }
+};
+
+}  // namespace
+
+IterationPrediction predict_training_iteration(const DeviceSpec& base_device, const TransformerModel& model,
+                                               const Parallelism& par, const TrainingJob& job,
+                                               const IterationConstants& constants) {
+  if (!(constants.sustained_compute_fraction > 0 && constants.sustained_compute_fraction <= 1)) {
+    throw Error("iteration constants: sustained_compute_fraction must be in (0, 1]");
+  }
+  DeviceSpec device = base_device;
+  device.max_utilization *= constants.sustained_compute_fraction;
+  model.validate();
+  par.validate(model, device);
+  if (job.microbatch == 0 || job.global_batch == 0) throw Error("training job: batch sizes must be positive");
+  if (job.global_batch % (par.dp * job.microbatch) != 0) {
+    throw Error(fmt::format("training job: global batch {} is not a multiple of dp {} x microbatch {}",
+                            job.global_batch, par.dp, job.microbatch));
+  }
+  IterationPrediction r;
+  const uint64_t t = par.tp;
+  const uint64_t b = job.microbatch, s = model.seq_size, h = model.hidden, f = model.feedforward;
+  const uint64_t ah = model.attn_heads * model.attn_size, d = model.attn_size;
+  const uint64_t tokens = b * s;
+  const uint64_t heads_batch = b * model.attn_heads / t;  // attention matrices per device
+  const double e = dtype_bytes(job.dtype);
+  const double sp_div = par.sequence_parallel ? static_cast<double>(t) : 1.0;
+  const double act_bytes = static_cast<double>(tokens * h) * e;  // one [b, s, h] tensor
+  const double score_elems = static_cast<double>(heads_batch * s * s);
+  const bool full = par.recompute == Recompute::kFull;
+  const bool sel = par.recompute == Recompute::kSelective || full;
+  const NetworkTier* tp_net = t > 1 ? &device.network[par.tp_tier] : nullptr;
+
+  GemmCache gemms{&device, job.dtype, {}};
+  gemms.entries.reserve(16);
+  r.kernels.reserve(20);
+  BlockBuilder blk{device, gemms, constants, par, r.kernels};
+
+  // Tensor-parallel boundaries: without sequence parallelism the row-parallel
+  // output is all-reduced and the column-parallel input's gradient is
+  // all-reduced in backward; with it, reduce-scatter / all-gather pairs.
+  auto tp_enter = [&](std::string name) {
+    if (!tp_net) return;
+    if (par.sequence_parallel) {
+      double ag = all_gather_s(*tp_net, t, act_bytes);
+      double rs = reduce_scatter_s(*tp_net, t, act_bytes);
+      blk.comm(std::move(name) + ".all_gather", ag, rs + (par.redo_all_gather ? ag : 0), full);
+    } else {
+      blk.comm(std::move(name) + ".identity_fwd_all_reduce_bwd", 0, all_reduce_s(*tp_net, t, act_bytes), full);
+    }
+  };
+  auto tp_exit = [&](std::string name) {
+    if (!tp_net) return;
+    if (par.sequence_parallel) {
+      blk.comm(std::move(name) + ".reduce_scatter", reduce_scatter_s(*tp_net, t, act_bytes),
+               all_gather_s(*tp_net, t, act_bytes), full);
+    } else {
+      blk.comm(std::move(name) + ".all_reduce", all_reduce_s(*tp_net, t, act_bytes), 0, full);
+    }
+  };
+  const double norm_bytes = 2 * act_bytes / sp_div;
+  const double norm_flops = 8.0 * static_cast<double>(tokens * h) / sp_div;
+  const double dropres_bytes = act_bytes / sp_div * (3 + 1 / e);  // two reads, one write, a 1-byte mask
+
+  blk.stream("attn.layernorm", norm_bytes, norm_flops, full);
+  tp_enter("attn.in");
+  blk.gemm("attn.qkv", {tokens, 3 * ah / t, h}, {tokens, h, 3 * ah / t}, {h, 3 * ah / t, tokens}, full);
+  blk.gemm("attn.scores", {heads_batch * s, s, d}, {heads_batch * s, d, s}, {heads_batch * s, d, s}, sel);
+  blk.stream("attn.softmax", 2 * score_elems * e, 5 * score_elems, sel);
+  blk.stream("attn.dropout", score_elems * (2 * e + 1), score_elems, sel);
+  blk.gemm("attn.context", {heads_batch * s, d, s}, {heads_batch * s, s, d}, {heads_batch * s, d, s}, sel);
+  blk.gemm("attn.proj", {tokens, h, ah / t}, {tokens, ah / t, h}, {ah / t, h, tokens}, full);
+  tp_exit("attn.out");
+  blk.stream("attn.dropout_residual", dropres_bytes, 2.0 * static_cast<double>(tokens * h) / sp_div, full);
+  blk.stream("mlp.layernorm", norm_bytes, norm_flops, full);
+  tp_enter("mlp.in");
+  blk.gemm("mlp.fc1", {tokens, f / t, h}, {tokens, h, f / t}, {h, f / t, tokens}, full);
+  blk.stream("mlp.gelu", 2 * static_cast<double>(tokens * f / t) * e, 8.0 * static_cast<double>(tokens * f / t), full);
+  blk.gemm("mlp.fc2", {tokens, h, f / t}, {tokens, f / t, h}, {f / t, h, tokens}, full);
+  tp_exit("mlp.out");
+  blk.stream("mlp.dropout_residual", dropres_bytes, 2.0 * static_cast<double>(tokens * h) / sp_div, full);
+
+  // Forward matrix flops of one block (model flops, no recompute).
+  const double gemm_flops_fwd = 2.0 * static_cast<double>(tokens) * (3.0 * ah / t * h + ah / t * h + 2.0 * f / t * h) +
+                   2.0 * 2.0 * static_cast<double>(heads_batch * s * s * d);
+  for (const KernelTime& k : r.kernels) {
+    r.block_forward_s += k.forward_s;
+    r.block_backward_s += k.backward_s + k.recompute_s;
+  }
+
+  // Output layer and loss on the last stage: logits GEMM split over TP, a
+  // 32-bit softmax cross-entropy over the local vocabulary shard.
+  if (model.vocab_size > 0) {
+    if (model.vocab_size % t != 0) throw Error(fmt::format("model '{}': vocab_size must split tp {} ways", model.name, t));
+    const uint64_t vt = model.vocab_size / t;
+    BlockBuilder head{device, gemms, constants, par, r.head_kernels};
+    head.gemm("head.logits", {tokens, vt, h}, {tokens, h, vt}, {h, vt, tokens}, false);
+    const double logits = static_cast<double>(tokens * vt);
+    head.stream("head.cross_entropy", logits * (e + 4 + 4), 5 * logits, false);
+    for (const KernelTime& k : r.head_kernels) r.head_s += k.forward_s + k.backward_s;
+  }
+
+  // Pipeline: m microbatches, p stages of v chunks each.
+  const uint64_t p = par.pp, v = par.interleave;
+  r.microbatches = job.global_batch / (par.dp * job.microbatch);
+  r.blocks_per_device = model.num_blocks / p;
+  const double blocks = static_cast<double>(r.blocks_per_device);
+  if (p > 1) {
+    // Megatron splits the boundary tensor over the TP ranks (scatter-gather).
+    double msg = act_bytes / static_cast<double>(t);
+    r.pipeline_p2p_s = 2.0 * static_cast<double>(v) * send_recv_s(device.network[par.pp_tier], msg);
+  }
+  // The last stage also runs the output layer: the slowest stage sets the pace.
+  const double per_microbatch_s = blocks * (r.block_forward_s + r.block_backward_s) + r.pipeline_p2p_s + r.head_s;
+  const double m = static_cast<double>(r.microbatches);
+  r.bubble_s = static_cast<double>(p - 1) / static_cast<double>(v) * per_microbatch_s;
+  r.pipeline_s = m * per_microbatch_s + r.bubble_s;
+
+  // Weights, gradients, optimizer.
+  // Blocks of one stage plus the output layer's weights (tied to the embedding).
+  const double params_dev = (blocks * model.block_parameters() + static_cast<double>(model.vocab_size * h)) /
+                            static_cast<double>(t);
+  if (par.dp > 1) r.dp_allreduce_s = all_reduce_s(device.network[par.dp_tier], par.dp, params_dev * e);
+  const double opt_share = par.optimizer_sharding ? static_cast<double>(par.dp) : 1.0;
+  r.optimizer_s = predict_streaming_s(device, params_dev * constants.optimizer_bytes_per_parameter / opt_share,
+                                      10.0 * params_dev / opt_share);
+  r.iteration_s = r.pipeline_s + r.dp_allreduce_s + r.optimizer_s;
+  if (!job.training) r.iteration_s = m * blocks * r.block_forward_s + r.bubble_s;
+
+  r.model_flops_per_device = 3.0 * gemm_flops_fwd * blocks * m;
+  r.mfu = r.model_flops_per_device / (r.iteration_s * device.peak_flops_per_s(job.dtype));
+
+  // Memory (Korthikanti et al. 2022, Table 2 and section 4.2).
+  MemoryFootprint& mem = r.memory;
+  mem.weights_bytes = params_dev * e;
+  mem.gradients_bytes = params_dev * e;
+  mem.optimizer_bytes = params_dev * 12.0 / opt_share;  // fp32 master, Adam m and v
+  const double sbh = static_cast<double>(tokens * h);
+  const double as_h = static_cast<double>(model.attn_heads * s) / static_cast<double>(h);
+  const double td = static_cast<double>(t);
+  double per_block = 0;
+  double working_block = par.sequence_parallel ? sbh / td * (34 + 5 * as_h) : sbh * (10 + 24 / td + 5 * as_h / td);
+  switch (par.recompute) {
+    case Recompute::kNone: per_block = working_block; break;
+    case Recompute::kSelective: per_block = par.sequence_parallel ? sbh * 34 / td : sbh * (10 + 24 / td); break;
+    case Recompute::kFull: per_block = 2 * sbh / sp_div; break;
+  }
+  double in_flight = static_cast<double>(std::min<uint64_t>(p, r.microbatches));
+  if (v > 1) in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * v);
+  mem.activations_bytes = per_block * blocks * in_flight + (full ? working_block : 0);
+  if (!job.training) {
+    mem.gradients_bytes = mem.optimizer_bytes = 0;
+    mem.activations_bytes = working_block;
+  }
+  mem.total_bytes = mem.weights_bytes + mem.gradients_bytes + mem.optimizer_bytes + mem.activations_bytes;
+  mem.capacity_bytes = device.main_memory().capacity_bytes;
+  mem.fits = mem.total_bytes <= mem.capacity_bytes;
+  return r;
+}
+
+}  // namespace snr::pathfind

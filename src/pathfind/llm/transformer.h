@@ -1,0 +1,134 @@
+// Megatron-style transformer training iteration (seed 004 §6.5 applied to
+// an LLM layer stack): tensor parallelism (TP) with all-reduce or with
+// sequence parallelism (reduce-scatter + all-gather), pipeline parallelism
+// (PP) with 1F1B and interleaving, data parallelism (DP), activation
+// recomputation (none, full, selective = attention core only), and the
+// memory footprint per device with an out-of-memory verdict.
+//
+// Every kernel of a block is predicted by the GEMM roofline (matrix
+// products) or the streaming model (elementwise ops); collectives are timed
+// on the network tier the parallel dimension is mapped to. The pipeline is
+// the resource-constrained critical path of 1F1B: (m*v + p - 1) chunk
+// slots of forward+backward, so the bubble is (p-1)/(v*m) of the steady state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pathfind/inputs/device.h"
+
+namespace snr::pathfind {
+
+struct TransformerModel {
+  std::string name;
+  uint64_t hidden = 0;
+  uint64_t feedforward = 0;
+  uint64_t seq_size = 0;
+  uint64_t attn_heads = 0;
+  uint64_t attn_size = 0;  // per head
+  uint64_t num_blocks = 0;
+  // Vocabulary of the embedding and the output layer (0: no embedding/head).
+  // The output layer runs on the last pipeline stage, making it the slowest.
+  uint64_t vocab_size = 0;
+  void validate() const;
+  // Weights of one block: QKV, projection, two MLP matrices, biases and two layer norms.
+  [[nodiscard]] double block_parameters() const;
+};
+
+enum class Recompute { kNone, kFull, kSelective };
+std::string_view recompute_name(Recompute r);
+
+struct Parallelism {
+  uint64_t devices = 1;
+  uint64_t tp = 1;
+  uint64_t pp = 1;
+  uint64_t dp = 1;
+  uint64_t interleave = 1;       // virtual pipeline stages per device
+  bool sequence_parallel = false;  // TP comms as reduce-scatter + all-gather, norms/dropout sharded
+  bool redo_all_gather = false;    // sequence parallel: repeat the all-gathers in backward instead of keeping them
+  Recompute recompute = Recompute::kNone;
+  bool optimizer_sharding = false;
+  // Network tier (index into DeviceSpec::network) each dimension communicates over.
+  size_t tp_tier = 0, pp_tier = 1, dp_tier = 1;
+  // Throws naming the field when the product differs from `devices`, a
+  // tier does not exist or is too small, or the layers do not split.
+  void validate(const TransformerModel& model, const DeviceSpec& device) const;
+};
+
+struct TrainingJob {
+  uint64_t global_batch = 1;  // sequences per iteration
+  uint64_t microbatch = 1;
+  DType dtype = DType::kFp16;
+  bool training = true;
+};
+
+inline constexpr double kSustainedComputeFraction = 0.905;
+
+// Constants of the iteration model that are not hardware figures; the
+// values used for validation and how they were obtained are in docs/pathfind.md.
+struct IterationConstants {
+  // Fraction of the single-kernel matrix rate a device sustains through a
+  // long multi-device training run (clock and power limits under continuous
+  // load). Fitted on the four full-recompute rows of Korthikanti et al.
+  // Table 5; the four sequence-parallel rows are held out (docs/pathfind.md).
+  double sustained_compute_fraction = kSustainedComputeFraction;
+  // Backward of an elementwise kernel moves this many times the forward bytes.
+  double elementwise_backward_ratio = 2.0;
+  // Optimizer step: bytes read+written per parameter (fp16 weight and grad, fp32 master, Adam moments).
+  double optimizer_bytes_per_parameter = 36;
+};
+
+enum class KernelKind { kGemm, kStream, kComm };
+
+// One kernel of one block, for one microbatch on one device.
+struct KernelTime {
+  std::string name;
+  KernelKind kind = KernelKind::kGemm;
+  std::string bound;   // "compute", a memory level or a network tier
+  double forward_s = 0;
+  double backward_s = 0;
+  double recompute_s = 0;
+};
+
+struct MemoryFootprint {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double total_bytes = 0;
+  double capacity_bytes = 0;
+  bool fits = true;
+};
+
+struct IterationPrediction {
+  double iteration_s = 0;
+  double block_forward_s = 0;    // one block, one microbatch
+  double block_backward_s = 0;   // incl. recompute
+  double pipeline_s = 0;         // (m*v + p - 1) chunk slots
+  double bubble_s = 0;
+  double pipeline_p2p_s = 0;     // per microbatch, per stage, included in the slots
+  double head_s = 0;             // output layer + loss, one microbatch, forward + backward (last stage)
+  double dp_allreduce_s = 0;
+  double optimizer_s = 0;
+  uint64_t microbatches = 0;
+  uint64_t blocks_per_device = 0;
+  double model_flops_per_device = 0;  // 6 * params * tokens share, without recompute
+  double mfu = 0;                     // model flops / (iteration * peak)
+  std::vector<KernelTime> kernels;    // one block
+  std::vector<KernelTime> head_kernels;  // output layer and loss (last stage)
+  MemoryFootprint memory;
+};
+
+IterationPrediction predict_training_iteration(const DeviceSpec& device, const TransformerModel& model,
+                                               const Parallelism& par, const TrainingJob& job,
+                                               const IterationConstants& constants = {});
+
+// Ring collectives over `n` devices of a tier: all-reduce moves 2(n-1)/n of
+// the bytes, reduce-scatter and all-gather (n-1)/n, each step paying the latency.
+double all_reduce_s(const NetworkTier& tier, uint64_t n, double bytes);
+double reduce_scatter_s(const NetworkTier& tier, uint64_t n, double bytes);
+double all_gather_s(const NetworkTier& tier, uint64_t n, double bytes);
+double send_recv_s(const NetworkTier& tier, double bytes);
+
+}  // namespace snr::pathfind

@@ -1,0 +1,95 @@
+#include "pathfind/llm/transformer.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+
+namespace snr::pathfind {
+namespace {
+
+TransformerModel gpt3() { return {"gpt3-175B", 12288, 49152, 2048, 96, 128, 96}; }
+
+Parallelism tab5(bool seqsel) {
+  Parallelism p;
+  p.devices = 64;
+  p.tp = 8;
+  p.pp = 8;
+  p.interleave = 3;
+  p.sequence_parallel = seqsel;
+  p.redo_all_gather = seqsel;
+  p.recompute = seqsel ? Recompute::kSelective : Recompute::kFull;
+  return p;
+}
+
+TEST(PathfindCollectives, RingFormulasByHand) {
+  NetworkTier t{"n", 8, 100e9, 1e-6, 0.5};
+  // all-reduce of 80 MB on 8: 2*7/8*80e6 / 50e9 + 14 * 1us
+  EXPECT_NEAR(all_reduce_s(t, 8, 80e6), 2.8e-3 + 14e-6, 1e-12);
+  EXPECT_NEAR(reduce_scatter_s(t, 8, 80e6), 1.4e-3 + 7e-6, 1e-12);
+  EXPECT_NEAR(all_gather_s(t, 8, 80e6), 1.4e-3 + 7e-6, 1e-12);
+  EXPECT_NEAR(send_recv_s(t, 50e6), 1e-3 + 1e-6, 1e-12);
+  EXPECT_EQ(all_reduce_s(t, 1, 80e6), 0);
+}
+
+TEST(PathfindTraining, BlockParametersMatchTheClosedForm) {
+  // 12 h^2 + 13 h for a model with attn_heads * attn_size = h and f = 4h.
+  TransformerModel m = gpt3();
+  double h = 12288;
+  EXPECT_DOUBLE_EQ(m.block_parameters(), 12 * h * h + 13 * h);
+}
+
+TEST(PathfindTraining, BubbleAndRecomputeStructure) {
+  DeviceSpec d = device_preset("a100-80gb");
+  TrainingJob job{64, 1, DType::kFp16, true};
+  IterationPrediction full = predict_training_iteration(d, gpt3(), tab5(false), job);
+  IterationPrediction sel = predict_training_iteration(d, gpt3(), tab5(true), job);
+  EXPECT_EQ(full.microbatches, 64u);
+  EXPECT_EQ(full.blocks_per_device, 12u);
+  // Bubble = (p - 1) / v of one microbatch's stage time = 7/3 / 64 of the steady state.
+  EXPECT_NEAR(full.bubble_s / (full.pipeline_s - full.bubble_s), 7.0 / 3.0 / 64.0, 1e-12);
+  // Full recompute repeats the whole forward: backward (two GEMMs per GEMM) plus recompute is about three
+  // forwards; selective recompute is cheaper.
+  EXPECT_GT(full.block_backward_s, 2.5 * full.block_forward_s);
+  EXPECT_LT(full.block_backward_s, 3.5 * full.block_forward_s);
+  EXPECT_LT(sel.iteration_s, full.iteration_s);
+  // Selective keeps more activations than full recompute.
+  EXPECT_GT(sel.memory.activations_bytes, full.memory.activations_bytes);
+  EXPECT_TRUE(full.memory.fits);
+}
+
+TEST(PathfindTraining, BadParallelismNamesTheField) {
+  DeviceSpec d = device_preset("a100-80gb");
+  TrainingJob job{64, 1, DType::kFp16, true};
+  Parallelism p = tab5(false);
+  p.devices = 63;
+  try {
+    (void)predict_training_iteration(d, gpt3(), p, job);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("parallelism: devices: tp 8 x pp 8 x dp 1 = 64 differs from the device count 63"),
+              std::string::npos)
+        << e.what();
+  }
+  p = tab5(false);
+  p.interleave = 5;  // 96 blocks do not split into 8 x 5
+  EXPECT_THROW((void)predict_training_iteration(d, gpt3(), p, job), Error);
+  p = tab5(false);
+  p.tp = 16;
+  p.pp = 4;
+  p.interleave = 1;  // tier 0 (NVLink) reaches 8 devices only
+  EXPECT_THROW((void)predict_training_iteration(d, gpt3(), p, job), Error);
+}
+
+TEST(PathfindTraining, OutOfMemoryVerdict) {
+  DeviceSpec d = device_preset("a100-80gb");
+  Parallelism p;
+  p.devices = 8;
+  p.tp = 8;
+  p.recompute = Recompute::kFull;
+  IterationPrediction r = predict_training_iteration(d, gpt3(), p, TrainingJob{8, 1, DType::kFp16, true});
+  EXPECT_FALSE(r.memory.fits);  // 175B x 16 bytes / 8 devices = 350 GB per device
+  EXPECT_GT(r.memory.total_bytes, 300e9);
+}
+
+}  // namespace
+}  // namespace snr::pathfind
