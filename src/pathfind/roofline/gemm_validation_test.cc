@@ -3,7 +3,9 @@
 // M = 8192; the M sweep at N = K = 12288 is held out.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "pathfind/roofline/calibrate.h"
 
@@ -38,6 +40,16 @@ TEST(PathfindGemmValidation, A100MeetsTheErrorGoals) {
   EXPECT_LE(held.max_abs_error, 0.25);
   EXPECT_LE(fitted.geomean_abs_error, 0.10);
   EXPECT_LE(fitted.max_abs_error, 0.25);
+  for (const GemmScore* score : {&fitted, &held}) {
+    for (const GemmRowResult& r : score->rows) {
+      std::printf("| %s | %llu | %llu | %llu | %.4f | %.4f | %+.1f%% | %s |\n", score == &fitted ? "fit" : "held out",
+                  static_cast<unsigned long long>(r.row.shape.m), static_cast<unsigned long long>(r.row.shape.n),
+                  static_cast<unsigned long long>(r.row.shape.k), r.prediction.time_s * 1e3, r.row.measured_s * 1e3,
+                  100 * r.error, std::string(r.prediction.bound).c_str());
+    }
+    std::printf("geomean %.2f%% mean %.2f%% max %.2f%%\n", 100 * score->geomean_abs_error, 100 * score->mean_abs_error,
+                100 * score->max_abs_error);
+  }
   for (const GemmRowResult& r : held.rows) {
     EXPECT_LE(std::abs(r.error), 0.25) << r.row.shape.m << "x" << r.row.shape.n << "x" << r.row.shape.k;
   }
