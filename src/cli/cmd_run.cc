@@ -7,8 +7,11 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/output.h"
 #include "compiler/artifacts.h"
 #include "compiler/profile.h"
+#include "export/chakra/chakra_export.h"
+#include "export/chakra/run_source.h"
 #include "hw/config.h"
 #include "sim/elf_loader.h"
 #include "sim/run_report.h"
@@ -23,6 +26,7 @@ struct RunOptions {
   uint64_t chips = 0;  // 0 = from the config
   bool functional = false;
   bool json = false;
+  std::string chakra;  // compiled models: also export the run as Chakra traces
   uint64_t max_cycles = 10'000'000'000ull;
 };
 
@@ -46,13 +50,34 @@ int run_compiled_model(const RunOptions& options) {
                                  "--functional, --chips and --hw do not apply (--set does)",
                                  options.input));
   }
+  if (!options.chakra.empty()) snr::output::check_output_prefix(options.chakra, "--chakra");
   fmt::print("{}", snr::compiler::run_compiled_model(options.input, options.overrides, options.json,
                                                       options.max_cycles));
+  if (!options.chakra.empty()) {
+    // A second run with the performance tracker listening: the profile
+    // above stays what it is without one.
+    snr::exporter::ExportSource source =
+        snr::exporter::run_compiled_model_for_export(options.input, options.overrides, options.max_cycles);
+    const auto trace =
+        snr::exporter::build_chakra_trace(snr::exporter::build_op_timeline(std::move(source.data)), source.provenance);
+    const auto files = snr::exporter::write_chakra_trace(trace, options.chakra);
+    // Keep --json output one document: the summary goes to stderr then.
+    const std::string summary = snr::exporter::describe_export(trace, files, options.chakra);
+    if (options.json) {
+      fmt::print(stderr, "{}", summary);
+    } else {
+      fmt::print("{}", summary);
+    }
+  }
   return 0;
 }
 
 int run_program(const RunOptions& options) {
   if (snr::compiler::is_compiled_model_directory(options.input)) return run_compiled_model(options);
+  if (!options.chakra.empty()) {
+    throw snr::Error(fmt::format("{}: --chakra exports a compiled model's run (a directory from snr compile)",
+                                 options.input));
+  }
   snr::hw::HwConfig config = snr::hw::load_preset_or_file(options.hardware);
   std::vector<std::string> overrides = options.overrides;
   if (options.chips != 0) overrides.push_back(fmt::format("chips={}", options.chips));
@@ -87,6 +112,8 @@ void setup_run(CLI::App& app, snr::cli::CommandContext& ctx) {
   sub->add_option("--chips", options->chips, "number of chips (same as --set chips=N)");
   sub->add_flag("--functional", options->functional, "functional mode: exact results, no timing");
   sub->add_flag("--json", options->json, "machine-readable summary");
+  sub->add_option("--chakra", options->chakra,
+                  "compiled models: also write the run as Chakra traces PREFIX.<chip>.et (one rank per chip)");
   sub->add_option("--max-cycles", options->max_cycles,
                   "stop with an error after this many cycles (instructions in functional mode)")
       ->capture_default_str();

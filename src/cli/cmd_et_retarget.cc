@@ -1,0 +1,40 @@
+// `snr et retarget PREFIX --npus M [--tp T --dp D --pp P] -o OUT`: a trace
+// grown or shrunk from N to M ranks by the symmetry of its parallel groups
+// (src/et/retarget/retarget.h, docs/et-retarget.md).
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "common/output.h"
+#include "et/retarget/retarget.h"
+
+namespace {
+
+struct RetargetArgs {
+  std::string prefix;
+  snr::et::RetargetOptions options;
+  std::string output;
+};
+
+void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
+  auto args = std::make_shared<RetargetArgs>();
+  auto* sub = parent.add_subcommand("retarget", "Grow or shrink a trace to M ranks by its parallel groups' symmetry");
+  sub->add_option("prefix", args->prefix, "input trace prefix (PREFIX.<rank>.et)")->required();
+  sub->add_option("--npus", args->options.npus, "ranks of the output, M")->required();
+  sub->add_option("--tp", args->options.tp, "tensor-parallel group size (default: the input's)");
+  sub->add_option("--dp", args->options.dp, "data-parallel replicas (default: M / (tp x pp))");
+  sub->add_option("--pp", args->options.pp, "pipeline stages (only 1)")->capture_default_str();
+  sub->add_option("-o,--output", args->output, "output trace prefix (OUT.<rank>.et)")->required();
+  sub->callback([args, &ctx] {
+    snr::output::check_output_prefix(args->output);
+    const auto s = snr::et::retarget_trace(args->prefix, args->options, args->output);
+    fmt::print("{}.<0..{}>.et: {} ranks (tp {}, dp {}) from {} ranks (tp {}, dp {}), {} nodes\n", args->output,
+               s.output.ranks - 1, s.output.ranks, s.output.tp, s.output.dp, s.input.ranks, s.input.tp, s.input.dp,
+               s.nodes_written);
+    if (!s.comm_groups.empty()) fmt::print("{}: communicator groups\n", s.comm_groups.string());
+    ctx.exit_code = 0;
+  });
+}
+
+}  // namespace
+
+SNR_REGISTER_SUBCOMMAND(et, "Chakra execution-trace tools", retarget, setup_et_retarget);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `snr et retarget` (docs/et-retarget.md): the exported decode step grows
+# 4 → 64 → 1,024 ranks and an 8-NPU Chakra trace from ASTRA-sim's examples
+# 8 → 512; every result runs in `snr sim` on a ring of its size. Node
+# counts, collective sizes and group membership are checked by formula;
+# the same layout gives the input byte for byte; impossible targets are
+# refused with nothing written.
+source "$(dirname "$0")/lib.sh"
+
+"$SNR" compile "$SRC/examples/llm-decode.yaml" -o "$WORK/decode" >/dev/null
+"$SNR" run "$WORK/decode" --chakra "$WORK/d4" >/dev/null
+
+sim() {  # PREFIX NPUS
+  "$SNR" hw export-network --hw tpu-v4-like --chips "$2" -o "$WORK/net$2" >/dev/null
+  local groups=()
+  [[ -e "$1.comm_groups.json" ]] && groups=(--comm-group-configuration="$1.comm_groups.json")
+  "$SNR" sim --workload-configuration="$1" --system-configuration="$WORK/net$2/system.json" \
+    --network-configuration="$WORK/net$2/network.yml" --remote-memory-configuration="$WORK/net$2/remote_memory.json" \
+    "${groups[@]}" >"$WORK/sim.out" 2>&1 || { cat "$WORK/sim.out" >&2; fail "snr sim $1"; }
+  expect_contains "$WORK/sim.out" "sys[$(($2 - 1))] finished"
+}
+
+# M = N: byte for byte.
+"$SNR" et retarget "$WORK/d4" --npus 4 -o "$WORK/same" >/dev/null
+for r in 0 1 2 3; do cmp "$WORK/d4.$r.et" "$WORK/same.$r.et" || fail "rank $r changed at M = N"; done
+
+"$SNR" et retarget "$WORK/d4" --npus 64 -o "$WORK/d64" >"$WORK/rt.out"
+expect_contains "$WORK/rt.out" "64 ranks (tp 4, dp 16) from 4 ranks (tp 4, dp 1)"
+"$SNR" et retarget "$WORK/d64" --npus 1024 -o "$WORK/d1024" >"$WORK/rt.out"
+expect_contains "$WORK/rt.out" "1024 ranks (tp 4, dp 256) from 64 ranks (tp 4, dp 16)"
+sim "$WORK/d64" 64
+sim "$WORK/d1024" 1024
+"$SNR" et jsonize "$WORK/d4.1.et" -o "$WORK/in.json" >/dev/null
+"$SNR" et jsonize "$WORK/d1024.1017.et" -o "$WORK/out.json" >/dev/null
+python3 - "$WORK/in.json" "$WORK/out.json" "$WORK/d1024.comm_groups.json" <<'PY'
+import json, sys
+src, out, groups = (json.load(open(p)) for p in sys.argv[1:4])
+assert len(out["nodes"]) == len(src["nodes"])  # rank 1017 = position 1 of replica 254
+attrs = lambda n: {a["name"]: a for a in n.get("attr", [])}
+for a, b in zip(src["nodes"], out["nodes"]):
+    if a.get("type") == "COMM_COLL_NODE":
+        assert attrs(b)["pg_name"]["stringVal"] == "255", b
+        assert attrs(a)["comm_size"] == attrs(b)["comm_size"]
+assert len(groups) == 256 and all(groups[str(d + 1)] == [4 * d + t for t in range(4)] for d in range(256))
+PY
+
+# An 8-NPU trace of ASTRA-sim's examples, 8 → 512.
+ag="$DATA/astra-sim/workload/microbenchmarks/all_gather/8npus_1MB/all_gather"
+[[ -e "$ag.0.et" ]] || fail "missing $ag.0.et"
+"$SNR" et retarget "$ag" --npus 512 -o "$WORK/ag512" >"$WORK/rt.out"
+expect_contains "$WORK/rt.out" "512 ranks (tp 8, dp 64) from 8 ranks (tp 8, dp 1)"
+sim "$WORK/ag512" 512
+
+# Refusals, with nothing written.
+expect_fail "$SNR" et retarget "$WORK/d4" --npus 10 -o "$WORK/bad"
+expect_contains "$WORK/expect_fail.out" "not divisible"
+expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --pp 2 -o "$WORK/bad"
+expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --tp 4 --dp 2 -o "$WORK/bad"
+compgen -G "$WORK/bad*" >/dev/null && fail "partial output after a refusal"
+echo "ok"
