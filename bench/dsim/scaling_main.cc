@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
     const std::string topology = argv[1];
     const uint64_t npus = std::stoull(argv[2]);
     const uint64_t bytes = std::stoull(argv[3]);
-    const BackendKind backend = std::string(argv[4]) == "unaware" ? BackendKind::kCongestionUnaware
-                                                                  : BackendKind::kCongestionAware;
+    const std::string backend = std::string(argv[4]) == "unaware" ? "analytical-congestion-unaware"
+                                                                  : "analytical-congestion-aware";
     const auto network = parse_network_config(
         fmt::format("topology: [{}]\nnpus_count: [{}]\nbandwidth: [50]\nlatency: [500]\n", topology, npus), "bench");
     const std::string algorithm = argc > 5 ? argv[5] : "ring";

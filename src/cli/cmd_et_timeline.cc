@@ -1,10 +1,12 @@
 // `snr et timeline`: simulate a Chakra trace and write its per-NPU timeline;
 // the simulation is `snr sim`'s (src/dsim).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
 #include "cli/command.h"
+#include "dsim/network/registry.h"
 #include "dsim/simulator.h"
 
 namespace {
@@ -12,7 +14,7 @@ namespace {
 struct TimelineOptions {
   snr::dsim::SimulationInputs inputs;
   std::string prefix;
-  std::string backend = "analytical-congestion-aware";
+  std::string backend{snr::dsim::kDefaultNetworkBackend};
   std::string output;
 };
 
@@ -26,11 +28,13 @@ void setup_timeline(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {
   sub->add_option("--remote-memory-configuration", opts->inputs.remote_memory_configuration,
                   "ASTRA-sim remote memory JSON")->required();
   sub->add_option("--comm-group-configuration", opts->inputs.comm_group_configuration, "communicator groups JSON");
-  sub->add_option("--network-backend", opts->backend, "analytical-congestion-aware (default) or -unaware");
+  sub->add_option("--network-backend", opts->backend,
+                  fmt::format("network backend by name: {} (default {})",
+                              fmt::join(snr::dsim::network_backend_names(), ", "), snr::dsim::kDefaultNetworkBackend));
   sub->add_option("-o,--output", opts->output, "timeline JSON (Chrome trace) to write")->required();
   sub->callback([opts] {
     opts->inputs.workload_prefix = opts->prefix;
-    opts->inputs.backend = snr::dsim::parse_backend(opts->backend);
+    opts->inputs.backend = opts->backend;
     opts->inputs.record_timeline = true;
     const auto result = snr::dsim::simulate_files(opts->inputs);
     snr::dsim::write_timeline(result, opts->output);

@@ -1,16 +1,18 @@
 // `snr sim`: the distributed simulator, with ASTRA-sim's option names.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
 #include "cli/command.h"
+#include "dsim/network/registry.h"
 #include "dsim/simulator.h"
 
 namespace {
 
 struct SimOptions {
   snr::dsim::SimulationInputs inputs;
-  std::string backend = "analytical-congestion-aware";
+  std::string backend{snr::dsim::kDefaultNetworkBackend};
   std::string output_dir;
   std::string timeline;
 };
@@ -26,7 +28,8 @@ void add_sim_options(CLI::App* sub, SimOptions& opts) {
   sub->add_option("--comm-group-configuration", opts.inputs.comm_group_configuration,
                   "communicator groups JSON (pg_name -> NPU list)");
   sub->add_option("--network-backend", opts.backend,
-                  "analytical-congestion-aware (default) or analytical-congestion-unaware");
+                  fmt::format("network backend by name: {} (default {})",
+                              fmt::join(snr::dsim::network_backend_names(), ", "), snr::dsim::kDefaultNetworkBackend));
 }
 
 void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
@@ -35,7 +38,7 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   add_sim_options(sub, *opts);
   sub->add_option("-o,--output", opts->output_dir, "directory for npus.json/csv, links.csv, summary.json, timeline.json");
   sub->callback([opts] {
-    opts->inputs.backend = snr::dsim::parse_backend(opts->backend);
+    opts->inputs.backend = opts->backend;
     opts->inputs.record_timeline = !opts->output_dir.empty();
     const auto result = snr::dsim::simulate_files(opts->inputs);
     fmt::print("{}", snr::dsim::astra_summary_lines(result));

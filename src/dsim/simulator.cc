@@ -6,20 +6,13 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
-#include "dsim/network/analytical_aware/aware_network.h"
-#include "dsim/network/analytical_unaware/unaware_network.h"
+#include "dsim/core/event_loop.h"
+#include "dsim/network/registry.h"
 #include "dsim/system/system_layer.h"
 #include "dsim/workload/custom_program.h"
 #include "formats/perfetto/trace_writer.h"
 
 namespace snr::dsim {
-
-BackendKind parse_backend(std::string_view name) {
-  if (name == "analytical-congestion-aware") return BackendKind::kCongestionAware;
-  if (name == "analytical-congestion-unaware") return BackendKind::kCongestionUnaware;
-  throw Error(fmt::format("unknown network backend '{}' (analytical-congestion-aware or "
-                          "analytical-congestion-unaware)", name));
-}
 
 TimeNs SimulationResult::finish_ns() const {
   TimeNs latest = 0;
@@ -28,8 +21,9 @@ TimeNs SimulationResult::finish_ns() const {
 }
 
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
-                          std::vector<RankGraph> graphs, BackendKind backend, bool record_timeline,
+                          std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
                           const CustomCollectives* custom) {
+  const NetworkBackendSpec& backend_spec = find_network_backend(backend);
   if (!system.all_reduce_custom.empty() && (custom == nullptr || custom->all_reduce.empty())) {
     throw Error("the system configuration names a custom all-reduce, but its programs were not loaded");
   }
@@ -38,27 +32,21 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   }
   uint64_t skipped = 0;
   for (const auto& g : graphs) skipped += g.skipped_records;
-  EventQueue events;
-  Workload workload(std::move(graphs), groups, events, record_timeline);
-  SystemLayer system_layer(system, network, events, workload, custom);
-  std::unique_ptr<NetworkBackend> net;
-  if (backend == BackendKind::kCongestionAware) {
-    net = std::make_unique<AwareNetwork>(network, events, system_layer);
-  } else {
-    net = std::make_unique<UnawareNetwork>(network, events);
-  }
-  system_layer.set_network(net.get());
+  EventLoop loop;
+  Workload workload(std::move(graphs), groups, loop, record_timeline);
+  const std::unique_ptr<NetworkBackend> net = backend_spec.create(network, loop);
+  SystemLayer system_layer(system, network, loop, *net, workload, custom);
   workload.attach(system_layer);
   workload.start();
-  system_layer.run();
+  loop.run();
   workload.check_all_finished();
   SimulationResult result;
   result.backend_name = net->name();
   result.npus = workload.results();
-  result.bytes_sent_per_npu = system_layer.bytes_sent_per_npu();
+  result.bytes_sent_per_npu = system_layer.traffic().bytes_sent_per_npu;
   result.links = net->link_stats();
-  result.events_processed = events.events_processed();
-  result.messages_sent = system_layer.totals().messages_sent;
+  result.events_processed = loop.events_processed();
+  result.messages_sent = system_layer.traffic().messages_sent;
   result.skipped_records = skipped;
   if (record_timeline) {
     result.timeline = workload.timeline();
@@ -68,8 +56,9 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
 }
 
 SimulationResult simulate_files(const SimulationInputs& inputs) {
+  const NetworkBackendSpec& backend = find_network_backend(inputs.backend);
   const SystemConfig system = load_system_config(inputs.system_configuration);
-  const NetworkConfig network = load_network_config(inputs.network_configuration);
+  const NetworkConfig network = load_backend_config(backend, inputs.network_configuration);
   load_remote_memory_config(inputs.remote_memory_configuration);
   CustomCollectives custom;
   if (!system.all_reduce_custom.empty()) {

@@ -1,5 +1,6 @@
-// One simulation run: loads the configs and per-rank traces, wires the
-// workload, system and network layers to one event queue, runs to the end
+// One simulation run: loads the configs and per-rank traces, builds the
+// network backend named by the inputs (network/registry.h), registers the
+// workload, system and network layers on one event loop, runs it to the end
 // and returns the per-NPU results. Shared by `snr sim` and `snr et timeline`.
 #pragma once
 
@@ -18,8 +19,7 @@
 
 namespace snr::dsim {
 
-enum class BackendKind { kCongestionAware, kCongestionUnaware };
-BackendKind parse_backend(std::string_view name);
+inline constexpr std::string_view kDefaultNetworkBackend = "analytical-congestion-aware";
 
 struct SimulationInputs {
   std::filesystem::path workload_prefix;
@@ -27,7 +27,7 @@ struct SimulationInputs {
   std::filesystem::path network_configuration;
   std::filesystem::path remote_memory_configuration;
   std::filesystem::path comm_group_configuration;  // optional
-  BackendKind backend = BackendKind::kCongestionAware;
+  std::string backend{kDefaultNetworkBackend};  // a registered network backend
   bool record_timeline = false;
 };
 
@@ -44,11 +44,12 @@ struct SimulationResult {
   [[nodiscard]] TimeNs finish_ns() const;
 };
 
-// Runs a simulation from in-memory inputs (tests, benchmarks).
-// `custom` holds the custom all-reduce programs when the system
-// configuration names one (see load_custom_all_reduce).
+// Runs a simulation from in-memory inputs (tests, benchmarks) on the
+// network backend registered as `backend`. `custom` holds the custom
+// all-reduce programs when the system configuration names one (see
+// load_custom_all_reduce).
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
-                          std::vector<RankGraph> graphs, BackendKind backend, bool record_timeline,
+                          std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
                           const CustomCollectives* custom = nullptr);
 // Loads every input named in `inputs`, then simulates. Throws snr::Error.
 SimulationResult simulate_files(const SimulationInputs& inputs);

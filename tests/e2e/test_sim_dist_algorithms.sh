@@ -45,7 +45,7 @@ run all_to_all direct analytical-congestion-unaware > "$WORK/a2a.txt"
 
 # Undefined in ASTRA-sim: tree all-gather, halving-doubling all-to-all.
 expect_fail run all_gather doubleBinaryTree analytical-congestion-aware
-expect_contains "$WORK/expect_fail.out" "doubleBinaryTree implements all-reduce only"
+expect_contains "$WORK/expect_fail.out" "doubleBinaryTree does not implement all-gather (it implements all-reduce)"
 expect_fail run all_to_all halvingDoubling analytical-congestion-aware
 expect_contains "$WORK/expect_fail.out" "halvingDoubling does not implement all-to-all"
 echo PASS

@@ -58,4 +58,19 @@ expect_contains "$WORK/expect_fail.out" "endpoint-dealy"
 expect_fail "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all_reduce/4npus_1MB/all_reduce" \
   --system-configuration="$A/system/native_collectives/Ring_4chunks.json" --network-configuration="$A/network/analytical/Ring_8npus.yml" \
   --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json"
+# Backends and algorithms are chosen by name; unknown names list the registered ones.
+expect_fail run_sim all_reduce 4 garnet
+expect_contains "$WORK/expect_fail.out" "unknown network backend 'garnet' (registered: analytical-congestion-aware, analytical-congestion-unaware)"
+sed 's/"ring"/"rnig"/' "$A/system/native_collectives/Ring_4chunks.json" > "$WORK/rnig.json"
+expect_fail "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all_reduce/4npus_1MB/all_reduce" \
+  --system-configuration="$WORK/rnig.json" --network-configuration="$A/network/analytical/Ring_4npus.yml" \
+  --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json"
+expect_contains "$WORK/expect_fail.out" "unknown collective implementation 'rnig' (registered: ring, direct[N], halvingDoubling, doubleBinaryTree"
+# A key the chosen backend does not read names the backend and its keys.
+{ cat "$A/network/analytical/Ring_4npus.yml"; echo "routing: xy"; } > "$WORK/extra_key.yml"
+expect_fail "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all_reduce/4npus_1MB/all_reduce" \
+  --system-configuration="$A/system/native_collectives/Ring_4chunks.json" --network-configuration="$WORK/extra_key.yml" \
+  --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" --network-backend=analytical-congestion-unaware
+expect_contains "$WORK/expect_fail.out" "unknown key 'routing'"
+expect_contains "$WORK/expect_fail.out" "for network backend 'analytical-congestion-unaware' (its keys: topology, npus_count, bandwidth, latency)"
 echo PASS

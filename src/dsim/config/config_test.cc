@@ -4,6 +4,7 @@
 #include "dsim/config/aux_config.h"
 #include "dsim/config/network_config.h"
 #include "dsim/config/system_config.h"
+#include "dsim/system/algorithm_registry.h"
 
 namespace snr::dsim {
 namespace {
@@ -17,8 +18,8 @@ TEST(SystemConfig, ParsesAstraSimKeys) {
   EXPECT_EQ(config.active_chunks_per_dimension, 2);
   EXPECT_EQ(config.preferred_dataset_splits, 4);
   ASSERT_EQ(config.all_reduce.size(), 2u);
-  EXPECT_EQ(config.all_reduce[1].kind, AlgorithmKind::kDirect);
-  EXPECT_EQ(config.all_reduce[1].direct_window, 8);
+  EXPECT_EQ(config.all_reduce[1].algorithm->name, "direct");
+  EXPECT_EQ(config.all_reduce[1].parameter, 8);
   EXPECT_EQ(config.collective_optimization, CollectiveOptimization::kLocalBwAware);
   EXPECT_DOUBLE_EQ(config.local_mem_bw_gbps, 3350);
 }

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "dsim/system/algorithm_registry.h"
 #include "common/json_input.h"
 
 namespace snr::dsim {
@@ -50,11 +51,13 @@ std::vector<CollectiveImplementation> parse_implementations(const Json& value, s
   std::vector<CollectiveImplementation> result;
   for (const Json& item : value) {
     result.push_back(with_error_context(fmt::format("key '{}'", key), [&] {
-      return parse_collective_implementation(require_string(item, key));
+      return resolve_collective_implementation(require_string(item, key));
     }));
   }
   return result;
 }
+
+}  // namespace
 
 std::filesystem::path resolve_custom_prefix(const std::string& prefix, const std::filesystem::path& base_dir) {
   namespace fs = std::filesystem;
@@ -73,44 +76,6 @@ std::filesystem::path resolve_custom_prefix(const std::string& prefix, const std
   }
   throw Error(fmt::format("custom collective '{}': no file '{}.0.et' (also searched beside the config)",
                           prefix, prefix));
-}
-
-}  // namespace
-
-CollectiveImplementation parse_collective_implementation(std::string_view text) {
-  CollectiveImplementation impl;
-  std::string_view name = text;
-  // The "one" prefix (oneRing, oneDirect, oneHalvingDoubling) flattens all
-  // dimensions into one logical dimension.
-  if (name.starts_with("one")) {
-    impl.flattened = true;
-    name.remove_prefix(3);
-  }
-  if (name == "ring" || name == "Ring") {
-    impl.kind = AlgorithmKind::kRing;
-  } else if (name == "halvingDoubling" || name == "HalvingDoubling") {
-    impl.kind = AlgorithmKind::kHalvingDoubling;
-  } else if (!impl.flattened && name == "doubleBinaryTree") {
-    impl.kind = AlgorithmKind::kDoubleBinaryTree;
-  } else if (name.starts_with("direct") || name.starts_with("Direct")) {
-    impl.kind = AlgorithmKind::kDirect;
-    const std::string_view window = name.substr(6);
-    if (!window.empty()) {
-      int parsed = 0;
-      for (char c : window) {
-        if (c < '0' || c > '9' || parsed > 1'000'000) {
-          throw Error(fmt::format("collective implementation '{}': window must be a positive integer", text));
-        }
-        parsed = parsed * 10 + (c - '0');
-      }
-      if (parsed <= 0) throw Error(fmt::format("collective implementation '{}': window must be positive", text));
-      impl.direct_window = parsed;
-    }
-  } else {
-    throw Error(fmt::format("unknown collective implementation '{}' (expected ring, direct[N], "
-                            "halvingDoubling, doubleBinaryTree or a one* variant)", text));
-  }
-  return impl;
 }
 
 SystemConfig parse_system_config(std::string_view json_text, std::string_view source,
@@ -156,11 +121,9 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         config.reduce_scatter = parse_implementations(value, key);
       } else if (key == "all-to-all-implementation") {
         config.all_to_all = parse_implementations(value, key);
-      } else if (key == "all-reduce-implementation-custom") {
-        if (!value.is_array() || value.size() != 1) {
-          throw Error("key 'all-reduce-implementation-custom' must be a list with one trace prefix");
-        }
-        config.all_reduce_custom.push_back(resolve_custom_prefix(require_string(value[0], key), base_dir));
+      } else if (const CollectiveAlgorithmSpec* owner = find_algorithm_owning_key(key)) {
+        with_error_context(fmt::format("key '{}' (collective algorithm '{}')", key, owner->name),
+                           [&] { owner->parse_key(value, key, base_dir, config); });
       } else {
         throw Error(fmt::format("unknown key '{}'", key));
       }

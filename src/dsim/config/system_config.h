@@ -14,14 +14,15 @@ namespace snr::dsim {
 
 enum class SchedulingPolicy { kLifo, kFifo };
 enum class CollectiveOptimization { kBaseline, kLocalBwAware };
-enum class AlgorithmKind { kRing, kDirect, kHalvingDoubling, kDoubleBinaryTree };
+struct CollectiveAlgorithmSpec;  // system/algorithm_registry.h
 
+// One entry of an *-implementation list, resolved by the algorithm registry.
 struct CollectiveImplementation {
-  AlgorithmKind kind = AlgorithmKind::kRing;
+  const CollectiveAlgorithmSpec* algorithm = nullptr;
   // The "flattened" one* variants run one phase over all NPUs.
   bool flattened = false;
-  // Window of the direct algorithm (directN); -1 means unlimited.
-  int direct_window = -1;
+  // The digits after the name (direct8: the direct window); -1 when none.
+  int parameter = -1;
 };
 
 struct SystemConfig {
@@ -37,7 +38,8 @@ struct SystemConfig {
   std::vector<CollectiveImplementation> all_gather;
   std::vector<CollectiveImplementation> reduce_scatter;
   std::vector<CollectiveImplementation> all_to_all;
-  // Per-rank Chakra trace prefixes of custom collectives, resolved to paths.
+  // Per-rank Chakra trace prefixes of custom collectives, resolved to paths
+  // (the key belongs to the custom algorithm, system/custom_collective.cc).
   std::vector<std::filesystem::path> all_reduce_custom;
 };
 
@@ -48,6 +50,8 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
                                  const std::filesystem::path& base_dir = {});
 SystemConfig load_system_config(const std::filesystem::path& path);
 
-CollectiveImplementation parse_collective_implementation(std::string_view text);
+// Resolves a custom-collective trace prefix: as given, or beside the
+// configuration with leading components dropped. Throws snr::Error.
+std::filesystem::path resolve_custom_prefix(const std::string& prefix, const std::filesystem::path& base_dir);
 
 }  // namespace snr::dsim

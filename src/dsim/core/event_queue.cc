@@ -32,12 +32,12 @@ void EventQueue::grow_pool() {
   }
 }
 
-void EventQueue::schedule_far(TimeNs time_ns, EventKind kind, uint32_t a, uint64_t b) {
+void EventQueue::schedule_far(TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
   if (time_ns < now_ns_) {
-    throw Error(fmt::format("event queue: event kind {} scheduled at {} ns, before now ({} ns)",
-                            static_cast<int>(kind), time_ns, now_ns_));
+    throw Error(fmt::format("event queue: event kind {} of handler {} scheduled at {} ns, before now ({} ns)",
+                            kind, handler, time_ns, now_ns_));
   }
-  far_.push_back(FarEvent{time_ns, far_sequence_++, b, a, kind});
+  far_.push_back(FarEvent{time_ns, far_sequence_++, data, handler, kind});
   std::push_heap(far_.begin(), far_.end(), [](const FarEvent& x, const FarEvent& y) { return later(x, y); });
 }
 
@@ -69,7 +69,7 @@ uint32_t EventQueue::advance_to_next_time() {
   while (!far_.empty() && far_.front().time_ns - now_ns_ < kWindowNs) {
     std::pop_heap(far_.begin(), far_.end(), cmp);
     const FarEvent& event = far_.back();
-    append_to_bucket(event.time_ns, event.kind, event.a, event.b);
+    append_to_bucket(event.time_ns, event.handler, event.kind, event.data);
     far_.pop_back();
   }
   return static_cast<uint32_t>(now_ns_) & kMask;

@@ -10,34 +10,15 @@
 // Events further out wait in a (time, sequence) binary heap and move into
 // their bucket, in heap order, as soon as the window reaches them — before
 // anything else can be scheduled for that time, so FIFO order is kept.
-// Events carry integers only; the owner of each kind interprets them.
+// Events are opaque here (event.h): a handler id, a kind and 16 bytes.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "dsim/core/event.h"
+
 namespace snr::dsim {
-
-using TimeNs = uint64_t;
-using NpuId = uint32_t;
-
-enum class EventKind : uint8_t {
-  kBundleReady,      // a = stream: endpoint delay over (ASTRA-sim MemBus)
-  kReductionDone,    // a = stream: local reduction over
-  kDeferredRecv,     // a = stream: a receive matched an already-arrived message
-  kNetworkHop,       // a = message: the network backend's own event
-  kMessageArrived,   // a = message: delivered to its destination
-  kComputeDone,      // a = npu, b = node index
-  kNodeReady,        // a = npu, b = node index: zero-time node completion
-  kCustomStepDone,   // a = stream, b = step index of a custom collective
-};
-
-struct Event {
-  TimeNs time_ns;
-  uint64_t b;
-  uint32_t a;
-  EventKind kind;
-};
 
 class EventQueue {
  public:
@@ -48,11 +29,15 @@ class EventQueue {
 
   // Schedules an event at `time_ns` (>= now). Throws snr::Error for a time
   // in the past, which would break causality.
-  [[gnu::always_inline]] void schedule(TimeNs time_ns, EventKind kind, uint32_t a, uint64_t b = 0) {
+  template <EventPayload T>
+  [[gnu::always_inline]] void schedule(TimeNs time_ns, HandlerId handler, const T& payload) {
+    schedule_raw(time_ns, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
+  }
+  [[gnu::always_inline]] void schedule_raw(TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
     if (time_ns - now_ns_ < kWindowNs && time_ns >= now_ns_) {
-      append_to_bucket(time_ns, kind, a, b);
+      append_to_bucket(time_ns, handler, kind, data);
     } else {
-      schedule_far(time_ns, kind, a, b);
+      schedule_far(time_ns, handler, kind, data);
     }
     ++pending_;
   }
@@ -68,9 +53,57 @@ class EventQueue {
     if (heads_[bucket] == kNone) bucket = advance_to_next_time();
     const uint32_t node_index = heads_[bucket];
     const Node& node = nodes_[node_index];
-    const Event event{now_ns_, node.b, node.a, node.kind};
-    heads_[bucket] = node.next;
-    if (node.next == kNone) {
+    const Event event{now_ns_, node.data, node.handler, node.kind};
+    unlink_head(bucket, node_index);
+    return event;
+  }
+  // Pops the earliest event into `event` only when it is for `handler`
+  // (a handler that goes on with its own events without returning to the
+  // loop; the order is the same as pop()'s).
+  [[gnu::always_inline]] bool pop_if_for(HandlerId handler, Event& event) {
+    uint8_t kind = 0;
+    EventData data;
+    if (!pop_if_for(handler, kind, data)) return false;
+    event = Event{now_ns_, data, handler, kind};
+    return true;
+  }
+  // The same, giving only the kind and payload (they stay in registers
+  // in a handler's loop).
+  [[gnu::always_inline]] bool pop_if_for(HandlerId handler, uint8_t& kind, EventData& data) {
+    if (pending_ == 0) return false;
+    uint32_t bucket = static_cast<uint32_t>(now_ns_) & kMask;
+    if (heads_[bucket] == kNone) bucket = advance_to_next_time();
+    const uint32_t node_index = heads_[bucket];
+    const Node& node = nodes_[node_index];
+    if (node.handler != handler) return false;
+    kind = node.kind;
+    data = node.data;
+    unlink_head(bucket, node_index);
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kMask = static_cast<uint32_t>(kWindowNs - 1);
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Node {
+    EventData data;
+    uint32_t next;
+    HandlerId handler;
+    uint8_t kind;
+  };
+  struct FarEvent {
+    TimeNs time_ns;
+    uint64_t sequence;
+    EventData data;
+    HandlerId handler;
+    uint8_t kind;
+  };
+
+  // Removes the head node of the current time's bucket.
+  [[gnu::always_inline]] void unlink_head(uint32_t bucket, uint32_t node_index) {
+    const uint32_t next = nodes_[node_index].next;
+    heads_[bucket] = next;
+    if (next == kNone) {
       tails_[bucket] = kNone;
       occupied_[bucket >> 6] &= ~(uint64_t{1} << (bucket & 63));
     }
@@ -78,31 +111,14 @@ class EventQueue {
     free_ = node_index;
     --pending_;
     ++processed_;
-    return event;
   }
 
- private:
-  static constexpr uint32_t kMask = static_cast<uint32_t>(kWindowNs - 1);
-  static constexpr uint32_t kNone = UINT32_MAX;
-  struct Node {
-    uint64_t b;
-    uint32_t a;
-    uint32_t next;
-    EventKind kind;
-  };
-  struct FarEvent {
-    TimeNs time_ns;
-    uint64_t sequence;
-    uint64_t b;
-    uint32_t a;
-    EventKind kind;
-  };
-
-  [[gnu::always_inline]] void append_to_bucket(TimeNs time_ns, EventKind kind, uint32_t a, uint64_t b) {
+  [[gnu::always_inline]] void append_to_bucket(TimeNs time_ns, HandlerId handler, uint8_t kind,
+                                               const EventData& data) {
     if (free_ == kNone) grow_pool();
     const uint32_t index = free_;
     free_ = nodes_[index].next;
-    nodes_[index] = Node{b, a, kNone, kind};
+    nodes_[index] = Node{data, kNone, handler, kind};
     const uint32_t bucket = static_cast<uint32_t>(time_ns) & kMask;
     if (tails_[bucket] == kNone) {
       heads_[bucket] = index;
@@ -112,7 +128,7 @@ class EventQueue {
     }
     tails_[bucket] = index;
   }
-  void schedule_far(TimeNs time_ns, EventKind kind, uint32_t a, uint64_t b);
+  void schedule_far(TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data);
   // Adds free nodes; out of line so that scheduling stays a leaf.
   [[gnu::noinline]] void grow_pool();
   // Moves the clock to the earliest pending time, pulling far events that

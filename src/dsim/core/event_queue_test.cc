@@ -12,16 +12,22 @@
 namespace snr::dsim {
 namespace {
 
+struct Id {
+  static constexpr uint8_t kKind = 7;
+  uint32_t value;
+};
+uint32_t id_of(const Event& event) { return event.get<Id>().value; }
+
 TEST(EventQueue, SameTimeEventsRunInSchedulingOrder) {
   EventQueue queue;
-  queue.schedule(5, EventKind::kBundleReady, 1);
-  queue.schedule(5, EventKind::kBundleReady, 2);
-  queue.schedule(3, EventKind::kBundleReady, 3);
-  EXPECT_EQ(queue.pop().a, 3u);
-  queue.schedule(5, EventKind::kBundleReady, 4);  // scheduled at 3, after 1 and 2
-  EXPECT_EQ(queue.pop().a, 1u);
-  EXPECT_EQ(queue.pop().a, 2u);
-  EXPECT_EQ(queue.pop().a, 4u);
+  queue.schedule(5, 0, Id{1});
+  queue.schedule(5, 0, Id{2});
+  queue.schedule(3, 0, Id{3});
+  EXPECT_EQ(id_of(queue.pop()), 3u);
+  queue.schedule(5, 0, Id{4});  // scheduled at 3, after 1 and 2
+  EXPECT_EQ(id_of(queue.pop()), 1u);
+  EXPECT_EQ(id_of(queue.pop()), 2u);
+  EXPECT_EQ(id_of(queue.pop()), 4u);
   EXPECT_TRUE(queue.empty());
   EXPECT_EQ(queue.now(), 5u);
 }
@@ -29,15 +35,15 @@ TEST(EventQueue, SameTimeEventsRunInSchedulingOrder) {
 TEST(EventQueue, FarEventsKeepTheirPlaceAmongNearOnes) {
   EventQueue queue;
   const TimeNs far = 3 * EventQueue::kWindowNs + 7;
-  queue.schedule(far, EventKind::kNetworkHop, 1);       // beyond the window
-  queue.schedule(far - 10, EventKind::kNetworkHop, 2);  // beyond the window
-  queue.schedule(far - 10 - EventQueue::kWindowNs / 2, EventKind::kNetworkHop, 3);
-  EXPECT_EQ(queue.pop().a, 3u);
+  queue.schedule(far, 0, Id{1});       // beyond the window
+  queue.schedule(far - 10, 0, Id{2});  // beyond the window
+  queue.schedule(far - 10 - EventQueue::kWindowNs / 2, 0, Id{3});
+  EXPECT_EQ(id_of(queue.pop()), 3u);
   // Now `far` is inside the window: a new event at `far` must follow event 1.
-  queue.schedule(far, EventKind::kNetworkHop, 4);
-  EXPECT_EQ(queue.pop().a, 2u);
-  EXPECT_EQ(queue.pop().a, 1u);
-  EXPECT_EQ(queue.pop().a, 4u);
+  queue.schedule(far, 0, Id{4});
+  EXPECT_EQ(id_of(queue.pop()), 2u);
+  EXPECT_EQ(id_of(queue.pop()), 1u);
+  EXPECT_EQ(id_of(queue.pop()), 4u);
   EXPECT_EQ(queue.now(), far);
 }
 
@@ -51,17 +57,17 @@ TEST(EventQueue, MatchesAReferenceOrderOnRandomSchedules) {
   for (int i = 0; i < 200; ++i) {
     const TimeNs t = rng() % (4 * EventQueue::kWindowNs);
     reference.emplace_back(t, sequence++, id);
-    queue.schedule(t, EventKind::kComputeDone, id++);
+    queue.schedule(t, 0, Id{id++});
   }
   std::vector<uint32_t> popped;
   while (!queue.empty()) {
     const Event e = queue.pop();
-    popped.push_back(e.a);
+    popped.push_back(e.get<Id>().value);
     // Schedule follow-ups at and after now, near and far.
     if (popped.size() < 5000 && rng() % 2 == 0) {
       const TimeNs delay = rng() % 3 == 0 ? 0 : rng() % (2 * EventQueue::kWindowNs);
       reference.emplace_back(e.time_ns + delay, sequence++, id);
-      queue.schedule(e.time_ns + delay, EventKind::kComputeDone, id++);
+      queue.schedule(e.time_ns + delay, 0, Id{id++});
     }
   }
   std::sort(reference.begin(), reference.end());
@@ -74,22 +80,61 @@ TEST(EventQueue, PoolGrowthKeepsSameTimeOrder) {
   // the node pool grows several times while the bucket's FIFO holds.
   EventQueue queue;
   uint32_t next_id = 0;
-  for (int i = 0; i < 3000; ++i) queue.schedule(10, EventKind::kBundleReady, next_id++);
+  for (int i = 0; i < 3000; ++i) queue.schedule(10, 0, Id{next_id++});
   uint32_t expected = 0;
-  for (int i = 0; i < 1000; ++i) EXPECT_EQ(queue.pop().a, expected++);
-  for (int i = 0; i < 6000; ++i) queue.schedule(10, EventKind::kBundleReady, next_id++);
-  queue.schedule(11, EventKind::kBundleReady, UINT32_MAX);
-  while (expected < next_id) ASSERT_EQ(queue.pop().a, expected++);
-  EXPECT_EQ(queue.pop().a, UINT32_MAX);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(id_of(queue.pop()), expected++);
+  for (int i = 0; i < 6000; ++i) queue.schedule(10, 0, Id{next_id++});
+  queue.schedule(11, 0, Id{UINT32_MAX});
+  while (expected < next_id) ASSERT_EQ(id_of(queue.pop()), expected++);
+  EXPECT_EQ(id_of(queue.pop()), UINT32_MAX);
   EXPECT_TRUE(queue.empty());
   EXPECT_EQ(queue.events_processed(), 9001u);
 }
 
 TEST(EventQueue, PastEventIsAnError) {
   EventQueue queue;
-  queue.schedule(100, EventKind::kComputeDone, 0);
+  queue.schedule(100, 0, Id{0});
   (void)queue.pop();
-  EXPECT_THROW(queue.schedule(99, EventKind::kComputeDone, 0), Error);
+  EXPECT_THROW(queue.schedule(99, 0, Id{0}), Error);
+}
+
+struct Wide {
+  static constexpr uint8_t kKind = 3;
+  uint64_t bytes;
+  uint32_t stream;
+  bool flag;
+};
+
+TEST(EventQueue, PayloadHandlerAndKindComeBackAsScheduled) {
+  EventQueue queue;
+  queue.schedule(4, 9, Wide{uint64_t{1} << 40, 77, true});
+  queue.schedule(4 + 2 * EventQueue::kWindowNs, 2, Wide{5, 6, false});  // through the far heap
+  Event e = queue.pop();
+  EXPECT_EQ(e.handler, 9);
+  EXPECT_EQ(e.kind, 3);
+  EXPECT_EQ(e.get<Wide>().bytes, uint64_t{1} << 40);
+  EXPECT_EQ(e.get<Wide>().stream, 77u);
+  EXPECT_TRUE(e.get<Wide>().flag);
+  e = queue.pop();
+  EXPECT_EQ(e.handler, 2);
+  EXPECT_EQ(e.get<Wide>().stream, 6u);
+  EXPECT_EQ(e.time_ns, 4 + 2 * EventQueue::kWindowNs);
+}
+
+TEST(EventQueue, PopIfForTakesOnlyTheNamedHandlersNextEvent) {
+  EventQueue queue;
+  queue.schedule(10, 1, Id{1});
+  queue.schedule(10, 2, Id{2});
+  queue.schedule(20, 1, Id{3});
+  Event e;
+  ASSERT_TRUE(queue.pop_if_for(1, e));
+  EXPECT_EQ(id_of(e), 1u);
+  EXPECT_FALSE(queue.pop_if_for(1, e));  // handler 2's event is next
+  EXPECT_EQ(id_of(queue.pop()), 2u);
+  ASSERT_TRUE(queue.pop_if_for(1, e));   // across a time step
+  EXPECT_EQ(id_of(e), 3u);
+  EXPECT_EQ(e.time_ns, 20u);
+  EXPECT_FALSE(queue.pop_if_for(1, e));  // empty
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
-// The narrow waist between the system layer and a network backend. A backend
-// moves messages between NPUs; it keeps its own state and schedules its own
-// events straight on the simulator's event queue (no call back into the
-// host per message): kNetworkHop for its own steps, which come back through
-// handle_event, and kMessageArrived when a message reaches its destination,
-// which the simulator loop hands to the host. Same event slot as a last hop,
-// so the (time, scheduling order) tie rule does not depend on who delivers.
+// The narrow waist between whoever sends messages (the collective engine,
+// point-to-point sends) and a network backend. A backend moves messages
+// between NPUs; it keeps its own state, registers its own handler on the
+// event loop for its own steps (hops), and when a message reaches its
+// destination schedules a MessageArrived event for the handler the sender
+// named — the same event slot a last hop would take, so the (time,
+// scheduling order) tie rule does not depend on who delivers. Backends know
+// nothing about collectives, traces or who the senders are.
+// Backends are chosen by name through the registry (registry.h).
 #pragma once
 
 #include <cstdint>
@@ -12,17 +14,18 @@
 #include <vector>
 
 #include "dsim/config/network_config.h"
-#include "dsim/core/event_queue.h"
+#include "dsim/core/event_loop.h"
 
 namespace snr::dsim {
 
+// A sender's own name for a message (each sender has its own id space).
 using MessageId = uint32_t;
 
-// Told of a message delivered without an event (source == destination).
-class NetworkHost {
- public:
-  virtual ~NetworkHost() = default;
-  virtual void message_arrived(MessageId message) = 0;
+// Delivered to the sender's handler when a message arrives; every handler
+// that sends messages reserves this kind for it.
+struct MessageArrived {
+  static constexpr uint8_t kKind = 0;
+  MessageId message;
 };
 
 struct LinkStats {
@@ -35,9 +38,9 @@ struct LinkStats {
 class NetworkBackend {
  public:
   virtual ~NetworkBackend() = default;
-  // Injects `bytes` from src to dst now; message_arrived follows later.
-  virtual void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) = 0;
-  virtual void handle_event(MessageId message) = 0;
+  // Injects `bytes` from src to dst now; a MessageArrived{message} event
+  // for `deliver_to` follows (delivered at once when src == dst).
+  virtual void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) = 0;
   // Per-link statistics of links that carried traffic, in a stable order.
   [[nodiscard]] virtual std::vector<LinkStats> link_stats() const = 0;
   [[nodiscard]] virtual std::string name() const = 0;

@@ -1,29 +1,28 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
+#include "common/error.h"
 #include "dsim/config/network_config.h"
 #include "dsim/network/analytical_aware/aware_network.h"
 #include "dsim/network/analytical_unaware/unaware_network.h"
+#include "dsim/network/registry.h"
 
 namespace snr::dsim {
 namespace {
 
-// Records arrivals; runs the backend's events through a local queue.
-class RecordingHost final : public NetworkHost {
+// A sender: records the arrivals the backend delivers to its handler.
+class RecordingHost final : public EventHandler {
  public:
-  void message_arrived(MessageId m) override { arrivals.push_back({m, queue.now()}); }
-  void run(NetworkBackend& net) {
-    while (!queue.empty()) {
-      const Event event = queue.pop();
-      if (event.kind == EventKind::kMessageArrived) {
-        message_arrived(event.a);
-      } else {
-        net.handle_event(event.a);
-      }
-    }
+  RecordingHost() { id = loop.add_handler("test sender", *this); }
+  void handle(const Event& event) override {
+    ASSERT_EQ(event.kind, MessageArrived::kKind);
+    arrivals.push_back({event.get<MessageArrived>().message, loop.now()});
   }
-  EventQueue queue;
+  void run(NetworkBackend& /*net*/) { loop.run(); }
+  EventLoop loop;
+  HandlerId id = 0;
   std::vector<std::pair<MessageId, TimeNs>> arrivals;
 };
 
@@ -31,7 +30,7 @@ NetworkConfig config(const char* yaml) { return parse_network_config(yaml, "test
 
 TEST(UnawareNetwork, HopsTimesLatencyPlusSerialization) {
   RecordingHost host;
-  UnawareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host.queue);
+  UnawareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host.loop);
   // 50 GB/s = 50 * 2^30 / 1e9 = 53.687 B/ns; 32768 B -> 610.35 ns.
   EXPECT_EQ(net.delay_ns(0, 1, 32768), 1110u);       // 500 + 610.35
   EXPECT_EQ(net.delay_ns(0, 4, 32768), 2610u);       // 4 hops: 2000 + 610.35
@@ -40,9 +39,9 @@ TEST(UnawareNetwork, HopsTimesLatencyPlusSerialization) {
 
 TEST(AwareNetwork, SecondMessageQueuesBehindFirst) {
   RecordingHost host;
-  AwareNetwork net(config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n"), host.queue, host);
-  net.send(0, 0, 1, 65536);
-  net.send(1, 0, 1, 65536);
+  AwareNetwork net(config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n"), host.loop);
+  net.send(0, 0, 1, 65536, host.id);
+  net.send(1, 0, 1, 65536, host.id);
   host.run(net);
   ASSERT_EQ(host.arrivals.size(), 2u);
   // serialization 65536 / 53.687 = 1220.7 -> 1220; hop = (int)(500 + 1220.7) = 1720.
@@ -52,10 +51,10 @@ TEST(AwareNetwork, SecondMessageQueuesBehindFirst) {
 
 TEST(AwareNetwork, OneDimensionalRingTakesTheShorterWayHopByHop) {
   RecordingHost host;
-  AwareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host.queue, host);
-  net.send(0, 0, 3, 32768);  // clockwise, 3 hops
-  net.send(1, 0, 6, 32768);  // anticlockwise, 2 hops: 0 -> 7 -> 6
-  net.send(2, 4, 0, 32768);  // tie (4 each way): clockwise 4 -> 5 -> 6 -> 7 -> 0
+  AwareNetwork net(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"), host.loop);
+  net.send(0, 0, 3, 32768, host.id);  // clockwise, 3 hops
+  net.send(1, 0, 6, 32768, host.id);  // anticlockwise, 2 hops: 0 -> 7 -> 6
+  net.send(2, 4, 0, 32768, host.id);  // tie (4 each way): clockwise 4 -> 5 -> 6 -> 7 -> 0
   host.run(net);
   ASSERT_EQ(host.arrivals.size(), 3u);
   // Each hop (int)(500 + 32768 / 53.687) = (int)1110.35 = 1110; links differ, so no queueing.
@@ -68,8 +67,8 @@ TEST(AwareNetwork, OneDimensionalRingTakesTheShorterWayHopByHop) {
 
 TEST(AwareNetwork, SwitchIsTwoStoreAndForwardHops) {
   RecordingHost host;
-  AwareNetwork net(config("topology: [Switch]\nnpus_count: [8]\nbandwidth: [400]\nlatency: [936.25]\n"), host.queue, host);
-  net.send(0, 0, 1, 32768);
+  AwareNetwork net(config("topology: [Switch]\nnpus_count: [8]\nbandwidth: [400]\nlatency: [936.25]\n"), host.loop);
+  net.send(0, 0, 1, 32768, host.id);
   host.run(net);
   ASSERT_EQ(host.arrivals.size(), 1u);
   // per link: (int)(936.25 + 32768 / 429.497) = (int)1012.54 = 1012; two links.
@@ -80,15 +79,96 @@ TEST(AwareNetwork, SwitchIsTwoStoreAndForwardHops) {
 TEST(AwareNetwork, MultiDimensionalRoutesDimensionZeroFirst) {
   RecordingHost host;
   AwareNetwork net(config("topology: [Ring, Ring]\nnpus_count: [2, 2]\nbandwidth: [50, 50]\nlatency: [100, 200]\n"),
-                   host.queue, host);
-  net.send(0, 0, 3, 2048);  // NPU 0 = (0,0) -> NPU 3 = (1,1): via NPU 1
-  net.send(1, 2, 3, 2048);  // NPU 2 = (0,1) -> NPU 3: dimension 0 only, a different link
+                   host.loop);
+  net.send(0, 0, 3, 2048, host.id);  // NPU 0 = (0,0) -> NPU 3 = (1,1): via NPU 1
+  net.send(1, 2, 3, 2048, host.id);  // NPU 2 = (0,1) -> NPU 3: dimension 0 only, a different link
   host.run(net);
   ASSERT_EQ(host.arrivals.size(), 2u);
   // 2048 B / 53.687 B/ns = 38.15 ns. Message 1: (int)(100 + 38.15) = 138.
   // Message 0: 138 to NPU 1, then (int)(200 + 38.15) = 238 to NPU 3: 376.
   EXPECT_EQ(host.arrivals[0], (std::pair<MessageId, TimeNs>{1, 138}));
   EXPECT_EQ(host.arrivals[1], (std::pair<MessageId, TimeNs>{0, 376}));
+}
+
+TEST(AwareNetwork, SelfSendIsDeliveredAtOnce) {
+  RecordingHost host;
+  AwareNetwork net(config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n"), host.loop);
+  net.send(7, 2, 2, 100, host.id);
+  ASSERT_EQ(host.arrivals.size(), 1u);
+  EXPECT_EQ(host.arrivals[0], (std::pair<MessageId, TimeNs>{7, 0}));
+}
+
+TEST(NetworkRegistry, BackendsAreFoundByTheirAstraSimNames) {
+  EXPECT_EQ(find_network_backend("analytical-congestion-aware").name, "analytical-congestion-aware");
+  EXPECT_EQ(find_network_backend("analytical-congestion-unaware").name, "analytical-congestion-unaware");
+  RecordingHost host;
+  const auto net = find_network_backend("analytical-congestion-unaware")
+                       .create(config("topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n"),
+                               host.loop);
+  net->send(3, 0, 4, 32768, host.id);
+  host.run(*net);
+  EXPECT_EQ(host.arrivals.at(0).second, 2610u);  // as UnawareNetwork above
+}
+
+TEST(NetworkRegistry, UnknownNameListsTheRegisteredBackends) {
+  try {
+    (void)find_network_backend("garnet");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unknown network backend 'garnet'"), std::string::npos) << what;
+    EXPECT_NE(what.find("analytical-congestion-aware, analytical-congestion-unaware"), std::string::npos) << what;
+  }
+}
+
+TEST(NetworkRegistry, ABackendsOwnKeysAreCheckedAndOthersNamed) {
+  const NetworkBackendSpec& spec = find_network_backend("analytical-congestion-aware");
+  const auto ok = parse_backend_config(spec, "topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [5]\n", "t");
+  EXPECT_EQ(ok.npus_count(), 4u);
+  try {
+    (void)parse_backend_config(spec, "topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [5]\nrouting: xy\n",
+                               "net.yml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unknown key 'routing' (line 5) for network backend 'analytical-congestion-aware' "
+                        "(its keys: topology, npus_count, bandwidth, latency)"),
+              std::string::npos)
+        << what;
+  }
+}
+
+TEST(NetworkRegistry, ANewBackendIsUsableByNameAndNamesAreUnique) {
+  // A toy backend: every message takes a fixed time.
+  class FixedDelay final : public NetworkBackend {
+   public:
+    FixedDelay(EventLoop& loop, TimeNs delay_ns) : loop_(loop), delay_ns_(delay_ns) {}
+    void send(MessageId message, NpuId, NpuId, uint64_t, HandlerId deliver_to) override {
+      loop_.schedule(loop_.now() + delay_ns_, deliver_to, MessageArrived{message});
+    }
+    [[nodiscard]] std::vector<LinkStats> link_stats() const override { return {}; }
+    [[nodiscard]] std::string name() const override { return "test-fixed-delay"; }
+
+   private:
+    EventLoop& loop_;
+    TimeNs delay_ns_;
+  };
+  NetworkBackendSpec spec;
+  spec.name = "test-fixed-delay";
+  spec.summary = "every message takes 77 ns";
+  spec.config_keys = {"topology", "npus_count", "bandwidth", "latency"};
+  spec.parse_config = [](std::string_view text, std::string_view source) { return parse_network_config(text, source); };
+  spec.create = [](const NetworkConfig&, EventLoop& loop) -> std::unique_ptr<NetworkBackend> {
+    return std::make_unique<FixedDelay>(loop, 77);
+  };
+  const auto names = network_backend_names();
+  if (std::find(names.begin(), names.end(), "test-fixed-delay") == names.end()) register_network_backend(spec);
+  EXPECT_THROW(register_network_backend(spec), Error);  // taken
+  RecordingHost host;
+  const auto net = find_network_backend("test-fixed-delay").create(NetworkConfig{}, host.loop);
+  net->send(1, 0, 1, 10, host.id);
+  host.run(*net);
+  EXPECT_EQ(host.arrivals.at(0).second, 77u);
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
 namespace snr::dsim {
 namespace {
 
+constexpr std::string_view kAware = "analytical-congestion-aware";
+constexpr std::string_view kUnaware = "analytical-congestion-unaware";
+
 RankGraph one_collective(CollectiveKind kind, uint64_t bytes) {
   RankGraph graph;
   WorkNode node;
@@ -46,11 +49,11 @@ NetworkConfig fully_connected(uint32_t npus) {
 
 TimeNs run(const std::string& algorithm, CollectiveKind kind, uint64_t bytes, uint32_t npus = 4) {
   TimeNs finish = 0;
-  for (const auto backend : {BackendKind::kCongestionUnaware, BackendKind::kCongestionAware}) {
+  for (const std::string_view backend : {kUnaware, kAware}) {
     std::vector<RankGraph> graphs(npus, one_collective(kind, bytes));
     const auto result = simulate(system_with(algorithm), fully_connected(npus), {}, std::move(graphs), backend, false);
     for (const auto& npu : result.npus) EXPECT_EQ(npu.finish_ns, result.npus[0].finish_ns) << "asymmetric finish";
-    if (backend == BackendKind::kCongestionUnaware) {
+    if (backend == kUnaware) {
       finish = result.finish_ns();
     } else {
       EXPECT_EQ(result.finish_ns(), finish) << "backends disagree on a contention-free case";
@@ -125,7 +128,7 @@ TEST(DoubleBinaryTree, TwoCollectivesUseTheTwoTrees) {
   // arrives at 856 and everything after it is 66 ns later.
   const std::vector<TimeNs> unaware{1010, 1394, 1208, 1394};
   const std::vector<TimeNs> aware{1076, 1460, 1274, 1460};
-  for (const auto backend : {BackendKind::kCongestionUnaware, BackendKind::kCongestionAware}) {
+  for (const std::string_view backend : {kUnaware, kAware}) {
     RankGraph graph = one_collective(CollectiveKind::kAllReduce, 4096);
     graph.nodes.push_back(graph.nodes[0]);
     graph.nodes[0].children = {1};
@@ -133,7 +136,7 @@ TEST(DoubleBinaryTree, TwoCollectivesUseTheTwoTrees) {
     const auto result =
         simulate(system_with("doubleBinaryTree"), fully_connected(4), {}, std::vector<RankGraph>(4, graph), backend,
                  false);
-    EXPECT_EQ(per_npu_finish(result), backend == BackendKind::kCongestionAware ? aware : unaware);
+    EXPECT_EQ(per_npu_finish(result), backend == kAware ? aware : unaware);
   }
 }
 
@@ -171,7 +174,7 @@ TEST(CustomCollective, ProgramStepsDriveTheCollective) {
   system.all_reduce_custom = {"unused-prefix"};
   CustomCollectives custom;
   custom.all_reduce = {exchange_then_reduce(0), exchange_then_reduce(1)};
-  for (const auto backend : {BackendKind::kCongestionUnaware, BackendKind::kCongestionAware}) {
+  for (const std::string_view backend : {kUnaware, kAware}) {
     std::vector<RankGraph> graphs(2, one_collective(CollectiveKind::kAllReduce, 1 << 20));
     const auto result = simulate(system, fully_connected(2), {}, std::move(graphs), backend, false, &custom);
     EXPECT_EQ(result.finish_ns(), 2119u);
@@ -187,7 +190,7 @@ TEST(CustomCollective, PeerOutsideTheCollectiveIsAnError) {
   custom.all_reduce = {exchange_then_reduce(0), exchange_then_reduce(1)};
   custom.all_reduce[1].steps[0].peer = 5;
   std::vector<RankGraph> graphs(2, one_collective(CollectiveKind::kAllReduce, 1 << 20));
-  EXPECT_THROW((void)simulate(system, fully_connected(2), {}, std::move(graphs), BackendKind::kCongestionAware, false,
+  EXPECT_THROW((void)simulate(system, fully_connected(2), {}, std::move(graphs), kAware, false,
                               &custom),
                Error);
 }

@@ -57,9 +57,8 @@ struct PacketRounds {
 
 struct PhasePlan {
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  AlgorithmKind algorithm = AlgorithmKind::kRing;
-  int direct_window = -1;  // direct: packets in flight, -1 = all peers
-  bool custom = false;     // runs the custom collective program instead
+  const CollectiveAlgorithmSpec* algorithm = nullptr;  // system/algorithm_registry.h
+  int parameter = -1;  // the number after the algorithm's name (direct8: window 8), -1 = none
   uint16_t queue = 0;
   uint64_t input_bytes = 0;
   PhaseRing ring;

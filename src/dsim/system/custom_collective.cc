@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
+#include "dsim/system/algorithm_registry.h"
 
 namespace snr::dsim {
 
@@ -55,6 +58,31 @@ void CustomPhase::on_step_done(uint32_t stream, uint32_t step_index, PhaseAction
     if (--parents_left_[child] == 0) issue(stream, child, actions);
   }
   if (--steps_left_ == 0) actions.phase_finished(stream);  // replaces this phase: touch nothing after
+}
+
+CollectiveAlgorithmSpec custom_algorithm_spec() {
+  CollectiveAlgorithmSpec spec;
+  spec.name = "custom";
+  spec.summary = "per-rank Chakra programs of sends, receives and reductions (all-reduce-implementation-custom)";
+  spec.listed = false;  // chosen by its own key, not in the *-implementation lists
+  spec.implements = {CollectiveKind::kAllReduce};
+  spec.config_keys = {"all-reduce-implementation-custom"};
+  spec.parse_key = [](const nlohmann::json& value, std::string_view key, const std::filesystem::path& base_dir,
+                      SystemConfig& config) {
+    if (!value.is_array() || value.size() != 1 || !value[0].is_string()) {
+      throw Error(fmt::format("key '{}' must be a list with one trace prefix", key));
+    }
+    config.all_reduce_custom.push_back(resolve_custom_prefix(value[0].get<std::string>(), base_dir));
+  };
+  spec.create = [](const PhaseContext& context) -> Phase {
+    const uint32_t position = context.plan.ring.my_position;
+    if (context.custom == nullptr || position >= context.custom->all_reduce.size()) {
+      throw Error(fmt::format("custom all-reduce has {} rank programs, rank position {} needs one",
+                              context.custom == nullptr ? 0 : context.custom->all_reduce.size(), position));
+    }
+    return CustomPhase(context.plan, context.custom->all_reduce[position]);
+  };
+  return spec;
 }
 
 }  // namespace snr::dsim

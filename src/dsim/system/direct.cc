@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "dsim/system/algorithm_registry.h"
+
 namespace snr::dsim {
 
 DirectPhase::DirectPhase(const PhasePlan& plan, int window) : kind_(plan.kind), ring_(plan.ring) {
@@ -56,6 +58,21 @@ void DirectPhase::on_packet_ready(uint32_t stream, PhaseActions& actions) {
 void DirectPhase::on_packet_received(uint32_t stream, PhaseActions& actions) {
   ++packets_received_;
   insert_packet(stream, actions);
+}
+
+CollectiveAlgorithmSpec direct_algorithm_spec() {
+  CollectiveAlgorithmSpec spec;
+  spec.name = "direct";
+  spec.aliases = {"Direct"};
+  spec.summary = "every NPU to every other one directly; directN keeps N packets in flight";
+  spec.flattenable = true;
+  spec.numeric_suffix = true;
+  spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                     CollectiveKind::kAllToAll};
+  spec.create = [](const PhaseContext& context) -> Phase {
+    return DirectPhase(context.plan, context.plan.parameter);
+  };
+  return spec;
 }
 
 }  // namespace snr::dsim

@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "common/error.h"
+#include "dsim/system/algorithm_registry.h"
 
 namespace snr::dsim {
 namespace {
@@ -155,6 +156,18 @@ void DoubleBinaryTreePhase::step(uint32_t stream, bool received, PhaseActions& a
     }
   }
   // ASTRA-sim ignores events its state machine has no transition for.
+}
+
+CollectiveAlgorithmSpec double_binary_tree_algorithm_spec() {
+  CollectiveAlgorithmSpec spec;
+  spec.name = "doubleBinaryTree";
+  spec.summary = "two in-order binary trees used alternately, all-reduce on power-of-two phases";
+  spec.implements = {CollectiveKind::kAllReduce};
+  spec.create = [](const PhaseContext& context) -> Phase {
+    // ASTRA-sim hands out its two trees alternately, per NPU and dimension.
+    return DoubleBinaryTreePhase(context.plan, context.begun_in_queue % 2 == 1);
+  };
+  return spec;
 }
 
 }  // namespace snr::dsim

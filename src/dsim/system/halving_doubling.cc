@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "dsim/system/algorithm_registry.h"
 
 namespace snr::dsim {
 
@@ -82,6 +83,17 @@ void HalvingDoublingPhase::on_packet_ready(uint32_t stream, PhaseActions& action
 
 void HalvingDoublingPhase::on_packet_received(uint32_t stream, PhaseActions& actions) {
   insert_packet(stream, actions);
+}
+
+CollectiveAlgorithmSpec halving_doubling_algorithm_spec() {
+  CollectiveAlgorithmSpec spec;
+  spec.name = "halvingDoubling";
+  spec.aliases = {"HalvingDoubling"};
+  spec.summary = "partner = position XOR distance, power-of-two phases";
+  spec.flattenable = true;
+  spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter};
+  spec.create = [](const PhaseContext& context) -> Phase { return HalvingDoublingPhase(context.plan); };
+  return spec;
 }
 
 }  // namespace snr::dsim

@@ -1,5 +1,7 @@
 #include "dsim/system/ring.h"
 
+#include "dsim/system/algorithm_registry.h"
+
 namespace snr::dsim {
 
 const char* collective_name(CollectiveKind kind) {
@@ -33,6 +35,18 @@ RingPhase::RingPhase(const PhasePlan& plan)
   }
   message_bytes_ = kind_ == CollectiveKind::kAllGather ? plan.input_bytes : plan.input_bytes / n;
   output_bytes_ = output_bytes_for(kind_, plan.input_bytes, n);
+}
+
+CollectiveAlgorithmSpec ring_algorithm_spec() {
+  CollectiveAlgorithmSpec spec;
+  spec.name = "ring";
+  spec.aliases = {"Ring"};
+  spec.summary = "send to the next NPU, receive from the previous one, n-1 (all-reduce 2(n-1)) steps";
+  spec.flattenable = true;
+  spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                     CollectiveKind::kAllToAll};
+  spec.create = [](const PhaseContext& context) -> Phase { return RingPhase(context.plan); };
+  return spec;
 }
 
 }  // namespace snr::dsim

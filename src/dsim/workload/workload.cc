@@ -126,9 +126,9 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
   return graph;
 }
 
-Workload::Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventQueue& events,
-                   bool record_timeline)
-    : graphs_(std::move(graphs)), events_(events), record_timeline_(record_timeline) {
+Workload::Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventLoop& loop, bool record_timeline)
+    : graphs_(std::move(graphs)), loop_(loop), record_timeline_(record_timeline) {
+  handler_ = loop.add_handler("workload", *this);
   for (const auto& [name, members] : groups.groups) group_members_.push_back(members);
   state_.resize(graphs_.size());
   results_.resize(graphs_.size());
@@ -181,14 +181,14 @@ void Workload::issue_ready(NpuId npu) {
 void Workload::issue(NpuId npu, uint32_t node_index) {
   NpuState& s = state_[npu];
   const WorkNode& node = graphs_[npu].nodes[node_index];
-  s.started_ns[node_index] = events_.now();
+  s.started_ns[node_index] = loop_.now();
   if (node.node_class != NodeClass::kInstant) ++s.in_flight[static_cast<int>(node.node_class)];
   switch (node.action) {
     case NodeAction::kInstant:
       complete(npu, node_index);
       return;
     case NodeAction::kCompute:
-      events_.schedule(events_.now() + node.duration_ns, EventKind::kComputeDone, npu, node_index);
+      loop_.schedule(loop_.now() + node.duration_ns, handler_, ComputeDone{npu, node_index});
       return;
     case NodeAction::kCollective: {
       CollectiveRequest request;
@@ -216,7 +216,7 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
 void Workload::complete(NpuId npu, uint32_t node_index) {
   NpuState& s = state_[npu];
   const WorkNode& node = graphs_[npu].nodes[node_index];
-  const TimeNs now = events_.now();
+  const TimeNs now = loop_.now();
   if (node.node_class != NodeClass::kInstant) --s.in_flight[static_cast<int>(node.node_class)];
   if (node.node_class == NodeClass::kGpuCompute) results_[npu].compute_ns += now - s.started_ns[node_index];
   if (record_timeline_ && node.node_class != NodeClass::kInstant) {
@@ -242,10 +242,9 @@ void Workload::communication_finished(NpuId npu, uint64_t node_index) {
 }
 
 void Workload::handle(const Event& event) {
-  if (event.kind != EventKind::kComputeDone && event.kind != EventKind::kNodeReady) {
-    throw Error(fmt::format("workload: unexpected event kind {}", static_cast<int>(event.kind)));
-  }
-  complete(event.a, static_cast<uint32_t>(event.b));
+  if (event.kind != ComputeDone::kKind) throw_unknown_event("workload", event);
+  const auto done = event.get<ComputeDone>();
+  complete(done.npu, done.node);
 }
 
 void Workload::check_all_finished() const {

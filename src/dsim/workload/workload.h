@@ -12,7 +12,7 @@
 
 #include "dsim/config/aux_config.h"
 #include "dsim/config/system_config.h"
-#include "dsim/core/event_queue.h"
+#include "dsim/core/event_loop.h"
 #include "dsim/system/system_layer.h"
 
 namespace snr::dsim {
@@ -60,14 +60,22 @@ struct NpuResult {
   bool finished = false;
 };
 
-class Workload final : public SystemClient {
+class Workload final : public SystemClient, public EventHandler {
  public:
-  Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventQueue& events, bool record_timeline);
+  // Registers the workload's handler on `loop`.
+  Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventLoop& loop, bool record_timeline);
   void attach(SystemLayer& system) { system_ = &system; }
 
   void start();
   void handle(const Event& event) override;
   void communication_finished(NpuId npu, uint64_t node_index) override;
+
+  // The workload's one event: a compute node's time is over.
+  struct ComputeDone {
+    static constexpr uint8_t kKind = 1;
+    NpuId npu;
+    uint32_t node;
+  };
 
   [[nodiscard]] const std::vector<NpuResult>& results() const { return results_; }
   [[nodiscard]] const std::vector<RankGraph>& graphs() const { return graphs_; }
@@ -89,7 +97,8 @@ class Workload final : public SystemClient {
 
   std::vector<RankGraph> graphs_;
   std::vector<std::vector<uint32_t>> group_members_;
-  EventQueue& events_;
+  EventLoop& loop_;
+  HandlerId handler_ = 0;
   SystemLayer* system_ = nullptr;
   std::vector<NpuState> state_;
   std::vector<NpuResult> results_;

@@ -1,5 +1,7 @@
 #include "dsim/network/analytical_aware/aware_network.h"
 
+#include "dsim/network/registry.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,8 +10,9 @@
 
 namespace snr::dsim {
 
-AwareNetwork::AwareNetwork(const NetworkConfig& config, EventQueue& events, NetworkHost& host)
-    : config_(config), layout_(config), events_(events), host_(host) {
+AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
+    : config_(config), layout_(config), loop_(loop) {
+  hop_handler_ = loop.add_handler("network backend analytical-congestion-aware", *this);
   const uint64_t npus = config.npus_count();
   for (size_t d = 0; d < config.dimensions.size(); ++d) {
     const auto& dim = config.dimensions[d];
@@ -25,9 +28,9 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventQueue& events, Netw
   ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
 }
 
-void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
+void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
   if (!ring_1d_ || src == dst) {
-    send_general(message, src, dst, bytes);
+    send_general(message, src, dst, bytes, deliver_to);
     return;
   }
   // One-dimensional Ring, the most common case: forward()'s arithmetic
@@ -41,34 +44,46 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes)
   TimeNs serialization_ns;
   TimeNs hop_ns;
   spec.cost(bytes, serialization_ns, hop_ns);
-  const TimeNs start = std::max(events_.now(), link.free_at_ns);
+  const TimeNs start = std::max(loop_.now(), link.free_at_ns);
   link.free_at_ns = start + serialization_ns;
   link.bytes += bytes;
   link.messages += 1;
   link.busy_ns += serialization_ns;
   const TimeNs hop_done_ns = start + hop_ns;
   if ((go_clockwise ? clockwise : anticlockwise) == 1) {
-    events_.schedule(hop_done_ns, EventKind::kMessageArrived, message);
+    loop_.schedule(hop_done_ns, deliver_to, MessageArrived{message});
     return;
   }
   const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-  keep_in_flight(message, InFlight{next_at, dst, bytes, -1, true}, hop_done_ns);
+  keep_in_flight(InFlight{next_at, dst, bytes, message, deliver_to, -1, true, 0}, hop_done_ns);
 }
 
-void AwareNetwork::keep_in_flight(MessageId message, const InFlight& m, TimeNs hop_done_ns) {
-  if (in_flight_.size() <= message) in_flight_.resize(message + 1);
-  in_flight_[message] = m;
-  events_.schedule(hop_done_ns, EventKind::kNetworkHop, message);
-}
-
-void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
-  InFlight m{src, dst, bytes, -1, true};
-  // Most messages (ring neighbours, fully connected peers) take one hop and
-  // need no state here: only multi-hop ones are remembered.
-  if (forward(message, m)) {
-    if (in_flight_.size() <= message) in_flight_.resize(message + 1);
-    in_flight_[message] = m;
+uint32_t AwareNetwork::allocate_flight(const InFlight& m) {
+  uint32_t flight;
+  if (free_flight_ != kNoFlight) {
+    flight = free_flight_;
+    free_flight_ = in_flight_[flight].next_free;
+    in_flight_[flight] = m;
+  } else {
+    flight = static_cast<uint32_t>(in_flight_.size());
+    in_flight_.push_back(m);
   }
+  return flight;
+}
+
+void AwareNetwork::keep_in_flight(const InFlight& m, TimeNs hop_done_ns) {
+  loop_.schedule(hop_done_ns, hop_handler_, HopDone{allocate_flight(m)});
+}
+
+void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
+  if (src == dst) {
+    loop_.deliver_now(deliver_to, MessageArrived{message});
+    return;
+  }
+  // Most messages (ring neighbours, fully connected peers) take one hop and
+  // leave no state here; a slot is kept only while hops remain.
+  const uint32_t flight = allocate_flight(InFlight{src, dst, bytes, message, deliver_to, -1, true, 0});
+  if (!forward(flight)) free_flight(flight);
 }
 
 AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
@@ -98,12 +113,8 @@ AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, u
   throw Error("unreachable topology kind");
 }
 
-bool AwareNetwork::forward(MessageId message, InFlight& m) {
-  if (m.switch_dim < 0 && m.at == m.dst) {
-    m.active = false;
-    host_.message_arrived(message);
-    return false;
-  }
+bool AwareNetwork::forward(uint32_t flight) {
+  InFlight& m = in_flight_[flight];
   Link* link = nullptr;
   size_t dim = 0;
   NpuId next_at = m.at;
@@ -129,7 +140,7 @@ bool AwareNetwork::forward(MessageId message, InFlight& m) {
   TimeNs serialization_ns;
   TimeNs hop_ns;
   dims_[dim].cost(m.bytes, serialization_ns, hop_ns);
-  const TimeNs start = std::max(events_.now(), link->free_at_ns);
+  const TimeNs start = std::max(loop_.now(), link->free_at_ns);
   link->free_at_ns = start + serialization_ns;
   link->bytes += m.bytes;
   link->messages += 1;
@@ -137,21 +148,22 @@ bool AwareNetwork::forward(MessageId message, InFlight& m) {
   const TimeNs hop_done_ns = start + hop_ns;
   if (next_switch_dim < 0 && next_at == m.dst) {
     // Last hop: the arrival event itself, no extra network step.
-    m.active = false;
-    events_.schedule(hop_done_ns, EventKind::kMessageArrived, message);
+    loop_.schedule(hop_done_ns, m.deliver_to, MessageArrived{m.message});
     return false;
   }
   m.at = next_at;
   m.switch_dim = next_switch_dim;
-  events_.schedule(hop_done_ns, EventKind::kNetworkHop, message);
+  loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
   return true;
 }
 
-void AwareNetwork::handle_event(MessageId message) {
-  if (message >= in_flight_.size() || !in_flight_[message].active) {
-    throw Error(fmt::format("network: event for unknown message {}", message));
+void AwareNetwork::handle(const Event& event) {
+  if (event.kind != HopDone::kKind) throw_unknown_event(loop_.handler_name(hop_handler_), event);
+  const uint32_t flight = event.get<HopDone>().flight;
+  if (flight >= in_flight_.size() || !in_flight_[flight].active) {
+    throw Error(fmt::format("network: hop event for unknown message slot {}", flight));
   }
-  forward(message, in_flight_[message]);
+  if (!forward(flight)) free_flight(flight);
 }
 
 std::vector<LinkStats> AwareNetwork::link_stats() const {
@@ -183,6 +195,18 @@ std::vector<LinkStats> AwareNetwork::link_stats() const {
     result.push_back(LinkStats{fmt::format("npu{}->npu{}", from, to), link->bytes, link->messages, link->busy_ns});
   }
   return result;
+}
+
+NetworkBackendSpec analytical_aware_spec() {
+  NetworkBackendSpec spec;
+  spec.name = "analytical-congestion-aware";
+  spec.summary = "per-link FIFO queues, store and forward (ASTRA-sim analytical congestion_aware)";
+  spec.config_keys = {"topology", "npus_count", "bandwidth", "latency"};
+  spec.parse_config = [](std::string_view text, std::string_view source) { return parse_network_config(text, source); };
+  spec.create = [](const NetworkConfig& config, EventLoop& loop) -> std::unique_ptr<NetworkBackend> {
+    return std::make_unique<AwareNetwork>(config, loop);
+  };
+  return spec;
 }
 
 }  // namespace snr::dsim

@@ -16,11 +16,16 @@
 
 namespace snr::dsim {
 
-class AwareNetwork final : public NetworkBackend {
+struct NetworkBackendSpec;
+// The registry entry of this backend (analytical-congestion-aware).
+NetworkBackendSpec analytical_aware_spec();
+
+class AwareNetwork final : public NetworkBackend, public EventHandler {
  public:
-  AwareNetwork(const NetworkConfig& config, EventQueue& events, NetworkHost& host);
-  void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) override;
-  void handle_event(MessageId message) override;
+  // Registers the backend's hop handler on `loop`.
+  AwareNetwork(const NetworkConfig& config, EventLoop& loop);
+  void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) override;
+  void handle(const Event& event) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
   [[nodiscard]] std::string name() const override { return "analytical-congestion-aware"; }
 
@@ -36,8 +41,16 @@ class AwareNetwork final : public NetworkBackend {
     NpuId at = 0;
     NpuId dst = 0;
     uint64_t bytes = 0;
+    MessageId message = 0;      // the sender's id
+    HandlerId deliver_to = 0;   // the sender's handler
     int16_t switch_dim = -1;
-    bool active = false;
+    bool active = false;        // false: on the free list (next_free)
+    uint32_t next_free = 0;
+  };
+  // The backend's own event: a message in flight finished a hop.
+  struct HopDone {
+    static constexpr uint8_t kKind = 1;
+    uint32_t flight;  // index into in_flight_
   };
   // Per-dimension constants, flat for the per-hop path.
   struct Dim {
@@ -65,13 +78,19 @@ class AwareNetwork final : public NetworkBackend {
       hop_ns = cached_hop_ns;
     }
   };
-  // Moves the message one hop (or delivers it); returns true while it is
-  // still inside the network afterwards.
-  bool forward(MessageId message, InFlight& m);
+  // Moves in-flight message `flight` one hop (or delivers it); returns
+  // true while it is still inside the network afterwards.
+  bool forward(uint32_t flight);
   // Out of send()'s one-hop path, so that it stays short: a message that
   // has more hops to go on a one-dimensional Ring, and every other case.
-  [[gnu::noinline]] void keep_in_flight(MessageId message, const InFlight& m, TimeNs hop_done_ns);
-  [[gnu::noinline]] void send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes);
+  [[gnu::noinline]] void keep_in_flight(const InFlight& m, TimeNs hop_done_ns);
+  [[gnu::noinline]] void send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to);
+  uint32_t allocate_flight(const InFlight& m);
+  void free_flight(uint32_t flight) {
+    in_flight_[flight].active = false;
+    in_flight_[flight].next_free = free_flight_;
+    free_flight_ = flight;
+  }
   Link& link_for(size_t dim, NpuId from, uint32_t from_coord, uint32_t to_coord, int16_t& next_switch_dim,
                  NpuId& next_at);
   [[nodiscard]] static uint64_t fc_key(size_t dim, NpuId from, NpuId to) {
@@ -80,13 +99,15 @@ class AwareNetwork final : public NetworkBackend {
 
   NetworkConfig config_;
   DimensionLayout layout_;
-  EventQueue& events_;
-  NetworkHost& host_;
+  EventLoop& loop_;
+  HandlerId hop_handler_ = 0;
   std::vector<Dim> dims_;
   std::vector<std::vector<Link>> dense_links_;  // per dimension: 2 per NPU (Ring cw/ccw, Switch up/down)
   std::unordered_map<uint64_t, Link> fc_links_;
   bool ring_1d_ = false;  // one dimension, Ring: send()'s own path applies
-  std::vector<InFlight> in_flight_;              // multi-hop messages, indexed by MessageId
+  std::vector<InFlight> in_flight_;  // messages with more than one hop to go (pooled)
+  static constexpr uint32_t kNoFlight = UINT32_MAX;
+  uint32_t free_flight_ = kNoFlight;
 };
 
 }  // namespace snr::dsim

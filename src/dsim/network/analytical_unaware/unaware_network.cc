@@ -1,13 +1,11 @@
 #include "dsim/network/analytical_unaware/unaware_network.h"
 
-#include <fmt/format.h>
-
-#include "common/error.h"
+#include "dsim/network/registry.h"
 
 namespace snr::dsim {
 
-UnawareNetwork::UnawareNetwork(const NetworkConfig& config, EventQueue& events)
-    : config_(config), layout_(config), events_(events) {
+UnawareNetwork::UnawareNetwork(const NetworkConfig& config, EventLoop& loop)
+    : config_(config), layout_(config), loop_(loop) {
   for (const auto& dim : config.dimensions) bytes_per_ns_.push_back(gbps_to_bytes_per_ns(dim.bandwidth_gbps));
 }
 
@@ -33,7 +31,7 @@ TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
   return total;
 }
 
-void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) {
+void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
   // No per-hop state: the arrival time is known at injection.
   TimeNs delay;
   if (bytes_per_ns_.size() == 1) {
@@ -48,13 +46,21 @@ void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t byte
   } else {
     delay = delay_ns(src, dst, bytes);
   }
-  events_.schedule(events_.now() + delay, EventKind::kMessageArrived, message);
-}
-
-void UnawareNetwork::handle_event(MessageId message) {
-  throw Error(fmt::format("network: unaware backend has no events (message {})", message));
+  loop_.schedule(loop_.now() + delay, deliver_to, MessageArrived{message});
 }
 
 std::vector<LinkStats> UnawareNetwork::link_stats() const { return {}; }
+
+NetworkBackendSpec analytical_unaware_spec() {
+  NetworkBackendSpec spec;
+  spec.name = "analytical-congestion-unaware";
+  spec.summary = "hops x latency + size / bandwidth, no contention (ASTRA-sim analytical congestion_unaware)";
+  spec.config_keys = {"topology", "npus_count", "bandwidth", "latency"};
+  spec.parse_config = [](std::string_view text, std::string_view source) { return parse_network_config(text, source); };
+  spec.create = [](const NetworkConfig& config, EventLoop& loop) -> std::unique_ptr<NetworkBackend> {
+    return std::make_unique<UnawareNetwork>(config, loop);
+  };
+  return spec;
+}
 
 }  // namespace snr::dsim

@@ -9,11 +9,14 @@
 
 namespace snr::dsim {
 
+struct NetworkBackendSpec;
+// The registry entry of this backend (analytical-congestion-unaware).
+NetworkBackendSpec analytical_unaware_spec();
+
 class UnawareNetwork final : public NetworkBackend {
  public:
-  UnawareNetwork(const NetworkConfig& config, EventQueue& events);
-  void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes) override;
-  void handle_event(MessageId message) override;
+  UnawareNetwork(const NetworkConfig& config, EventLoop& loop);
+  void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
   [[nodiscard]] std::string name() const override { return "analytical-congestion-unaware"; }
 
@@ -24,7 +27,7 @@ class UnawareNetwork final : public NetworkBackend {
   NetworkConfig config_;
   DimensionLayout layout_;
   std::vector<double> bytes_per_ns_;
-  EventQueue& events_;
+  EventLoop& loop_;
   // One dimension: the delay depends on (hops, bytes) only, and collectives
   // send the same pair over and over, so the last one is kept.
   int cached_hops_ = -1;

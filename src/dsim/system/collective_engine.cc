@@ -1,31 +1,35 @@
-#include "dsim/system/system_layer.h"
+#include "dsim/system/collective_engine.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "common/error.h"
 
 namespace snr::dsim {
 
-SystemLayer::SystemLayer(const SystemConfig& system, const NetworkConfig& network, EventQueue& events,
-                         SystemClient& client, const CustomCollectives* custom)
-    : system_(system), network_config_(network), layout_(network), events_(events), client_(client),
-      custom_(custom) {
+CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConfig& network, EventLoop& loop,
+                                   NetworkBackend& backend, SystemClient& client, TrafficCounters& traffic,
+                                   const CustomCollectives* custom)
+    : system_(system), network_config_(network), layout_(network),
+      default_algorithm_(&find_collective_algorithm("ring")), custom_algorithm_(&find_collective_algorithm("custom")),
+      loop_(loop), events_(loop.queue()),
+      network_(backend), client_(client), traffic_(traffic), custom_(custom) {
+  handler_ = loop.add_handler("system layer (collectives)", *this);
   const uint64_t npus = network.npus_count();
   npus_.resize(npus);
   for (auto& npu : npus_) {
     npu.queue_streams.resize(network.dimensions.size());
     npu.running.assign(network.dimensions.size(), 0);
-    npu.tree_phases.assign(network.dimensions.size(), 0);
   }
-  bytes_sent_per_npu_.assign(npus, 0);
 }
 
-SystemLayer::~SystemLayer() = default;
+CollectiveEngine::~CollectiveEngine() = default;
 
-const std::vector<CollectiveImplementation>& SystemLayer::implementations(CollectiveKind kind) const {
+const std::vector<CollectiveImplementation>& CollectiveEngine::implementations(CollectiveKind kind) const {
   switch (kind) {
     case CollectiveKind::kAllReduce: return system_.all_reduce;
     case CollectiveKind::kAllGather: return system_.all_gather;
@@ -35,7 +39,7 @@ const std::vector<CollectiveImplementation>& SystemLayer::implementations(Collec
   return system_.all_reduce;
 }
 
-uint64_t SystemLayer::reduction_ns(uint64_t bytes) {
+uint64_t CollectiveEngine::reduction_ns(uint64_t bytes) {
   if (bytes == reduction_cached_bytes_) return reduction_cached_ns_;
   if (system_.local_mem_bw_gbps <= 0) {
     throw Error("a reduction needs local-mem-bw in the system configuration");
@@ -47,7 +51,7 @@ uint64_t SystemLayer::reduction_ns(uint64_t bytes) {
   return reduction_cached_ns_;
 }
 
-uint32_t SystemLayer::allocate_stream() {
+uint32_t CollectiveEngine::allocate_stream() {
   if (!free_streams_.empty()) {
     const uint32_t id = free_streams_.back();
     free_streams_.pop_back();
@@ -58,7 +62,7 @@ uint32_t SystemLayer::allocate_stream() {
   return static_cast<uint32_t>(streams_.size() - 1);
 }
 
-void SystemLayer::fill_phase_rings(Stream& stream, const CollectiveRequest& request) {
+void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest& request) {
   const NpuId npu = request.npu;
   const auto& impls = implementations(request.kind);
   const size_t dims = layout_.dims();
@@ -69,12 +73,13 @@ void SystemLayer::fill_phase_rings(Stream& stream, const CollectiveRequest& requ
     if (stream.phase_count >= kMaxPhases) throw Error("too many collective phases");
     PhasePlan& plan = stream.phases[stream.phase_count++];
     plan.kind = kind;
+    plan.algorithm = default_algorithm_;
     if (!impls.empty()) {
       const CollectiveImplementation& impl = impls[std::min(dim, impls.size() - 1)];
-      plan.algorithm = impl.kind;
-      plan.direct_window = impl.direct_window;
+      plan.algorithm = impl.algorithm;
+      plan.parameter = impl.parameter;
     }
-    plan.custom = custom;
+    if (custom) plan.algorithm = custom_algorithm_;
     plan.queue = static_cast<uint16_t>(dim);
     plan.input_bytes = bytes;
     plan.ring = ring;
@@ -140,7 +145,7 @@ void SystemLayer::fill_phase_rings(Stream& stream, const CollectiveRequest& requ
   }
 }
 
-void SystemLayer::start_collective(const CollectiveRequest& request) {
+void CollectiveEngine::start_collective(const CollectiveRequest& request) {
   const auto splits = static_cast<uint64_t>(system_.preferred_dataset_splits);
   uint64_t size = request.bytes;
   uint64_t chunk = size / splits;
@@ -152,9 +157,17 @@ void SystemLayer::start_collective(const CollectiveRequest& request) {
   }
   if (chunk == 0) throw Error(fmt::format("NPU {}: collective of {} bytes is empty", request.npu, request.bytes));
   for (const auto& impl : implementations(request.kind)) {
-    if (impl.kind == AlgorithmKind::kDoubleBinaryTree && request.kind != CollectiveKind::kAllReduce) {
-      throw Error(fmt::format("collective {}: doubleBinaryTree implements all-reduce only",
-                              collective_name(request.kind)));
+    if (!impl.algorithm->implements_kind(request.kind)) {
+      const auto dashed = [](CollectiveKind kind) {
+        std::string name = collective_name(kind);
+        std::replace(name.begin(), name.end(), '_', '-');
+        return name;
+      };
+      std::vector<std::string> implemented;
+      for (const CollectiveKind kind : impl.algorithm->implements) implemented.push_back(dashed(kind));
+      throw Error(fmt::format("collective {}: {} does not implement {} (it implements {})",
+                              collective_name(request.kind), impl.algorithm->name, dashed(request.kind),
+                              fmt::join(implemented, ", ")));
     }
   }
   uint32_t dataset_id;
@@ -186,7 +199,7 @@ void SystemLayer::start_collective(const CollectiveRequest& request) {
     }
     ++datasets_[dataset_id].streams_left;
     ++live_streams_;
-    ++totals_.streams_run;
+    ++streams_run_;
     stream.current_phase = 0;
     stream.queue = -1;
     enter_next_phase(id);
@@ -197,14 +210,14 @@ void SystemLayer::start_collective(const CollectiveRequest& request) {
   }
 }
 
-void SystemLayer::insert_by_priority(std::vector<uint32_t>& queue, uint32_t stream_id) {
+void CollectiveEngine::insert_by_priority(std::vector<uint32_t>& queue, uint32_t stream_id) {
   const int64_t priority = streams_[stream_id].priority;
   auto it = queue.begin();
   while (it != queue.end() && (streams_[*it].initialized || streams_[*it].priority >= priority)) ++it;
   queue.insert(it, stream_id);
 }
 
-void SystemLayer::init_waiting_streams(NpuId npu, uint16_t queue) {
+void CollectiveEngine::init_waiting_streams(NpuId npu, uint16_t queue) {
   NpuState& state = npus_[npu];
   auto& list = state.queue_streams[queue];
   const auto limit = static_cast<uint32_t>(system_.active_chunks_per_dimension);
@@ -215,36 +228,30 @@ void SystemLayer::init_waiting_streams(NpuId npu, uint16_t queue) {
   }
 }
 
-void SystemLayer::init_stream(uint32_t stream_id) {
+void CollectiveEngine::init_stream(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
   stream.initialized = true;
-  std::visit([&](auto& phase) { phase.start(stream_id, *this); }, stream.phase);
+  if (auto* plugin = std::get_if<PluginPhase>(&stream.phase)) {
+    (*plugin)->start(stream_id, *this);
+    return;
+  }
+  std::visit(
+      [&](auto& phase) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(phase)>, PluginPhase>) phase.start(stream_id, *this);
+      },
+      stream.phase);
 }
 
-SystemLayer::Phase SystemLayer::make_phase(NpuId npu, const PhasePlan& plan) {
-  if (plan.custom) {
-    if (plan.ring.my_position >= custom_->all_reduce.size()) {
-      throw Error(fmt::format("custom all-reduce has {} rank programs, rank position {} needs one",
-                              custom_->all_reduce.size(), plan.ring.my_position));
-    }
-    return CustomPhase(plan, custom_->all_reduce[plan.ring.my_position]);
-  }
-  switch (plan.algorithm) {
-    case AlgorithmKind::kRing: return RingPhase(plan);
-    case AlgorithmKind::kDirect: return DirectPhase(plan, plan.direct_window);
-    case AlgorithmKind::kHalvingDoubling: return HalvingDoublingPhase(plan);
-    case AlgorithmKind::kDoubleBinaryTree: {
-      // ASTRA-sim hands out its two trees alternately, per NPU and dimension.
-      const uint32_t begun = npus_[npu].tree_phases[plan.queue]++;
-      return DoubleBinaryTreePhase(plan, begun % 2 == 1);
-    }
-  }
-  throw Error("unknown collective algorithm");
+Phase CollectiveEngine::make_phase(NpuId npu, const PhasePlan& plan) {
+  std::vector<uint32_t>& begun = npus_[npu].phases_begun;
+  const size_t slot = static_cast<size_t>(plan.algorithm->index) * layout_.dims() + plan.queue;
+  if (begun.size() <= slot) begun.resize(slot + 1, 0);
+  return plan.algorithm->create(PhaseContext{plan, npu, begun[slot]++, custom_});
 }
 
 // Moves a stream into its next phase's queue (ASTRA-sim's
 // proceed_to_next_vnet_baseline), or retires it after the last phase.
-void SystemLayer::enter_next_phase(uint32_t stream_id) {
+void CollectiveEngine::enter_next_phase(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
   const NpuId npu = stream.npu;
   NpuState& state = npus_[npu];
@@ -283,85 +290,70 @@ void SystemLayer::enter_next_phase(uint32_t stream_id) {
   init_waiting_streams(npu, plan.queue);
 }
 
-void SystemLayer::phase_finished(uint32_t stream) { enter_next_phase(stream); }
+void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream); }
 
-void SystemLayer::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
-  events_.schedule(events_.now() + system_.endpoint_delay_ns, EventKind::kBundleReady, stream,
-                   (bytes << 1) | (reduce ? 1 : 0));
+void CollectiveEngine::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
+  events_.schedule(events_.now() + system_.endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
 }
 
-void SystemLayer::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src, uint64_t bytes) {
+void CollectiveEngine::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src, uint64_t bytes) {
   send(stream_id, dst, bytes);
   post_recv(stream_id, src, bytes);
 }
 
-void SystemLayer::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
+void CollectiveEngine::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
   Stream& stream = streams_[stream_id];
   const uint32_t slot = cached_slot(stream.send_slot, MatchKey{dst, stream.npu, stream.tag, bytes}, dst);
   const MessageId id = allocate_message();
   messages_[id] = Message{stream.npu, dst, bytes, stream.tag, uint64_t{matcher_.generation()} << 32 | slot};
-  bytes_sent_per_npu_[stream.npu] += bytes;
-  ++totals_.messages_sent;
-  totals_.bytes_sent += bytes;
-  network_->send(id, stream.npu, dst, bytes);
+  traffic_.count(stream.npu, bytes);
+  network_.send(id, stream.npu, dst, bytes, handler_);
 }
 
-void SystemLayer::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
+void CollectiveEngine::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
   Stream& stream = streams_[stream_id];
   const uint32_t slot = cached_slot(stream.recv_slot, MatchKey{stream.npu, src, stream.tag, bytes}, src);
   if (matcher_.post_at(slot, stream_id)) {
-    events_.schedule(events_.now(), EventKind::kDeferredRecv, stream_id);
+    events_.schedule(events_.now(), handler_, DeferredRecv{stream_id});
   }
 }
 
-void SystemLayer::custom_send(uint32_t stream_id, uint32_t step, NpuId dst, uint32_t tag, uint64_t bytes) {
+void CollectiveEngine::custom_send(uint32_t stream_id, uint32_t step, NpuId dst, uint32_t tag, uint64_t bytes) {
   const Stream& stream = streams_[stream_id];
   const MessageId id = allocate_message();
   messages_[id] = Message{stream.npu, dst, bytes, kCustomTagBit | (uint64_t{stream.tag} << 24) | tag,
                           uint64_t{stream_id} << 32 | step};
-  bytes_sent_per_npu_[stream.npu] += bytes;
-  ++totals_.messages_sent;
-  totals_.bytes_sent += bytes;
-  network_->send(id, stream.npu, dst, bytes);
+  traffic_.count(stream.npu, bytes);
+  network_.send(id, stream.npu, dst, bytes, handler_);
 }
 
-void SystemLayer::custom_recv(uint32_t stream_id, uint32_t step, NpuId src, uint32_t tag, uint64_t bytes) {
+void CollectiveEngine::custom_recv(uint32_t stream_id, uint32_t step, NpuId src, uint32_t tag, uint64_t bytes) {
   const Stream& stream = streams_[stream_id];
   const MatchKey key{stream.npu, src, kCustomTagBit | (uint64_t{stream.tag} << 24) | tag, bytes};
   if (matcher_.post(key, uint64_t{stream_id} << 32 | step)) {
-    events_.schedule(events_.now(), EventKind::kCustomStepDone, stream_id, step);
+    events_.schedule(events_.now(), handler_, CustomStepDone{stream_id, step});
   }
 }
 
-void SystemLayer::custom_compute(uint32_t stream_id, uint32_t step, uint64_t ns) {
-  events_.schedule(events_.now() + ns, EventKind::kCustomStepDone, stream_id, step);
+void CollectiveEngine::custom_compute(uint32_t stream_id, uint32_t step, uint64_t ns) {
+  events_.schedule(events_.now() + ns, handler_, CustomStepDone{stream_id, step});
 }
 
-void SystemLayer::custom_step_done(uint32_t stream_id, uint32_t step) {
-  auto* phase = std::get_if<CustomPhase>(&streams_[stream_id].phase);
-  if (phase == nullptr) throw Error(fmt::format("stream {}: custom step {} done outside a custom phase", stream_id, step));
-  phase->on_step_done(stream_id, step, *this);
-}
-
-void SystemLayer::send_p2p(NpuId npu, NpuId dst, int64_t tag, uint64_t bytes, uint64_t node_index) {
-  const MessageId id = allocate_message();
-  messages_[id] = Message{npu, dst, bytes, kP2pTagBit | static_cast<uint64_t>(tag), node_index};
-  bytes_sent_per_npu_[npu] += bytes;
-  ++totals_.messages_sent;
-  totals_.bytes_sent += bytes;
-  network_->send(id, npu, dst, bytes);
-}
-
-void SystemLayer::recv_p2p(NpuId npu, NpuId src, int64_t tag, uint64_t bytes, uint64_t node_index) {
-  if (matcher_.post(MatchKey{npu, src, kP2pTagBit | static_cast<uint64_t>(tag), bytes}, node_index)) {
-    events_.schedule(events_.now(), EventKind::kNodeReady, npu, node_index);
+void CollectiveEngine::custom_step_done(uint32_t stream_id, uint32_t step) {
+  Phase& phase = streams_[stream_id].phase;
+  if (auto* custom = std::get_if<CustomPhase>(&phase)) {
+    custom->on_step_done(stream_id, step, *this);
+  } else if (auto* plugin = std::get_if<PluginPhase>(&phase)) {
+    (*plugin)->on_step_done(stream_id, step, *this);
+  } else {
+    throw Error(fmt::format("stream {}: step {} done in a phase without steps", stream_id, step));
   }
 }
 
-void SystemLayer::message_arrived(MessageId message_id) {
+void CollectiveEngine::message_arrived(MessageId message_id) {
   const Message& message = messages_[message_id];
-  if ((message.tag & (kP2pTagBit | kCustomTagBit)) != 0) {
-    tagged_message_arrived(message_id);
+  if ((message.tag & kCustomTagBit) != 0) {
+    custom_message_arrived(message_id);
     return;
   }
   uint64_t waiter = 0;
@@ -372,90 +364,78 @@ void SystemLayer::message_arrived(MessageId message_id) {
   if (matched) deliver_to_stream(static_cast<uint32_t>(waiter));
 }
 
-void SystemLayer::tagged_message_arrived(MessageId message_id) {
+void CollectiveEngine::custom_message_arrived(MessageId message_id) {
   // A copy: the callbacks below may send (and grow messages_).
   const Message message = messages_[message_id];
   free_message(message_id);
-  const bool p2p = (message.tag & kP2pTagBit) != 0;
-  if (p2p) {
-    client_.communication_finished(message.src, message.token);
-  } else {
-    custom_step_done(static_cast<uint32_t>(message.token >> 32), static_cast<uint32_t>(message.token));
-  }
+  custom_step_done(static_cast<uint32_t>(message.token >> 32), static_cast<uint32_t>(message.token));
   uint64_t waiter = 0;
   if (!matcher_.arrive(MatchKey{message.dst, message.src, message.tag, message.bytes}, waiter)) return;
-  if (p2p) {
-    client_.communication_finished(message.dst, waiter);
-  } else {
-    custom_step_done(static_cast<uint32_t>(waiter >> 32), static_cast<uint32_t>(waiter));
-  }
+  custom_step_done(static_cast<uint32_t>(waiter >> 32), static_cast<uint32_t>(waiter));
 }
 
-void SystemLayer::deliver_to_stream(uint32_t stream_id) {
+void CollectiveEngine::deliver_to_stream(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
   switch (stream.phase.index()) {
     case 0: std::get<RingPhase>(stream.phase).on_packet_received(stream_id, *this); return;
     case 1: std::get<DirectPhase>(stream.phase).on_packet_received(stream_id, *this); return;
     case 2: std::get<HalvingDoublingPhase>(stream.phase).on_packet_received(stream_id, *this); return;
     case 3: std::get<DoubleBinaryTreePhase>(stream.phase).on_packet_received(stream_id, *this); return;
+    case 5: std::get<PluginPhase>(stream.phase)->on_packet_received(stream_id, *this); return;
     default: throw Error(fmt::format("stream {}: a collective message reached a custom phase", stream_id));
   }
 }
 
-void SystemLayer::packet_ready(uint32_t stream_id) {
+void CollectiveEngine::packet_ready(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
   switch (stream.phase.index()) {
     case 0: std::get<RingPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     case 1: std::get<DirectPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     case 2: std::get<HalvingDoublingPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     case 3: std::get<DoubleBinaryTreePhase>(stream.phase).on_packet_ready(stream_id, *this); return;
+    case 5: std::get<PluginPhase>(stream.phase)->on_packet_ready(stream_id, *this); return;
     default: throw Error(fmt::format("stream {}: endpoint event in a custom phase", stream_id));
   }
 }
 
 // flatten: everything called from here that is defined in this file is
-// inlined into the loop — the hot handlers, and the cold ones with them.
-[[gnu::flatten]] void SystemLayer::run() {
-  while (!events_.empty()) {
-    handle(events_.pop());
-  }
+// inlined into the handler — the hot paths, and the cold ones with them.
+[[gnu::flatten]] void CollectiveEngine::handle(const Event& first) {
+  handle_one(first.kind, first.data);
+  // Inside deliver_now the caller has not finished its own event yet.
+  if (loop_.delivering_now()) return;
+  uint8_t kind = 0;
+  EventData data;
+  while (events_.pop_if_for(handler_, kind, data)) handle_one(kind, data);
 }
 
-void SystemLayer::handle(const Event& event) {
-  switch (event.kind) {
-    case EventKind::kBundleReady: {
-      const bool reduce = (event.b & 1) != 0;
-      if (reduce) {
-        events_.schedule(events_.now() + reduction_ns(event.b >> 1), EventKind::kReductionDone, event.a);
+void CollectiveEngine::handle_one(uint8_t kind, EventData data) {
+  switch (kind) {
+    case PacketReady::kKind: {
+      const auto ready = data.as<PacketReady>();
+      if (ready.reduce) {
+        events_.schedule(events_.now() + reduction_ns(ready.bytes), handler_, ReductionDone{ready.stream});
       } else {
-        packet_ready(event.a);
+        packet_ready(ready.stream);
       }
       break;
     }
-    case EventKind::kReductionDone:
-      packet_ready(event.a);
+    case ReductionDone::kKind:
+      packet_ready(data.as<ReductionDone>().stream);
       break;
-    case EventKind::kCustomStepDone:
-      custom_step_done(event.a, static_cast<uint32_t>(event.b));
-      break;
-    case EventKind::kDeferredRecv:
-      deliver_to_stream(event.a);
-      break;
-    case EventKind::kMessageArrived:
-      message_arrived(event.a);
-      break;
-    case EventKind::kNetworkHop:
-      network_->handle_event(event.a);
-      break;
-    case EventKind::kComputeDone:
-    case EventKind::kNodeReady: {
-      // A copy, so that the hot path's event can live in registers.
-      const Event copy{event.time_ns, event.b, event.a, event.kind};
-      client_.handle(copy);
+    case CustomStepDone::kKind: {
+      const auto done = data.as<CustomStepDone>();
+      custom_step_done(done.stream, done.step);
       break;
     }
+    case DeferredRecv::kKind:
+      deliver_to_stream(data.as<DeferredRecv>().stream);
+      break;
+    case MessageArrived::kKind:
+      message_arrived(data.as<MessageArrived>().message);
+      break;
     default:
-      throw Error(fmt::format("system layer: unexpected event kind {}", static_cast<int>(event.kind)));
+      throw_unknown_event(loop_.handler_name(handler_), Event{events_.now(), data, handler_, kind});
   }
 }
 

@@ -1,0 +1,98 @@
+#include "dsim/network/registry.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "dsim/network/analytical_aware/aware_network.h"
+#include "dsim/network/analytical_unaware/unaware_network.h"
+
+namespace snr::dsim {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<NetworkBackendSpec>> specs;  // stable addresses
+};
+
+Registry& registry() {
+  static Registry* instance = [] {
+    auto* r = new Registry;
+    // The built-in backends, one line each (each spec lives beside its backend).
+    r->specs.push_back(std::make_unique<NetworkBackendSpec>(analytical_aware_spec()));
+    r->specs.push_back(std::make_unique<NetworkBackendSpec>(analytical_unaware_spec()));
+    return r;
+  }();
+  return *instance;
+}
+
+}  // namespace
+
+const NetworkBackendSpec& find_network_backend(std::string_view name) {
+  Registry& r = registry();
+  {
+    std::lock_guard lock(r.mutex);
+    for (const auto& spec : r.specs) {
+      if (spec->name == name) return *spec;
+    }
+  }
+  throw Error(fmt::format("unknown network backend '{}' (registered: {})", name,
+                          fmt::join(network_backend_names(), ", ")));
+}
+
+std::vector<std::string> network_backend_names() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& spec : r.specs) names.push_back(spec->name);
+  return names;
+}
+
+void register_network_backend(NetworkBackendSpec spec) {
+  if (spec.name.empty() || !spec.parse_config || !spec.create) {
+    throw Error(fmt::format("network backend '{}': a spec needs a name, parse_config and create", spec.name));
+  }
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const auto& existing : r.specs) {
+    if (existing->name == spec.name) throw Error(fmt::format("network backend '{}' is registered twice", spec.name));
+  }
+  r.specs.push_back(std::make_unique<NetworkBackendSpec>(std::move(spec)));
+}
+
+NetworkConfig parse_backend_config(const NetworkBackendSpec& spec, std::string_view text, std::string_view source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("network configuration {}: invalid YAML at line {}: {}", source, e.mark.line + 1, e.msg));
+  }
+  if (root.IsMap()) {
+    for (const auto& entry : root) {
+      std::string key;
+      try {
+        key = entry.first.as<std::string>();
+      } catch (const YAML::Exception&) {
+        throw Error(fmt::format("network configuration {}: a key at line {} is not a name", source,
+                                entry.first.Mark().line + 1));
+      }
+      if (std::find(spec.config_keys.begin(), spec.config_keys.end(), key) == spec.config_keys.end()) {
+        throw Error(fmt::format("network configuration {}: unknown key '{}' (line {}) for network backend '{}' "
+                                "(its keys: {})",
+                                source, key, entry.first.Mark().line + 1, spec.name, fmt::join(spec.config_keys, ", ")));
+      }
+    }
+  }
+  return spec.parse_config(text, source);
+}
+
+NetworkConfig load_backend_config(const NetworkBackendSpec& spec, const std::filesystem::path& path) {
+  return parse_backend_config(spec, read_file(path), path.string());
+}
+
+}  // namespace snr::dsim

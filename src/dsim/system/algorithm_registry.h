@@ -1,0 +1,112 @@
+// Collective algorithms by name (the system configuration's
+// `*-implementation` lists: "ring", "direct8", "oneHalvingDoubling", ...).
+// Each algorithm lives in its own file and describes itself with a
+// CollectiveAlgorithmSpec: its names, the collectives it implements, the
+// system-configuration keys it owns, and how to build one phase. Built-ins
+// are listed once in algorithm_registry.cc; others (tests, new models) may
+// be added at run time with register_collective_algorithm. See
+// src/dsim/README.md for adding one.
+//
+// Why phases are a variant: the built-in algorithms are the per-packet hot
+// path, so a stream holds its phase by value and the engine calls it
+// without a virtual call. A new algorithm needs no change here: it returns
+// a PluginPhase (an object behind the CollectivePhase interface), which the
+// engine drives through virtual calls.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "dsim/config/system_config.h"
+#include "dsim/system/collective.h"
+#include "dsim/system/custom_collective.h"
+#include "dsim/system/direct.h"
+#include "dsim/system/double_binary_tree.h"
+#include "dsim/system/halving_doubling.h"
+#include "dsim/system/ring.h"
+
+namespace snr::dsim {
+
+// A phase of an algorithm outside the built-in set. The engine calls
+// start once, on_packet_ready after each process_packet, on_packet_received
+// for each matched receive, and on_step_done for each completed
+// custom_send / custom_recv / custom_compute.
+class CollectivePhase {
+ public:
+  virtual ~CollectivePhase() = default;
+  virtual void start(uint32_t stream, PhaseActions& actions) = 0;
+  virtual void on_packet_ready(uint32_t stream, PhaseActions& actions) = 0;
+  virtual void on_packet_received(uint32_t stream, PhaseActions& actions) = 0;
+  virtual void on_step_done(uint32_t stream, uint32_t step, PhaseActions& actions) = 0;
+};
+using PluginPhase = std::unique_ptr<CollectivePhase>;
+
+// Index order is the engine's dispatch order (collective_engine.cc).
+using Phase = std::variant<RingPhase, DirectPhase, HalvingDoublingPhase, DoubleBinaryTreePhase, CustomPhase,
+                           PluginPhase>;
+
+// What an algorithm gets to build one phase of one stream.
+struct PhaseContext {
+  const PhasePlan& plan;
+  NpuId npu = 0;
+  // Phases of this algorithm the NPU began earlier in the same queue
+  // (ASTRA-sim's double binary tree alternates its two trees by it).
+  uint32_t begun_in_queue = 0;
+  // Programs of all-reduce-implementation-custom, or nullptr.
+  const CustomCollectives* custom = nullptr;
+};
+
+struct CollectiveAlgorithmSpec {
+  std::string name;                  // as written in the configuration
+  std::vector<std::string> aliases;  // other accepted spellings
+  std::string summary;               // one line for errors and docs
+  // Named in *-implementation lists; false for algorithms chosen by a key
+  // of their own (the custom collective).
+  bool listed = true;
+  bool flattenable = false;          // "one" + name: one phase over all NPUs
+  bool numeric_suffix = false;       // name + digits: PhasePlan::parameter (direct8)
+  std::vector<CollectiveKind> implements;
+  // System-configuration keys this algorithm owns, and their reader
+  // (`base_dir`: the configuration's folder, for relative paths).
+  std::vector<std::string> config_keys;
+  std::function<void(const nlohmann::json& value, std::string_view key, const std::filesystem::path& base_dir,
+                     SystemConfig& config)>
+      parse_key;
+  // Builds one phase; throws snr::Error when the phase cannot run it.
+  std::function<Phase(const PhaseContext& context)> create;
+  uint32_t index = 0;  // set by the registry
+
+  [[nodiscard]] bool implements_kind(CollectiveKind kind) const;
+};
+
+// The algorithm called `name` (no "one" prefix or suffix); throws
+// snr::Error listing the registered names.
+const CollectiveAlgorithmSpec& find_collective_algorithm(std::string_view name);
+// The algorithm owning system-configuration key `key`, or nullptr.
+const CollectiveAlgorithmSpec* find_algorithm_owning_key(std::string_view key);
+// Registered names (listed ones as written in configurations), in order.
+std::vector<std::string> collective_algorithm_names();
+// Adds an algorithm; throws snr::Error when a name or key is taken.
+void register_collective_algorithm(CollectiveAlgorithmSpec spec);
+
+// Resolves one entry of an *-implementation list: an optional "one"
+// prefix, a registered name or alias, and digits for algorithms that take
+// them. Throws snr::Error naming the entry and the registered names.
+CollectiveImplementation resolve_collective_implementation(std::string_view text);
+
+// Built-in specs (each defined beside its algorithm).
+CollectiveAlgorithmSpec ring_algorithm_spec();
+CollectiveAlgorithmSpec direct_algorithm_spec();
+CollectiveAlgorithmSpec halving_doubling_algorithm_spec();
+CollectiveAlgorithmSpec double_binary_tree_algorithm_spec();
+CollectiveAlgorithmSpec custom_algorithm_spec();
+
+}  // namespace snr::dsim
