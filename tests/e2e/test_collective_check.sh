@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# snr collective info/check: every current-schema MSCCL++ plan in the shared
+# data and ASTRA-sim's MSCCLang ring all-reduce lower to the load-store
+# representation and move exactly their collective's bytes; legacy schemas,
+# unknown ops, dangling references, deadlocks and races fail naming where.
+source "$(dirname "$0")/lib.sh"
+P="$DATA/mscclpp"
+if [[ ! -d "$P" ]]; then echo "SKIP: $P not present"; exit 77; fi
+T="$SRC/src/formats/mscclpp/testdata"
+
+for plan in allreduce allreduce_packet multi_node_transfer reduce reduce_nvls reduce_pack transfer_pack \
+            legacy/allgather; do
+  "$SNR" collective check "$P/$plan.json" > "$WORK/check.out"
+  expect_contains "$WORK/check.out" "ops ran without deadlock or race; all"
+  expect_contains "$WORK/check.out" "hold exactly what the"
+done
+
+# The same at a realistic size, as JSON.
+"$SNR" collective check "$P/allreduce.json" --size 1048576 --json > "$WORK/check.json"
+python3 - "$WORK/check.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ok"] and r["collective_checked"] and r["size_bytes"] == 1048576, r
+assert r["errors"] == [], r
+PY
+
+# info: op counts and bytes per GPU (2-GPU LL allreduce, 1 MiB per GPU).
+"$SNR" collective info "$P/allreduce_packet.json" --size 1048576 > "$WORK/info.txt"
+expect_contains "$WORK/info.txt" "plan allreduce_pkt (MSCCL++): collective allreduce, protocol LL"
+expect_contains "$WORK/info.txt" "lowered at 1048576 B per GPU input:"
+"$SNR" collective info "$P/allreduce_packet.json" --size 1048576 --json > "$WORK/info.json"
+python3 - "$WORK/info.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g0 = r["lowered"]["gpus"][0]
+# The peer's half goes out as packets (ppkt), then the reduced own half (respkt):
+# 1 MiB of payload, twice that on the wire (LL flags), and no semaphores.
+assert g0["remote_store_bytes"] == 1048576, g0
+assert g0["off_gpu_wire_bytes"] == 2097152, g0
+assert g0["ops"]["SemaphoreReleaseOp"] == 0, g0
+assert r["plan"]["ops"]["respkt"] == 4, r["plan"]
+PY
+
+# MSCCLang XML (ASTRA-sim's public custom collective).
+X="$DATA/astra-sim/system/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce.xml"
+if [[ -f "$X" ]]; then
+  "$SNR" collective check "$X" > "$WORK/xml.out"
+  expect_contains "$WORK/xml.out" "allreduce over 8 GPUs"
+  expect_contains "$WORK/xml.out" "hold exactly what the allreduce requires"
+fi
+
+# Rejected schema variants and malformed plans.
+expect_fail "$SNR" collective check "$P/legacy/allreduce_nvls.json"
+expect_contains "$WORK/expect_fail.out" "pre-August-2025 schema (GPU key 'inputChunks')"
+expect_fail "$SNR" collective info "$P/concrete_alltoallv_plan_0_3867294770437475.json"
+expect_contains "$WORK/expect_fail.out" "is a 'concrete' variant"
+
+sed 's/"name": "wait"/"name": "teleport"/' "$T/allgather_put.json" > "$WORK/unknown_op.json"
+expect_fail "$SNR" collective check "$WORK/unknown_op.json"
+expect_contains "$WORK/expect_fail.out" "gpu 0 threadblock 0 op 3: unknown op 'teleport'"
+
+python3 - "$T/allgather_put.json" "$WORK" <<'PY'
+import json, sys
+src, work = sys.argv[1], sys.argv[2]
+plan = json.load(open(src))
+bad = json.loads(json.dumps(plan))
+bad["gpus"][1]["threadblocks"][0]["ops"][1]["dst_buff"][0]["buffer_id"] = 5
+json.dump(bad, open(work + "/dangling.json", "w"))
+dead = json.loads(json.dumps(plan))
+del dead["gpus"][1]["threadblocks"][0]["ops"][2]  # gpu 1 never signals
+json.dump(dead, open(work + "/deadlock.json", "w"))
+PY
+expect_fail "$SNR" collective check "$WORK/dangling.json"
+expect_contains "$WORK/expect_fail.out" "gpu 1 threadblock 0 op 1 ('put') dst_buff[0]: buffer_id 5 is dangling"
+expect_fail "$SNR" collective check "$WORK/deadlock.json"
+expect_contains "$WORK/expect_fail.out" "deadlock: gpu 0 threadblock 0 op 3 ('wait') waits on semaphore"
+expect_contains "$WORK/expect_fail.out" "a wait without a matching signal"
+echo "collective check: OK"
