@@ -10,8 +10,28 @@ namespace {
 constexpr uint32_t kMemoryKinds = 3;
 constexpr uint64_t kQ16 = 65536;
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// Cycle arithmetic saturates: a time past 2^64 cycles is "never", not a
+// wrap to the past.
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  uint64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+}
 }  // namespace
+
+uint64_t dma_bytes_q16(uint64_t bytes) {
+  uint64_t q16 = 0;
+  if (__builtin_mul_overflow(bytes, kQ16, &q16)) {
+    throw Error(fmt::format("a DMA of {} bytes exceeds what DMA timing counts (2^48 bytes)", bytes));
+  }
+  return q16;
+}
 
 DmaTiming::DmaTiming(const hw::HwConfig& config, const hw::Topology& topology, const EventBus& bus)
     : topology_(topology),
@@ -76,8 +96,9 @@ uint64_t DmaTiming::issue(uint64_t cycle, const DmaRequest& request) {
   dma.resources.push_back(memory_resource(request.dst_chip, request.dst_memory));
   const std::vector<uint32_t>& hops = topology_.route(request.src_chip, request.dst_chip);
   for (uint32_t link : hops) dma.resources.push_back(kMemoryKinds * topology_.chip_count() + link);
-  dma.base_done_cycle = cycle + base_latency_cycles_ + hop_latency_cycles_ * hops.size();
-  dma.remaining_q16 = request.bytes * kQ16;
+  dma.base_done_cycle =
+      saturating_add(cycle, saturating_add(base_latency_cycles_, saturating_mul(hop_latency_cycles_, hops.size())));
+  dma.remaining_q16 = dma_bytes_q16(request.bytes);
   ++in_flight_[request.issuing_chip];
   publish(dma, DmaPhase::kIssued, cycle);
   pending_.emplace(std::make_pair(dma.base_done_cycle, dma.id), std::move(dma));
@@ -101,7 +122,7 @@ void DmaTiming::recompute_rates() {
 
 uint64_t DmaTiming::next_completion_cycle() const {
   uint64_t best = UINT64_MAX;
-  for (const Dma& dma : active_) best = std::min(best, now_ + ceil_div(dma.remaining_q16, dma.rate_q16));
+  for (const Dma& dma : active_) best = std::min(best, saturating_add(now_, ceil_div(dma.remaining_q16, dma.rate_q16)));
   return best;
 }
 
@@ -117,7 +138,7 @@ void DmaTiming::progress_to(uint64_t cycle) {
   // A chip's engine is busy over the interval if any of its transfers moves;
   // the stamp avoids counting a chip twice without a per-call allocation.
   for (Dma& dma : active_) {
-    dma.remaining_q16 -= std::min(dma.remaining_q16, dma.rate_q16 * elapsed);
+    dma.remaining_q16 -= std::min(dma.remaining_q16, saturating_mul(dma.rate_q16, elapsed));
     uint64_t& stamp = busy_stamp_[dma.request.issuing_chip];
     if (stamp != cycle) {
       stamp = cycle;

@@ -57,6 +57,10 @@ struct DmaCompletion {
   uint64_t cycle;
 };
 
+// `bytes` in the engine's 1/65536-byte units; throws snr::Error when the
+// product does not fit 64 bits (a DMA of 2^48 bytes or more).
+uint64_t dma_bytes_q16(uint64_t bytes);
+
 class DmaTiming {
  public:
   using CompletionCallback = std::function<void(const DmaCompletion&)>;

@@ -102,3 +102,32 @@ TEST(DmaTiming, ZeroByteDmaCompletesWhenItsBaseLatencyEnds) {
 
 }  // namespace
 }  // namespace snr::sim
+
+namespace snr::sim {
+namespace {
+
+TEST(DmaTimingFixedPoint, BytesToQ16IsChecked) {
+  EXPECT_EQ(dma_bytes_q16(1), 65536u);
+  EXPECT_EQ(dma_bytes_q16((1ull << 48) - 1), ((1ull << 48) - 1) << 16);
+  EXPECT_THROW((void)dma_bytes_q16(1ull << 48), Error);
+}
+
+TEST(DmaTimingFixedPoint, FastestValidBandwidthTimesExactly) {
+  // 1 PB/s HBM and VMEM at the slowest clock: a 1 GiB DMA is still timed
+  // from its bytes (the rate used to wrap to 1 B/cycle above 1e24 B/s).
+  hw::HwConfig config = testing::round_number_config(1);
+  hw::apply_overrides(config, {"clock=1MHz", "hbm.bandwidth=1PB/s", "vmem.bandwidth=1PB/s", "dma.base_latency=0ns"});
+  hw::Topology topology(config);
+  EventBus bus;
+  DmaTiming dma(config, topology, bus);
+  uint64_t done_cycle = 0;
+  dma.on_completion([&](const DmaCompletion& c) { done_cycle = c.cycle; });
+  DmaRequest r;
+  r.src_memory = MemoryKind::kHbm, r.dst_memory = MemoryKind::kVmem, r.bytes = 1ull << 30, r.row_bytes = r.bytes;
+  dma.issue(0, r);
+  dma.advance_to(UINT64_MAX - 1);
+  EXPECT_EQ(done_cycle, 2u);  // 2^30 B / 1e9 B per cycle, rounded up
+}
+
+}  // namespace
+}  // namespace snr::sim
