@@ -10,8 +10,13 @@ source "$(dirname "$0")/lib.sh"
 "$SNR" compile "$SRC/examples/llm-decode.yaml" -o "$WORK/decode" >/dev/null
 "$SNR" run "$WORK/decode" --chakra "$WORK/d4" >/dev/null
 
+# The hardware config models up to 256 chips; larger systems are the same
+# ICI links on a longer ring.
+"$SNR" hw export-network --hw tpu-v4-like --chips 4 -o "$WORK/net4" >/dev/null
 sim() {  # PREFIX NPUS
-  "$SNR" hw export-network --hw tpu-v4-like --chips "$2" -o "$WORK/net$2" >/dev/null
+  mkdir -p "$WORK/net$2"
+  cp "$WORK/net4/system.json" "$WORK/net4/remote_memory.json" "$WORK/net$2/"
+  sed "s/^npus_count: \[ 4 \]/npus_count: [ $2 ]/" "$WORK/net4/network.yml" >"$WORK/net$2/network.yml"
   local groups=()
   [[ -e "$1.comm_groups.json" ]] && groups=(--comm-group-configuration="$1.comm_groups.json")
   "$SNR" sim --workload-configuration="$1" --system-configuration="$WORK/net$2/system.json" \
