@@ -497,6 +497,15 @@ Result<elf::Image> assemble(std::string_view source, const AssembleOptions& opti
 Result<std::vector<uint8_t>> assemble_to_elf(std::string_view source, const AssembleOptions& options) {
   auto image = assemble(source, options);
   if (!image.ok()) return image.error();
+  // An executable without code (an empty file, only comments or data)
+  // would load and then fault at its entry point; refuse to write it.
+  bool has_code = false;
+  for (const elf::Section& section : image.value().sections) has_code |= section.execute && section.size_bytes > 0;
+  if (!has_code) {
+    return Error(fmt::format("{}: no instructions (empty source, or only comments and data): an executable needs code "
+                             "in .text",
+                             options.source_name));
+  }
   return elf::write_elf(image.value());
 }
 

@@ -143,3 +143,18 @@ TEST(Assembler, ErrorsNameFileLineColumn) {
 
 }  // namespace
 }  // namespace snr::assembler
+
+namespace snr::assembler {
+namespace {
+
+TEST(Assembler, ExecutableWithoutCodeIsRefused) {
+  for (const char* source : {"", "# nothing yet\n", ".data\nx: .word 1\n"}) {
+    auto elf = assemble_to_elf(source, {.source_name = "empty.s"});
+    ASSERT_FALSE(elf.ok()) << source;
+    EXPECT_NE(std::string(elf.error().what()).find("empty.s: no instructions"), std::string::npos);
+  }
+  EXPECT_TRUE(assemble_to_elf("_start: ret\n", {.source_name = "one.s"}).ok());
+}
+
+}  // namespace
+}  // namespace snr::assembler

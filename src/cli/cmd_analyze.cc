@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "common/cli_numbers.h"
+#include "common/output.h"
 #include "workflow/analyze_run.h"
 
 namespace {
@@ -21,6 +23,8 @@ struct AnalyzeArgs {
 };
 
 int analyze(const AnalyzeArgs& args) {
+  snr::cli::check_input_file(args.run_db);
+  snr::output::check_output_directory(args.output);
   snr::workflow::AnalyzeRunOptions options;
   options.output_dir = args.output;
   options.snapshot_path = args.snapshot;
@@ -45,9 +49,14 @@ void setup_analyze(CLI::App& app, snr::cli::CommandContext& ctx) {
   cmd->add_option("--snapshot", args->snapshot,
                   "the snapshot run.db was replayed from, to verify suggestions (default: found via run.db meta source)");
   cmd->add_flag("--no-verify", args->no_verify, "do not verify suggestions by rewriting and replaying");
-  cmd->add_option("--verify-top", args->verify_top, "suggestions to verify, best predicted first")->capture_default_str();
-  cmd->add_option("--top", args->top, "stalls and suggestions listed in the text summary")->capture_default_str();
+  cmd->add_option("--verify-top", args->verify_top, "suggestions to verify, best predicted first")
+      ->capture_default_str()
+      ->check(snr::cli::in_range(0, snr::limits::kMaxListed));
+  cmd->add_option("--top", args->top, "stalls and suggestions listed in the text summary")
+      ->capture_default_str()
+      ->check(snr::cli::in_range(0, snr::limits::kMaxListed));
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
+  snr::cli::set_examples(cmd, {"snr analyze run.db -o report/", "snr analyze run.db -o report/ --no-verify --top 10"});
   cmd->callback([args, &ctx] { ctx.exit_code = analyze(*args); });
 }
 

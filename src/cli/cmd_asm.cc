@@ -3,6 +3,8 @@
 
 #include "asm/assembler.h"
 #include "cli/command.h"
+#include "common/error.h"
+#include "common/output.h"
 #include "common/file_io.h"
 #include "elf/elf.h"
 
@@ -15,8 +17,13 @@ void setup_asm(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   auto text_base = std::make_shared<uint64_t>(snr::isa::kDefaultTextBase);
   sub->add_option("input", *input, "Assembly source (.s)")->required();
   sub->add_option("-o,--output", *output, "Output ELF file")->required();
-  sub->add_option("--text-base", *text_base, "Address of .text (default 0x10000)");
+  sub->add_option("--text-base", *text_base, "Address of .text (default 0x10000), 4-byte aligned, below 4 GiB")
+      ->check(snr::cli::in_range(0, 0xFFFF'FFFCull));
+  snr::cli::set_examples(sub, {"snr asm prog.s -o prog.elf", "snr asm prog.s -o prog.elf --text-base 0x20000"});
   sub->callback([input, output, text_base] {
+    if (*text_base % 4 != 0) throw snr::Error(fmt::format("--text-base {:#x}: must be 4-byte aligned", *text_base));
+    snr::cli::check_input_file(*input);
+    snr::output::check_output_file(*output);
     const std::string source = snr::read_file(*input);
     auto bytes = snr::assembler::assemble_to_elf(source, {.source_name = *input, .text_base = *text_base});
     if (!bytes.ok()) throw bytes.error();

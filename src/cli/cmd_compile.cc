@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/output.h"
 #include "compiler/artifacts.h"
 #include "compiler/compiler.h"
 #include "compiler/spec.h"
@@ -17,10 +18,13 @@ struct CompileOptions {
 
 void run_compile(const CompileOptions& options) {
   using namespace snr::compiler;
+  snr::cli::check_input_file(options.spec_path);
+  snr::output::StagedDirectory output(options.output);
   Spec spec = load_spec_file(options.spec_path);
   apply_spec_overrides(spec, options.overrides);
   const CompiledModel model = compile(spec);
-  write_compiled_model(model, options.output);
+  write_compiled_model(model, output.path());
+  output.commit();
   const ModelImage& image = model.image;
   uint64_t text_instructions = 0;
   for (const auto& s : image.programs[0].sections) {
@@ -47,6 +51,8 @@ void setup_compile(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   sub->add_option("-o,--output", options->output, "output directory (manifest.json, chip<N>.elf, ...)")->required();
   sub->add_option("--set", options->overrides, "override one spec key, e.g. --set schedule.prefetch_distance=8")
       ->take_all();
+  snr::cli::set_examples(sub, {"snr compile examples/llm-decode.yaml -o model/",
+                               "snr compile examples/llm-decode.yaml -o model/ --set schedule.prefetch_distance=8"});
   sub->callback([options] { run_compile(*options); });
 }
 

@@ -10,6 +10,9 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/cli_numbers.h"
+#include "common/output.h"
+#include "compiler/spec.h"
 #include "hw/config.h"
 #include "sim/demo_program.h"
 #include "sim/run_report.h"
@@ -81,9 +84,14 @@ std::optional<std::vector<uint32_t>> parse_chip_list(const std::string& text) {
 int run_main_demo(const DemoArgs& args) {
   snr::workflow::DemoOptions options;
   options.output_dir = args.output;
+  snr::output::check_output_directory(args.output);
   if (!args.spec.empty()) {
+    // An empty --spec must not fall back to the built-in example.
+    snr::cli::check_input_file(args.spec);
     options.spec_yaml = snr::read_file(args.spec);
     options.spec_name = args.spec;
+    // Parsed here too so a bad spec fails before the output directory exists.
+    (void)snr::compiler::parse_spec_yaml(options.spec_yaml, options.spec_name);
   }
   options.break_at = args.break_at;
   options.count = args.count;
@@ -118,11 +126,13 @@ void setup_demo(CLI::App& app, snr::cli::CommandContext& ctx) {
   sub->add_option("--chips", args->chips,
                   "chips to record: all, or a list like 0,1 (with --builtin: the number of chips, default 2)");
   sub->add_option("--verify-top", args->verify_top, "suggestions to verify by replaying rewritten code")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(snr::cli::in_range(0, snr::limits::kMaxListed));
   sub->add_flag("--no-verify", args->no_verify, "skip verification");
   sub->add_flag("--builtin", args->builtin, "run the small built-in two-chip program instead");
   sub->add_option("--hw", args->hardware, "with --builtin: hardware preset or YAML file")->capture_default_str();
   sub->add_flag("--json", args->json, "with --builtin: machine-readable summary");
+  snr::cli::set_examples(sub, {"snr demo -o snr-demo/", "snr demo --builtin --chips 4"});
   sub->callback([args, &ctx] { ctx.exit_code = args->builtin ? run_builtin(*args) : run_main_demo(*args); });
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "common/cli_numbers.h"
 #include "common/error.h"
 #include "compiler/artifacts.h"
 #include "compiler/runner.h"
@@ -72,13 +73,15 @@ void setup_device_serve(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto options = std::make_shared<ServeOptions>();
   auto* sub = parent.add_subcommand("serve", "Run a program on every chip behind a GDB remote-protocol server");
   sub->add_option("target", options->target, "`snr compile` output directory, or an ELF program every chip runs")->required();
-  sub->add_option("--chips", options->chips, "number of chips for an ELF (same as --set chips=N)");
+  sub->add_option("--chips", options->chips, "number of chips for an ELF (same as --set chips=N)")
+      ->check(snr::cli::in_range(1, snr::limits::kMaxChips));
   sub->add_option("--port", options->port, "TCP port; 0 picks a free one (printed)")->capture_default_str();
   sub->add_option("--bind", options->bind, "address to listen on (loopback unless told otherwise)")
       ->capture_default_str();
   sub->add_flag("--once", options->once, "exit after the first debugger session ends");
   sub->add_option("--hw", options->hardware, "hardware preset or YAML file (an ELF; a model has its own)")->capture_default_str();
   sub->add_option("--set", options->overrides, "override one hardware key, e.g. --set vmem.blocks=64")->take_all();
+  snr::cli::set_examples(sub, {"snr device serve model/ --port 1234", "snr device serve prog.elf --chips 2 --once"});
   sub->callback([options, &ctx] { ctx.exit_code = serve(*options); });
 }
 

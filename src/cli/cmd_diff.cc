@@ -14,6 +14,8 @@ struct DiffArgs {
 };
 
 int diff(const DiffArgs& args) {
+  snr::cli::check_input_file(args.a);
+  snr::cli::check_input_file(args.b);
   snr::rundb::RunDbReader a(args.a), b(args.b);
   const snr::exporter::RunDiff result = snr::exporter::diff_runs(a, b);
   fmt::print("{}", args.json ? snr::exporter::render_diff_json(result) : snr::exporter::render_diff_table(result));
@@ -26,6 +28,7 @@ void setup_diff(CLI::App& app, snr::cli::CommandContext& ctx) {
   cmd->add_option("a", args->a, "baseline run database")->required();
   cmd->add_option("b", args->b, "run database to compare")->required();
   cmd->add_flag("--json", args->json, "JSON instead of a table");
+  snr::cli::set_examples(cmd, {"snr diff v4.db v5e.db", "snr diff v4.db v5e.db --json"});
   cmd->callback([args, &ctx] { ctx.exit_code = diff(*args); });
 }
 

@@ -4,6 +4,7 @@
 #include "asm/listing.h"
 #include "cli/command.h"
 #include "common/file_io.h"
+#include "common/output.h"
 #include "elf/elf.h"
 
 namespace {
@@ -18,7 +19,10 @@ void setup_disasm(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   sub->add_option("-o,--output", *output, "Write the listing to this file instead of stdout");
   sub->add_option("-s,--symbol", *symbol, "List only this symbol");
   sub->add_flag("--no-aliases", *no_aliases, "Canonical instructions only (as objdump -M no-aliases)");
+  snr::cli::set_examples(sub, {"snr disasm prog.elf", "snr disasm prog.elf -s main -o main.lst"});
   sub->callback([input, output, symbol, no_aliases] {
+    snr::cli::check_input_file(*input);
+    if (!output->empty()) snr::output::check_output_file(*output);
     auto image = snr::elf::read_elf_file(*input);
     if (!image.ok()) throw image.error();
     snr::assembler::ListingOptions options;

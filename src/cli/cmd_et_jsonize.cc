@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "common/output.h"
 #include "et/tools/jsonize.h"
 
 namespace {
@@ -20,7 +21,10 @@ void setup_et_jsonize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("trace", args->input, "input .et file (plain or gzip)")->required();
   sub->add_option("-o,--output", args->output, "output .json file")->required();
   sub->add_flag("--lenient", args->lenient, "skip records that do not parse (counted) instead of failing");
+  snr::cli::set_examples(sub, {"snr et jsonize trace.0.et -o trace.0.json"});
   sub->callback([args, &ctx] {
+    snr::cli::check_input_file(args->input, snr::cli::InputKind::kChakraTrace);
+    snr::output::check_output_file(args->output);
     auto summary = snr::et::jsonize_trace(args->input, args->output, args->lenient);
     fmt::print("{}: {} node(s)", args->output, summary.nodes);
     if (summary.skipped_records > 0) fmt::print(", {} bad record(s) skipped", summary.skipped_records);

@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/output.h"
 #include "et/convert/linked_trace_json.h"
 #include "et/convert/trace_linker.h"
 #include "formats/pytorch/host_trace.h"
@@ -58,7 +59,13 @@ void setup_et_link(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_flag("--force", args->force,
                 "write the linked trace even when the pair looks wrong (pid, time, rank or op names differ, or "
                 "--min-matched is not reached); --min-linked still applies");
+  snr::cli::set_examples(sub, {"snr et link --host et.json --device kineto.json -o linked.json",
+                               "snr et link --host et.json.gz --device kineto.json.gz -o linked.json --min-linked 0.9",
+                               "snr et link --host et.json --device other_run.json -o linked.json --force"});
   sub->callback([args, &ctx] {
+    snr::cli::check_input_file(args->host);
+    snr::cli::check_input_file(args->device);
+    snr::output::check_output_file(args->output);
     const auto host = snr::pytorch::read_host_trace(args->host);
     const auto device = snr::pytorch::read_kineto_trace(args->device);
     snr::et_convert::LinkOptions options;

@@ -10,7 +10,9 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/cli_numbers.h"
 #include "common/file_io.h"
+#include "common/output.h"
 #include "et/generate/workload_check.h"
 #include "et/synth/comm_model.h"
 #include "et/synth/sampler.h"
@@ -56,6 +58,8 @@ std::vector<MasterTrace> masters_of(const std::vector<std::string>& prefixes) {
 void setup_et_synthesize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* sub = parent.add_subcommand("synthesize", "Fit a communication model to traces and sample new ones");
   sub->require_subcommand(1);
+  snr::cli::set_examples(sub, {"snr et synthesize fit in/ar -o model.json",
+                               "snr et synthesize sample model.json --npus 64 -o out/s"});
 
   struct FitArgs {
     std::vector<std::string> prefixes;
@@ -65,7 +69,9 @@ void setup_et_synthesize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* fit = sub->add_subcommand("fit", "Fit the model to one or more trace sets (<prefix>.<rank>.et)");
   fit->add_option("prefixes", fit_args->prefixes, "trace prefixes")->required();
   fit->add_option("-o,--output", fit_args->output, "model JSON to write")->required();
+  snr::cli::set_examples(fit, {"snr et synthesize fit in/ar -o model.json", "snr et synthesize fit in/a in/b -o m.json"});
   fit->callback([fit_args, &ctx] {
+    snr::output::check_output_file(fit_args->output);
     std::vector<std::pair<std::string, Workload>> inputs;
     for (const auto& p : fit_args->prefixes) {
       inputs.emplace_back(p, snr::with_error_context(p, [&] { return read_workload(p); }));
@@ -86,11 +92,18 @@ void setup_et_synthesize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto sample_args = std::make_shared<SampleArgs>();
   auto* sample = sub->add_subcommand("sample", "Sample traces for any NPU count from a fitted model");
   sample->add_option("model", sample_args->model, "model JSON from `fit`")->required();
-  sample->add_option("--npus", sample_args->options.npus, "number of ranks to generate")->required();
+  sample->add_option("--npus", sample_args->options.npus, "number of ranks to generate")
+      ->required()
+      ->check(snr::cli::in_range(1, snr::limits::kMaxRanks));
   sample->add_option("--seed", sample_args->options.seed, "random seed")->capture_default_str();
-  sample->add_option("--length", sample_args->length, "collectives per rank (default: drawn from the fitted lengths)");
+  sample->add_option("--length", sample_args->length, "collectives per rank (default: drawn from the fitted lengths)")
+      ->check(snr::cli::in_range(1, snr::limits::kMaxCollectivesPerRank));
   sample->add_option("-o,--output", sample_args->output, "output prefix: writes <prefix>.<rank>.et")->required();
+  snr::cli::set_examples(sample, {"snr et synthesize sample model.json --npus 64 -o out/s",
+                                  "snr et synthesize sample model.json --npus 1024 --seed 7 --length 200 -o out/big"});
   sample->callback([sample_args, &ctx] {
+    snr::cli::check_input_file(sample_args->model);
+    snr::output::check_output_prefix(sample_args->output);
     const CommModel model = comm_model_from_json(snr::read_file(sample_args->model), sample_args->model);
     if (sample_args->options.npus == 0) throw snr::Error("--npus must be at least 1");
     SampleOptions options = sample_args->options;
@@ -109,6 +122,7 @@ void setup_et_synthesize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* compare = sub->add_subcommand("compare", "Distances between the collectives of two trace sets");
   compare->add_option("reference", compare_args->reference, "trace prefix, e.g. the fitted input")->required();
   compare->add_option("candidate", compare_args->candidate, "trace prefix, e.g. sampled traces")->required();
+  snr::cli::set_examples(compare, {"snr et synthesize compare in/ar out/s"});
   compare->callback([compare_args, &ctx] {
     const auto a = summarize(masters_of({compare_args->reference}));
     const auto b = summarize(masters_of({compare_args->candidate}));

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "common/output.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
 
@@ -32,7 +33,10 @@ void setup_timeline(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {
                   fmt::format("network backend by name: {} (default {})",
                               fmt::join(snr::dsim::network_backend_names(), ", "), snr::dsim::kDefaultNetworkBackend));
   sub->add_option("-o,--output", opts->output, "timeline JSON (Chrome trace) to write")->required();
+  snr::cli::set_examples(sub, {"snr et timeline out/ar --system-configuration sys.json --network-configuration "
+                               "net.yml --remote-memory-configuration mem.json -o timeline.json"});
   sub->callback([opts] {
+    snr::output::check_output_file(opts->output);
     opts->inputs.workload_prefix = opts->prefix;
     opts->inputs.backend = opts->backend;
     opts->inputs.record_timeline = true;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "common/output.h"
 #include "et/tools/jsonize.h"
 
 namespace {
@@ -20,7 +21,10 @@ void setup_et_unjsonize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("json", args->input, "input .json file")->required();
   sub->add_option("-o,--output", args->output, "output .et file")->required();
   sub->add_flag("--gzip", args->gzip, "gzip-compress the output");
+  snr::cli::set_examples(sub, {"snr et unjsonize trace.0.json -o trace.0.et", "snr et unjsonize t.json -o t.et --gzip"});
   sub->callback([args, &ctx] {
+    snr::cli::check_input_file(args->input);
+    snr::output::check_output_file(args->output);
     snr::chakra::EtWriteOptions options;
     options.gzip = args->gzip;
     auto summary = snr::et::unjsonize_trace(args->input, args->output, options);

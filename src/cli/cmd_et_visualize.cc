@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "common/output.h"
 #include "et/tools/visualize.h"
 
 namespace {
@@ -21,8 +22,13 @@ void setup_et_visualize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("trace", args->input, "input .et file")->required();
   sub->add_option("-o,--output", args->output, "output file; format from the extension (.dot, .svg, .pdf)")
       ->required();
-  sub->add_option("--max-nodes", args->max_nodes, "refuse traces with more nodes than this")->capture_default_str();
+  sub->add_option("--max-nodes", args->max_nodes, "refuse traces with more nodes than this")
+      ->capture_default_str()
+      ->check(snr::cli::in_range(1, 1'000'000));
+  snr::cli::set_examples(sub, {"snr et visualize trace.0.et -o trace.0.svg", "snr et visualize trace.0.et -o g.dot"});
   sub->callback([args, &ctx] {
+    snr::cli::check_input_file(args->input, snr::cli::InputKind::kChakraTrace);
+    snr::output::check_output_file(args->output);
     snr::et::VisualizeOptions options;
     options.max_nodes = args->max_nodes;
     uint64_t drawn = snr::et::visualize_trace(args->input, args->output, options);

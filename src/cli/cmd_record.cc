@@ -12,6 +12,8 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/cli_numbers.h"
+#include "common/output.h"
 #include "compiler/artifacts.h"
 #include "elf/elf.h"
 #include "formats/snapshot/snapshot.h"
@@ -73,6 +75,8 @@ std::optional<std::vector<uint32_t>> parse_chips(const std::string& text) {
 }
 
 int record(const RecordCliOptions& options) {
+  // Before connecting: a window can take minutes to record.
+  snr::output::check_output_file(options.output);
   snr::record::RecordOptions record_options;
   record_options.count_per_chip = options.count;
   record_options.chips = parse_chips(options.chips);
@@ -180,15 +184,21 @@ void setup_record(CLI::App& app, snr::cli::CommandContext& ctx) {
   sub->add_option("--target", options->target, "the stub, HOST:PORT (snr device serve, qemu-riscv64 -g)")
       ->required();
   sub->add_option("--break", options->breakpoint, "symbol (needs --elf) or address to stop at before recording");
-  sub->add_option("--count", options->count, "instructions to record per chip")->required();
+  sub->add_option("--count", options->count, "instructions to record per chip")
+      ->required()
+      ->check(snr::cli::in_range(1, 1ull << 40));
   sub->add_option("--chips", options->chips, "chips to record: all, or a list like 0,1")->capture_default_str();
   sub->add_option("--elf", options->elf_path, "the program, for symbols (--break and the pc -> op map)");
   sub->add_option("--model", options->model_dir, "the `snr compile` output served, for symbols and the op map");
   sub->add_option("--hw", options->hardware,
                   "hardware preset or YAML for stubs that do not report one (QEMU)")->capture_default_str();
   sub->add_option("-o,--output", options->output, "snapshot file to write")->required();
-  sub->add_option("--timeout", options->timeout_s, "seconds to wait for any one stub reply")->capture_default_str();
+  sub->add_option("--timeout", options->timeout_s, "seconds to wait for any one stub reply")
+      ->capture_default_str()
+      ->check(snr::cli::in_range(1, 7 * 24 * 3600));
   sub->add_flag("--quiet", options->quiet, "no progress on stderr");
+  snr::cli::set_examples(sub, {"snr record --target localhost:1234 --model model/ --count 100000 -o window.snr",
+                               "snr record --target localhost:1234 --elf prog.elf --break main --count 5000 -o w.snr"});
   sub->callback([options, &ctx] { ctx.exit_code = record(*options); });
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/output.h"
 #include "formats/rundb/writer.h"
 #include "formats/snapshot/shared_snapshot.h"
 #include "replay/replayer.h"
@@ -20,6 +21,8 @@ struct ReplayArgs {
 };
 
 int replay(const ReplayArgs& args) {
+  snr::cli::check_input_file(args.snapshot);
+  snr::output::StagedFile output(args.output);
   // Saved memory stays in the decoded sections (no copies into messages).
   const snr::snapshot::SharedSnapshot snapshot = snr::snapshot::read_snapshot_shared(args.snapshot).value();
   if (const std::vector<std::string> problems = snr::snapshot::validate_shared_snapshot(snapshot); !problems.empty()) {
@@ -38,7 +41,8 @@ int replay(const ReplayArgs& args) {
     throw snr::Error(fmt::format("{}: the replay did not reach the device's end state; {} not written", args.snapshot,
                                  args.output));
   }
-  snr::rundb::write_run_db(args.output, result.data);
+  snr::rundb::write_run_db(output.path().string(), result.data);
+  output.commit();
   if (!args.quiet) {
     fmt::print("{}: replayed {} instructions on {} chip(s) in {} cycles; pc sequence and end state match\n",
                args.snapshot, result.instructions, input.chips.size(), result.data.total_cycles);
@@ -56,6 +60,7 @@ void setup_replay(CLI::App& app, snr::cli::CommandContext& ctx) {
   cmd->add_option("--hw", args->hw, "hardware preset or YAML file instead of the recorded config");
   cmd->add_option("--set", args->overrides, "hardware override key=value (repeatable)");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  snr::cli::set_examples(cmd, {"snr replay window.snr -o run.db", "snr replay window.snr -o v5e.db --hw tpu-v5e-like"});
   cmd->callback([args, &ctx] { ctx.exit_code = replay(*args); });
 }
 

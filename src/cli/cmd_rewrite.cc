@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/hash.h"
+#include "common/output.h"
 #include "formats/snapshot/shared_snapshot.h"
 #include "formats/snapshot/snapshot.h"
 #include "replay/replay_input.h"
@@ -28,6 +29,9 @@ struct RewriteArgs {
 };
 
 int rewrite(const RewriteArgs& args) {
+  snr::cli::check_input_file(args.snapshot);
+  snr::cli::check_input_file(args.moves);
+  if (!args.output.empty()) snr::output::check_output_file(args.output);
   const std::vector<uint8_t> bytes = snr::read_file_bytes(args.snapshot);
   const snr::snapshot::Snapshot snapshot = snr::snapshot::decode_snapshot(bytes, args.snapshot).value();
   if (const std::vector<std::string> problems = snr::snapshot::validate_snapshot(snapshot); !problems.empty()) {
@@ -103,6 +107,8 @@ void setup_rewrite(CLI::App& app, snr::cli::CommandContext& ctx) {
   cmd->add_flag("--verify", args->verify, "replay original and rewritten window and report the measured saving");
   cmd->add_option("--hw", args->hw, "hardware preset or YAML file for --verify instead of the recorded config");
   cmd->add_option("--set", args->overrides, "hardware override key=value for --verify (repeatable)");
+  snr::cli::set_examples(cmd, {"snr rewrite window.snr --moves moves.json --verify",
+                               "snr rewrite window.snr --moves moves.json -o rewritten.snr"});
   cmd->callback([args, &ctx] { ctx.exit_code = rewrite(*args); });
 }
 

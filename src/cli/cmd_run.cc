@@ -109,7 +109,8 @@ void setup_run(CLI::App& app, snr::cli::CommandContext& ctx) {
       ->capture_default_str();
   sub->add_option("--set", options->overrides, "override one hardware key, e.g. --set hbm.bandwidth=1.6TB/s")
       ->take_all();
-  sub->add_option("--chips", options->chips, "number of chips (same as --set chips=N)");
+  sub->add_option("--chips", options->chips, "number of chips (same as --set chips=N)")
+      ->check(snr::cli::in_range(1, 256));
   sub->add_flag("--functional", options->functional, "functional mode: exact results, no timing");
   sub->add_flag("--json", options->json, "machine-readable summary");
   sub->add_option("--chakra", options->chakra,
@@ -117,6 +118,7 @@ void setup_run(CLI::App& app, snr::cli::CommandContext& ctx) {
   sub->add_option("--max-cycles", options->max_cycles,
                   "stop with an error after this many cycles (instructions in functional mode)")
       ->capture_default_str();
+  snr::cli::set_examples(sub, {"snr run prog.elf --chips 2", "snr run model/ --set hbm.bandwidth=1.6TB/s"});
   sub->callback([options, &ctx] { ctx.exit_code = run_program(*options); });
 }
 

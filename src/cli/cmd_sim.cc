@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "common/output.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
 
@@ -37,7 +38,10 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   auto* sub = app.add_subcommand("sim", "Simulate Chakra traces on N NPUs (ASTRA-sim compatible)");
   add_sim_options(sub, *opts);
   sub->add_option("-o,--output", opts->output_dir, "directory for npus.json/csv, links.csv, summary.json, timeline.json");
+  snr::cli::set_examples(sub, {"snr sim --workload-configuration out/ar --system-configuration sys.json "
+                               "--network-configuration net.yml --remote-memory-configuration mem.json -o result/"});
   sub->callback([opts] {
+    if (!opts->output_dir.empty()) snr::output::check_output_directory(opts->output_dir);
     opts->inputs.backend = opts->backend;
     opts->inputs.record_timeline = !opts->output_dir.empty();
     const auto result = snr::dsim::simulate_files(opts->inputs);

@@ -9,6 +9,7 @@
 namespace {
 
 int check(const std::string& path) {
+  snr::cli::check_input_file(path);
   const snr::snapshot::Snapshot snapshot = snr::snapshot::read_snapshot_file(path).value();
   const std::vector<std::string> problems = snr::snapshot::validate_snapshot(snapshot);
   if (!problems.empty()) {
@@ -31,6 +32,7 @@ void setup_snapshot_check(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto path = std::make_shared<std::string>();
   auto* sub = parent.add_subcommand("check", "Re-execute a snapshot functionally and compare with the device");
   sub->add_option("snapshot", *path, "snapshot file (.snr)")->required();
+  snr::cli::set_examples(sub, {"snr snapshot check window.snr"});
   sub->callback([path, &ctx] { ctx.exit_code = check(*path); });
 }
 

@@ -10,6 +10,7 @@
 namespace {
 
 int info(const std::string& path) {
+  snr::cli::check_input_file(path);
   const snr::snapshot::Snapshot snapshot = snr::snapshot::read_snapshot_file(path).value();
   const auto& header = snapshot.header;
   const auto& stats = header.stats();
@@ -65,6 +66,7 @@ void setup_snapshot_info(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto path = std::make_shared<std::string>();
   auto* sub = parent.add_subcommand("info", "Summarize a snapshot: chips, instructions, saved state, statistics");
   sub->add_option("snapshot", *path, "snapshot file (.snr)")->required();
+  snr::cli::set_examples(sub, {"snr snapshot info window.snr"});
   sub->callback([path, &ctx] { ctx.exit_code = info(*path); });
 }
 

@@ -7,6 +7,7 @@
 namespace {
 
 int validate(const std::string& path) {
+  snr::cli::check_input_file(path);
   const snr::snapshot::Snapshot snapshot = snr::snapshot::read_snapshot_file(path).value();
   const std::vector<std::string> problems = snr::snapshot::validate_snapshot(snapshot);
   for (const std::string& problem : problems) fmt::print(stderr, "{}: {}\n", path, problem);
@@ -23,6 +24,7 @@ void setup_snapshot_validate(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto path = std::make_shared<std::string>();
   auto* sub = parent.add_subcommand("validate", "Check a snapshot's framing, checksums and contents");
   sub->add_option("snapshot", *path, "snapshot file (.snr)")->required();
+  snr::cli::set_examples(sub, {"snr snapshot validate window.snr"});
   sub->callback([path, &ctx] { ctx.exit_code = validate(*path); });
 }
 

@@ -1,7 +1,16 @@
 #include "cli/command.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
+#include <vector>
+
+#include "common/cli_numbers.h"
+#include "common/error.h"
 
 namespace snr::cli {
 namespace {
@@ -36,6 +45,106 @@ bool register_subcommand(std::string_view parent, std::string_view parent_descri
   return true;
 }
 
+namespace {
+
+// CLI11 converts "-1" for an unsigned option with strtoull, which wraps it
+// to 18446744073709551615; this check runs on the text first.
+void reject_signs(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_name().rfind("UINT", 0) != 0) continue;
+    option->check(CLI::Validator(
+        [](std::string& text) -> std::string {
+          const auto parsed = snr::parse_unsigned(text);
+          return parsed.ok() ? std::string() : parsed.error().what();
+        },
+        "", "unsigned"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) reject_signs(*sub);
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+CLI::Validator in_range(uint64_t min, uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        const auto parsed = snr::parse_unsigned(text, min, max);
+        return parsed.ok() ? std::string() : parsed.error().what();
+      },
+      max == UINT64_MAX ? "" : fmt::format("{}..{}", min, max), "in_range");
+}
+
+void check_input_file(const std::string& path, InputKind kind) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw snr::Error(fmt::format("'{}': no such file", path));
+  if (std::filesystem::is_directory(status)) {
+    throw snr::Error(fmt::format("'{}' is a directory; expected a file", path));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw snr::Error(fmt::format("'{}' is not a regular file", path));
+  }
+  if (std::filesystem::file_size(path, ec) == 0 && !ec) throw snr::Error(fmt::format("'{}' is empty", path));
+  if (kind == InputKind::kAny) return;
+  // The head is enough to tell JSON from protobuf, and a Kineto trace from a
+  // host execution trace (both put their marker keys first).
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  const bool json = first != std::string::npos && (head[first] == '{' || head[first] == '[');
+  if (kind == InputKind::kChakraTrace && json) {
+    throw snr::Error(fmt::format("'{}' is not a Chakra .et trace: this looks like JSON; did you mean "
+                                 "`snr et unjsonize {} -o trace.et`?",
+                                 path, path));
+  }
+  if (kind == InputKind::kPytorchTrace && json && head.find("\"traceEvents\"") != std::string::npos &&
+      head.find("\"nodes\"") == std::string::npos) {
+    throw snr::Error(fmt::format("'{}' looks like a Kineto (profiler) trace, not a PyTorch execution trace; join it "
+                                 "with the host execution trace of the same run first: `snr et link --host ET.json "
+                                 "--device {} -o linked.json`, then convert linked.json",
+                                 path, path));
+  }
+}
+
+void set_examples(CLI::App* sub, std::initializer_list<std::string_view> examples) {
+  std::string footer = "\nExamples:";
+  for (std::string_view example : examples) footer += fmt::format("\n  {}", example);
+  sub->footer(footer);
+}
+
+std::string nearest_verb(const CLI::App& app, std::string_view typed) {
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string& name = sub->get_name();
+    size_t distance = edit_distance(typed, name);
+    // A prefix ("snap" for "snapshot") is as good as one typo.
+    if (name.rfind(typed, 0) == 0 && !typed.empty()) distance = std::min<size_t>(distance, 1);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = name;
+    }
+  }
+  // At most a third of the word wrong, so "x" does not suggest "et".
+  return best_distance <= std::max<size_t>(1, typed.size() / 3) ? best : std::string();
+}
+
 void setup_all_commands(CLI::App& app, CommandContext& ctx) {
   // Merge both kinds so the help lists all verbs in one sorted order.
   std::map<std::string, bool> names;
@@ -51,6 +160,7 @@ void setup_all_commands(CLI::App& app, CommandContext& ctx) {
     parent->require_subcommand(1);
     for (const auto& [child, setup] : group.children) setup(*parent, ctx);
   }
+  reject_signs(app);
 }
 
 }  // namespace snr::cli

@@ -10,10 +10,20 @@
 //
 // Command code translates between the command line and library calls; the
 // work itself belongs in the layer libraries. Library errors (snr::Error)
-// propagate to main(), which prints them and exits non-zero.
+// propagate to main(), which prints them and exits 1; command-line usage
+// errors exit 2 (docs/errors.md).
+//
+// Conventions every verb follows:
+//   - every unsigned option rejects a sign (setup_all_commands adds the
+//     check to each one), and counts and sizes carry a range: add
+//     `->check(snr::cli::in_range(min, max))` with limits from
+//     common/cli_numbers.h;
+//   - outputs are checked before any work (common/output.h);
+//   - `--help` ends with real examples: set_examples().
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <string_view>
 
 namespace snr::cli {
@@ -33,8 +43,34 @@ bool register_command(std::string_view name, CommandSetup setup);
 bool register_subcommand(std::string_view parent, std::string_view parent_description,
                          std::string_view name, CommandSetup setup);
 
-// Calls every registered setup, in name order so help output is stable.
+// Calls every registered setup, in name order so help output is stable,
+// then adds the no-sign check to every unsigned option of every verb.
 void setup_all_commands(CLI::App& app, CommandContext& ctx);
+
+// Exit code of command-line usage errors (unknown verb or option, a value
+// out of range); snr::Error from the work itself exits 1.
+inline constexpr int kUsageExitCode = 2;
+
+// An integer option's range (decimal or 0x hex, no sign), checked while
+// parsing so a bad value is a usage error naming the option.
+CLI::Validator in_range(uint64_t min, uint64_t max);
+
+// Ends `sub`'s --help with an "Examples:" section; each example is a
+// complete command line starting with "snr " (checked by an e2e test).
+void set_examples(CLI::App* sub, std::initializer_list<std::string_view> examples);
+
+// What an input file is expected to be, for check_input_file's hints.
+enum class InputKind { kAny, kChakraTrace, kPytorchTrace };
+
+// Fails early, naming the file, when `path` is missing, a directory or
+// empty, or is obviously the wrong kind of file (JSON given to a .et tool,
+// a Kineto trace given where a host execution trace belongs), with the
+// command that would help.
+void check_input_file(const std::string& path, InputKind kind = InputKind::kAny);
+
+// The registered verb closest to `typed` among `app`'s subcommands, or ""
+// when none is close enough to suggest.
+std::string nearest_verb(const CLI::App& app, std::string_view typed);
 
 }  // namespace snr::cli
 

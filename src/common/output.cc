@@ -241,16 +241,23 @@ void check_output_fits(const fs::path& where, uint64_t bytes, uint64_t files, st
 
 // ---- StagedFile ---------------------------------------------------------------
 
-StagedFile::StagedFile(fs::path target) : target_(std::move(target)), staging_(staging_beside(target_)) {
+// The staging location is a hidden directory holding the file under its
+// final name: side files a writer creates next to it (SQLite journals,
+// ".partial" copies) are staged, and cleaned, with it.
+StagedFile::StagedFile(fs::path target) : target_(std::move(target)) {
   check_output_file(target_);
-  slot_ = detail::register_staging(staging_);
+  const fs::path dir = staging_beside(target_);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  slot_ = detail::register_staging(dir);
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
+  staging_ = dir / target_.filename();
 }
 
 StagedFile::~StagedFile() {
-  if (!committed_) {
-    std::error_code ignored;
-    fs::remove_all(staging_, ignored);
-  }
+  std::error_code ignored;
+  fs::remove_all(staging_.parent_path(), ignored);
   detail::unregister_staging(slot_);
 }
 
@@ -260,6 +267,7 @@ void StagedFile::commit() {
   fs::rename(staging_, target_, ec);
   if (ec) throw Error(fmt::format("cannot move output into place at '{}': {}", target_.string(), ec.message()));
   committed_ = true;
+  fs::remove_all(staging_.parent_path(), ec);
   detail::unregister_staging(slot_);
   slot_ = -1;
 }

@@ -37,8 +37,9 @@ void check_output_fits(const std::filesystem::path& where, uint64_t bytes, uint6
 // location and then dies of the same signal. main() calls it once.
 void install_interrupt_cleanup();
 
-// A file written under a temporary name beside `target` and renamed into
-// place by commit(). For library writers that take a path (SQLite, Graphviz).
+// A file written in a hidden staging directory beside `target` and renamed
+// into place by commit(). For library writers that take a path (SQLite,
+// Graphviz); their side files stay in the staging directory.
 class StagedFile {
  public:
   explicit StagedFile(std::filesystem::path target);

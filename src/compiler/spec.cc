@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/yaml_input.h"
 
 namespace snr::compiler {
 namespace {
@@ -279,13 +280,9 @@ void Spec::validate() const {
 Spec parse_spec_yaml(std::string_view yaml_text, std::string_view source_name) {
   Spec spec;
   spec.source_name = std::string(source_name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("{}:{}: {}", source_name, e.mark.line + 1, e.msg));
-  }
-  if (root.IsNull()) return spec;
+  // An empty or comment-only spec is an error, not the built-in model: a
+  // wrong path must not silently compile something else.
+  const YAML::Node root = load_yaml_document(yaml_text, source_name, "a workload spec (see docs/compiler.md)");
   if (!root.IsMap()) throw Error(fmt::format("{}:{}: the spec must be a map of keys", source_name, root.Mark().line + 1));
   flatten(root, "", source_name, spec);
   return spec;

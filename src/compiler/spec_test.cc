@@ -27,6 +27,12 @@ TEST(Spec, ParsesNestedKeys) {
   EXPECT_EQ(s.phase, Phase::kPrefill);
 }
 
+TEST(Spec, EmptyCommentOnlyAndDuplicateKeysAreErrors) {
+  EXPECT_NE(error_of("").find("s.yaml: no YAML content"), std::string::npos);
+  EXPECT_NE(error_of("# a spec to fill in later\n").find("no YAML content"), std::string::npos);
+  EXPECT_EQ(error_of("model:\n  hidden: 1024\n  hidden: 2048\n"), "s.yaml:3: duplicate key 'hidden' (first at line 2)");
+}
+
 TEST(Spec, UnknownKeyNamesFileAndLine) {
   EXPECT_EQ(error_of("model:\n  hidden: 1024\n  hiden: 3\n"),
             "s.yaml:3: unknown key 'model.hiden' (see docs/compiler.md for the keys)");

@@ -8,6 +8,8 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/output.h"
+#include "common/progress.h"
 #include "common/json_input.h"
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_reader.h"
@@ -101,39 +103,33 @@ std::filesystem::path comm_groups_path(const std::filesystem::path& prefix) {
 void write_rank_traces(const std::filesystem::path& prefix, Rank npus,
                        const std::function<void(Rank, chakra::EtWriter&)>& emit, const std::string& comm_groups_json) {
   namespace fs = std::filesystem;
-  if (prefix.filename().empty()) throw Error(fmt::format("output prefix '{}' has no file name part", prefix.string()));
-  const fs::path dir = prefix.parent_path().empty() ? fs::path(".") : prefix.parent_path();
-  fs::create_directories(dir);
-  const fs::path staging = dir / fmt::format(".{}.staging", prefix.filename().string());
-  fs::remove_all(staging);
-  fs::create_directories(staging);
-  const fs::path staged_prefix = staging / prefix.filename();
-  try {
-    ChakraProtoMsg::GlobalMetadata metadata;
-    metadata.set_version("0.0.4");
-    for (Rank rank = 0; rank < npus; ++rank) {
-      chakra::EtWriter writer(chakra::rank_trace_path(staged_prefix, rank), metadata);
-      emit(rank, writer);
-      writer.commit();
+  // Staged in a hidden folder beside the prefix (removed on errors and on
+  // SIGINT/SIGTERM), moved into place only when every rank is complete.
+  output::StagedPrefix staged(prefix);
+  const fs::path staged_prefix = staged.staged_prefix();
+  ProgressMeter progress(fmt::format("writing {}", prefix.string()), npus, "ranks");
+  ChakraProtoMsg::GlobalMetadata metadata;
+  metadata.set_version("0.0.4");
+  for (Rank rank = 0; rank < npus; ++rank) {
+    chakra::EtWriter writer(chakra::rank_trace_path(staged_prefix, rank), metadata);
+    emit(rank, writer);
+    writer.commit();
+    if (rank == 0) {
+      // Ranks of one workload are about the same size: rank 0 times the
+      // rank count is the estimate, checked before writing the rest.
+      const uint64_t rank_bytes = fs::file_size(chakra::rank_trace_path(staged_prefix, 0));
+      output::check_output_fits(prefix, rank_bytes * npus + comm_groups_json.size(), npus + 1ull,
+                                fmt::format("{} rank traces of about {} bytes each", npus, rank_bytes));
     }
-    if (!comm_groups_json.empty()) write_file_atomic(comm_groups_path(staged_prefix), comm_groups_json);
-    for (const auto& stale : chakra::discover_rank_traces(prefix)) {
-      if (stale.rank >= npus) fs::remove(stale.path);
-    }
-    for (Rank rank = 0; rank < npus; ++rank) {
-      fs::rename(chakra::rank_trace_path(staged_prefix, rank), chakra::rank_trace_path(prefix, rank));
-    }
-    if (comm_groups_json.empty()) {
-      fs::remove(comm_groups_path(prefix));
-    } else {
-      fs::rename(comm_groups_path(staged_prefix), comm_groups_path(prefix));
-    }
-    fs::remove_all(staging);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(staging, ignored);
-    throw;
+    progress.update(rank + 1ull);
   }
+  progress.finish();
+  if (!comm_groups_json.empty()) write_file_atomic(comm_groups_path(staged_prefix), comm_groups_json);
+  for (const auto& stale : chakra::discover_rank_traces(prefix)) {
+    if (stale.rank >= npus) fs::remove(stale.path);
+  }
+  if (comm_groups_json.empty()) fs::remove(comm_groups_path(prefix));
+  staged.commit();
 }
 
 void write_workload(const Workload& workload, const std::filesystem::path& prefix) {
