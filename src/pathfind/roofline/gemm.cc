@@ -18,6 +18,27 @@ constexpr double kAccumulatorBytes = 4;  // partial sums stay 32-bit inside a ch
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Extents and tile counts of one tiling, computed once for all loop orders
+// (the divisions dominate the enumeration otherwise).
+struct TileCounts {
+  double m, n, k, mt, nt, kt;
+  TileCounts(GemmShape s, Tile t)
+      : m(static_cast<double>(s.m)),
+        n(static_cast<double>(s.n)),
+        k(static_cast<double>(s.k)),
+        mt(static_cast<double>(ceil_div(s.m, t.m))),
+        nt(static_cast<double>(ceil_div(s.n, t.n))),
+        kt(static_cast<double>(ceil_div(s.k, t.k))) {}
+};
+
+double traffic_from_counts(const TileCounts& c, char inner, double in_bytes, double out_bytes) {
+  double a = c.m * c.k * (inner == 'n' ? 1.0 : c.nt);
+  double b = c.k * c.n * (inner == 'm' ? 1.0 : c.mt);
+  // Partial sums that leave and re-enter a level are 32-bit.
+  double partial = inner == 'k' ? 0.0 : c.m * c.n * (2.0 * c.kt - 2.0);
+  return (a + b) * in_bytes + c.m * c.n * out_bytes + partial * kAccumulatorBytes;
+}
+
 uint64_t next_pow2(uint64_t x) {
   uint64_t p = 1;
   while (p < x) p <<= 1;
@@ -155,9 +176,10 @@ void enumerate_level(Context& c, size_t i, LevelCandidates& out, uint64_t& enume
         Candidate cand;
         cand.tile = t;
         cand.feeder_bytes = std::numeric_limits<double>::infinity();
+        const TileCounts counts(c.shape, t);
         for (uint8_t o = 0; o < kLoopOrderNames.size(); ++o) {
           if (!feeder.partial_sums && kLoopOrderNames[o][2] != 'k') continue;
-          double bytes = tile_traffic_bytes(c.shape, t, o, c.in_bytes, c.out_bytes);
+          double bytes = traffic_from_counts(counts, kLoopOrderNames[o][2], c.in_bytes, c.out_bytes);
           if (bytes < cand.feeder_bytes) {
             cand.feeder_bytes = bytes;
             cand.order = o;
@@ -240,16 +262,7 @@ void search(Context& c, size_t depth_level, double partial_s) {
 }  // namespace
 
 double tile_traffic_bytes(GemmShape shape, Tile tile, uint8_t loop_order, double in_bytes, double out_bytes) {
-  const char inner = kLoopOrderNames[loop_order][2];
-  const double m = static_cast<double>(shape.m), n = static_cast<double>(shape.n), k = static_cast<double>(shape.k);
-  const double mt = static_cast<double>(ceil_div(shape.m, tile.m));
-  const double nt = static_cast<double>(ceil_div(shape.n, tile.n));
-  const double kt = static_cast<double>(ceil_div(shape.k, tile.k));
-  double a = m * k * (inner == 'n' ? 1.0 : nt);
-  double b = k * n * (inner == 'm' ? 1.0 : mt);
-  // Partial sums that leave and re-enter a level are 32-bit.
-  double partial = inner == 'k' ? 0.0 : m * n * (2.0 * kt - 2.0);
-  return (a + b) * in_bytes + m * n * out_bytes + partial * kAccumulatorBytes;
+  return traffic_from_counts(TileCounts(shape, tile), kLoopOrderNames[loop_order][2], in_bytes, out_bytes);
 }
 
 GemmPrediction predict_gemm(const DeviceSpec& device, GemmShape shape, DType dtype) {
