@@ -1,0 +1,111 @@
+// snr pathfind train --model M.json --system S.json --execution E.json
+//   [--hw PRESET|FILE] [--json]
+// One Megatron training iteration from Calculon-format inputs: iteration
+// time, per-kernel breakdown of one block, pipeline bubble, memory per
+// device and the out-of-memory verdict.
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/command.h"
+#include "pathfind/llm/calculon.h"
+
+namespace {
+
+struct TrainArgs {
+  std::string model, system, execution;
+  std::string hw = "a100-80gb";
+  uint64_t vocab = 0;
+  bool json = false;
+};
+
+std::string_view kind_name(snr::pathfind::KernelKind k) {
+  switch (k) {
+    case snr::pathfind::KernelKind::kGemm: return "gemm";
+    case snr::pathfind::KernelKind::kStream: return "stream";
+    case snr::pathfind::KernelKind::kComm: return "comm";
+  }
+  return "?";
+}
+
+int run_train(const TrainArgs& a) {
+  using namespace snr::pathfind;
+  DeviceSpec device = load_calculon_system(a.system, load_device(a.hw));
+  TransformerModel model = load_calculon_model(a.model);
+  model.vocab_size = a.vocab;
+  CalculonExecution exec = load_calculon_execution(a.execution);
+  IterationPrediction r = predict_training_iteration(device, model, exec.parallelism, exec.job);
+  const Parallelism& p = exec.parallelism;
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["iteration_s"] = r.iteration_s;
+    j["pipeline_s"] = r.pipeline_s;
+    j["bubble_s"] = r.bubble_s;
+    j["dp_allreduce_s"] = r.dp_allreduce_s;
+    j["optimizer_s"] = r.optimizer_s;
+    j["block_forward_s"] = r.block_forward_s;
+    j["block_backward_s"] = r.block_backward_s;
+    j["pipeline_p2p_s"] = r.pipeline_p2p_s;
+    j["microbatches"] = r.microbatches;
+    j["blocks_per_device"] = r.blocks_per_device;
+    j["mfu"] = r.mfu;
+    j["memory"] = {{"weights_bytes", r.memory.weights_bytes},   {"gradients_bytes", r.memory.gradients_bytes},
+                   {"optimizer_bytes", r.memory.optimizer_bytes}, {"activations_bytes", r.memory.activations_bytes},
+                   {"total_bytes", r.memory.total_bytes},         {"capacity_bytes", r.memory.capacity_bytes},
+                   {"fits", r.memory.fits}};
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+    for (const KernelTime& k : r.kernels) {
+      kernels.push_back({{"name", k.name},
+                         {"kind", std::string(kind_name(k.kind))},
+                         {"bound", k.bound},
+                         {"forward_s", k.forward_s},
+                         {"backward_s", k.backward_s},
+                         {"recompute_s", k.recompute_s}});
+    }
+    j["kernels"] = kernels;
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("{}: {} devices = tp {} x pp {} (interleave {}) x dp {}, {}, recompute {}\n", model.name, p.devices,
+               p.tp, p.pp, p.interleave, p.dp, p.sequence_parallel ? "sequence parallel" : "all-reduce TP",
+               recompute_name(p.recompute));
+    fmt::print("iteration {:.3f} s  (pipeline {:.3f} s incl. bubble {:.3f} s, DP all-reduce {:.3f} s, optimizer {:.3f} s), MFU {:.1f}%\n",
+               r.iteration_s, r.pipeline_s, r.bubble_s, r.dp_allreduce_s, r.optimizer_s, r.mfu * 100);
+    fmt::print("{} microbatches, {} blocks per device; one block per microbatch: forward {:.3f} ms, backward+recompute {:.3f} ms, p2p {:.3f} ms\n",
+               r.microbatches, r.blocks_per_device, r.block_forward_s * 1e3, r.block_backward_s * 1e3,
+               r.pipeline_p2p_s * 1e3);
+    fmt::print("  {:<36} {:<6} {:<9} {:>10} {:>10} {:>10}\n", "kernel", "kind", "bound", "fwd ms", "bwd ms", "recomp ms");
+    for (const KernelTime& k : r.kernels) {
+      fmt::print("  {:<36} {:<6} {:<9} {:>10.3f} {:>10.3f} {:>10.3f}\n", k.name, kind_name(k.kind), k.bound,
+                 k.forward_s * 1e3, k.backward_s * 1e3, k.recompute_s * 1e3);
+    }
+    const double gib = 1024.0 * 1024 * 1024;
+    fmt::print("memory per device: weights {:.1f} + grads {:.1f} + optimizer {:.1f} + activations {:.1f} = {:.1f} GiB of {:.1f} GiB: {}\n",
+               r.memory.weights_bytes / gib, r.memory.gradients_bytes / gib, r.memory.optimizer_bytes / gib,
+               r.memory.activations_bytes / gib, r.memory.total_bytes / gib, r.memory.capacity_bytes / gib,
+               r.memory.fits ? "fits" : "OUT OF MEMORY");
+  }
+  return r.memory.fits ? 0 : 3;
+}
+
+void setup_pathfind_train(CLI::App& parent, snr::cli::CommandContext& ctx) {
+  auto args = std::make_shared<TrainArgs>();
+  auto* sub = parent.add_subcommand("train", "Predict one Megatron training iteration from Calculon-format JSON inputs "
+                                             "(exit 3 when it does not fit in memory)");
+  sub->add_option("--model", args->model, "Calculon model JSON (hidden, feedforward, seq_size, ...)")->required();
+  sub->add_option("--system", args->system, "Calculon system JSON (rates, memory, networks)")->required();
+  sub->add_option("--execution", args->execution, "Calculon execution JSON (parallelism, batch, recompute)")->required();
+  sub->add_option("--hw", args->hw, "device preset or YAML giving the chip's insides")->capture_default_str();
+  sub->add_option("--vocab", args->vocab,
+                  "vocabulary of the output layer on the last stage (Calculon's model files have none; "
+                  "Korthikanti et al. Table 5 used 51200); 0 leaves it out")
+      ->capture_default_str();
+  sub->add_flag("--json", args->json, "print one JSON object");
+  sub->callback([args, &ctx] { ctx.exit_code = run_train(*args); });
+}
+
+}  // namespace
+
+SNR_REGISTER_SUBCOMMAND(pathfind, "Cross-stack performance model: kernels, training iterations, generated hardware",
+                        train, setup_pathfind_train);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# snr pathfind gemm / train through the CLI: the --json contract, presets,
+# YAML devices, Calculon inputs from the shared data, and clean failures.
+source "$(dirname "$0")/lib.sh"
+
+"$SNR" pathfind gemm 8192 8192 8192 --hw a100-80gb --json >"$WORK/g.json"
+python3 - "$WORK/g.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for key in ("time_s", "bound", "tile", "dataflow"):
+    assert key in j, key
+assert j["bound"] == "compute", j["bound"]
+assert j["dataflow"] in ("ws", "as", "os"), j["dataflow"]
+assert all(j["tile"][d] > 0 for d in "mnk")
+# 2*8192^3 flop at 312 TFLOP/s is 3.52 ms; the prediction must not beat the peak.
+assert 3.52e-3 < j["time_s"] < 5e-3, j["time_s"]
+PY
+
+"$SNR" pathfind gemm 64 12288 12288 --hw a100-80gb >"$WORK/g.txt"
+expect_contains "$WORK/g.txt" "bound by hbm"
+for hw in v100 a100-80gb h100-sxm tpu-v4-like tpu-v5e-like; do
+  "$SNR" pathfind gemm 4096 4096 4096 --hw "$hw" --dtype fp16 --json >/dev/null
+done
+"$SNR" pathfind gemm 4096 4096 4096 --hw "$SRC/examples/pathfind/a100-80gb.yaml" --json >"$WORK/y.json"
+"$SNR" pathfind gemm 4096 4096 4096 --hw a100-80gb --json >"$WORK/p.json"
+python3 - "$WORK/y.json" "$WORK/p.json" <<'PY'
+import json, sys
+y, p = (json.load(open(f)) for f in sys.argv[1:])
+assert y["time_s"] == p["time_s"], (y["time_s"], p["time_s"])
+PY
+
+expect_fail "$SNR" pathfind gemm 0 1 1 --hw a100-80gb
+expect_fail "$SNR" pathfind gemm 64 64 64 --hw b200
+expect_fail "$SNR" pathfind gemm 64 64 64 --hw v100 --dtype bf16
+expect_contains "$WORK/expect_fail.out" "no bf16 matrix path"
+printf 'device:\n  name: x\n  colour: red\n' >"$WORK/bad.yaml"
+expect_fail "$SNR" pathfind gemm 64 64 64 --hw "$WORK/bad.yaml"
+
+C="$DATA/pathfinder/calculon"
+if [[ -d "$C" ]]; then
+  "$SNR" pathfind train --vocab 51200 --model "$C/models/gpt3-175B.json" --system "$C/systems/a100_80g.json" \
+    --execution "$C/validation/seqsel/tab5/gpt3-175B_seqsel.json" >"$WORK/t.txt"
+  expect_contains "$WORK/t.txt" "iteration"
+  expect_contains "$WORK/t.txt" "fits"
+  # A parallelism whose product differs from the device count names the field.
+  sed 's/"num_procs": 64/"num_procs": 65/' "$C/validation/seqsel/tab5/gpt3-175B_seqsel.json" >"$WORK/bad_exec.json"
+  expect_fail "$SNR" pathfind train --vocab 51200 --model "$C/models/gpt3-175B.json" --system "$C/systems/a100_80g.json" \
+    --execution "$WORK/bad_exec.json"
+  expect_contains "$WORK/expect_fail.out" "differs from the device count 65"
+  # The 175B model on 8 devices does not fit: exit 3 with the verdict.
+  sed 's/"num_procs": 64/"num_procs": 8/; s/"pipeline_par": 8/"pipeline_par": 1/; s/"pipeline_interleaving": 3/"pipeline_interleaving": 1/' \
+    "$C/validation/seqsel/tab5/gpt3-175B_seqsel.json" >"$WORK/oom_exec.json"
+  status=0
+  "$SNR" pathfind train --vocab 51200 --model "$C/models/gpt3-175B.json" --system "$C/systems/a100_80g.json" \
+    --execution "$WORK/oom_exec.json" >"$WORK/oom.txt" || status=$?
+  ((status == 3)) || fail "expected exit 3 for out of memory, got $status"
+  expect_contains "$WORK/oom.txt" "OUT OF MEMORY"
+fi
+echo ok
