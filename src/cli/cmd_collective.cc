@@ -130,6 +130,8 @@ void setup_info(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* sub = parent.add_subcommand("info", "What a collective plan declares and what it lowers to (op counts, "
                                             "bytes per GPU) at --size");
   add_common_options(sub, args);
+  snr::cli::set_examples(sub, {"snr collective info ../shared/data/mscclpp/allreduce.json",
+                               "snr collective info ../shared/data/mscclpp/allreduce_packet.json --size 1048576 --json"});
   sub->callback([args, &ctx] { ctx.exit_code = info(*args); });
 }
 
@@ -138,6 +140,8 @@ void setup_check(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* sub = parent.add_subcommand("check", "Lower a collective plan and check, without timing, that it moves "
                                              "exactly the bytes its collective requires, without deadlock or race");
   add_common_options(sub, args);
+  snr::cli::set_examples(sub, {"snr collective check ../shared/data/mscclpp/allreduce.json --size 1048576",
+                               "snr collective check ../shared/data/mscclpp/reduce_nvls.json --json"});
   sub->callback([args, &ctx] { ctx.exit_code = check(*args); });
 }
 

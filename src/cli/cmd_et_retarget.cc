@@ -24,6 +24,8 @@ void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--dp", args->options.dp, "data-parallel replicas (default: M / (tp x pp))");
   sub->add_option("--pp", args->options.pp, "pipeline stages (only 1)")->capture_default_str();
   sub->add_option("-o,--output", args->output, "output trace prefix (OUT.<rank>.et)")->required();
+  snr::cli::set_examples(sub, {"snr et retarget decode --npus 64 -o decode64",
+                               "snr et retarget decode --npus 16 --tp 2 -o decode16"});
   sub->callback([args, &ctx] {
     snr::output::check_output_prefix(args->output);
     const auto s = snr::et::retarget_trace(args->prefix, args->options, args->output);

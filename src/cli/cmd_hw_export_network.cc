@@ -44,6 +44,8 @@ void setup_hw_export_network(CLI::App& parent, snr::cli::CommandContext& ctx) {
       ->take_all();
   sub->add_option("-o,--output", args->output, "directory for network.yml, system.json, remote_memory.json")
       ->required();
+  snr::cli::set_examples(sub, {"snr hw export-network --hw tpu-v4-like --chips 4 -o net",
+                               "snr hw export-network --hw tpu-v4-like --chips 16 --set topology.kind=torus2d -o net16"});
   sub->callback([args, &ctx] { ctx.exit_code = export_network(*args); });
 }
 

@@ -28,6 +28,8 @@ void setup_infra_blueprint(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--set", args->sets, "parameter as key=value (repeatable)");
   sub->add_option("-o,--output", args->output, "output file (.yaml/.yml or .json); stdout when absent");
   sub->add_flag("--list", args->list, "list the blueprints and their parameters");
+  snr::cli::set_examples(sub, {"snr infra blueprint clos-fat-tree --set k=8 --set levels=3 -o clos.yaml",
+                               "snr infra blueprint --list"});
   sub->callback([args, &ctx] {
     if (args->list) {
       for (const auto* bp : snr::infra::all_blueprints()) {

@@ -27,6 +27,8 @@ void setup_infra_draw(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("-o,--output", args->output, "output .svg (needs Graphviz 'dot') or .dot")->required();
   sub->add_option("--level", args->level, "auto, component, device or tier")->capture_default_str();
   sub->add_option("--annotations", args->annotations, "annotation file");
+  snr::cli::set_examples(sub, {"snr infra draw ../shared/data/infragraph/examples/infragraph-gh-pages/closfabric.yaml -o clos.svg",
+                               "snr infra draw clos.yaml --level tier -o clos.dot"});
   sub->callback([args, &ctx] {
     snr::infra::DrawOptions options;
     options.level = snr::infra::parse_draw_level(args->level);

@@ -26,6 +26,8 @@ void setup_infra_expand(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--annotations", args->annotations, "annotation file (nodes/links with attributes, e.g. rank)");
   sub->add_flag("--json", args->json, "print {\"nodes\": N, \"edges\": E, ...} as JSON");
   sub->add_flag("--list", args->list, "print every node (name, type, rank) and edge (a, b, link)");
+  snr::cli::set_examples(sub, {"snr infra expand ../shared/data/infragraph/examples/infragraph-gh-pages/closfabric.yaml --json",
+                               "snr infra expand clos.yaml --list"});
   sub->callback([args, &ctx] {
     const auto loaded = snr::infra::load(args->input, args->annotations);
     const auto& g = loaded.graph;
@@ -56,6 +58,7 @@ void setup_infra_check(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto args = std::make_shared<CheckArgs>();
   auto* sub = parent.add_subcommand("check", "Validate InfraGraph descriptions (schema, references, slices, counts)");
   sub->add_option("files", args->inputs, "InfraGraph YAML or JSON files")->required();
+  snr::cli::set_examples(sub, {"snr infra check ../shared/data/infragraph/examples/infragraph-gh-pages/closfabric.yaml clos.yaml"});
   sub->callback([args, &ctx] {
     int failed = 0;
     for (const auto& input : args->inputs) {

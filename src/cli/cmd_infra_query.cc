@@ -38,6 +38,8 @@ void setup_infra_query(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--neighbours", args->neighbours, "the neighbours of these nodes and the links to them");
   sub->add_flag("--hops", args->hops, "histogram of hop counts between all pairs of ranked endpoints");
   sub->add_flag("--bisection", args->bisection, "bisection bandwidth between the first and second half of the ranks");
+  snr::cli::set_examples(sub, {"snr infra query clos.yaml --hops",
+                               "snr infra query clos.yaml --bisection"});
   sub->callback([args, &ctx] {
     const auto loaded = snr::infra::load(args->input, args->annotations);
     const auto& g = loaded.graph;

@@ -28,6 +28,7 @@ void setup_infra_translate(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--backend", args->backend, "translator name (analytical)")->required();
   sub->add_option("-o,--output", args->output_dir, "output directory")->required();
   sub->add_option("--annotations", args->annotations, "annotation file (rank attributes pick and order the NPUs)");
+  snr::cli::set_examples(sub, {"snr infra translate examples/infragraph/analytical/ring-8npus.yaml --backend analytical -o ring8"});
   sub->callback([args, &ctx] {
     const auto* translator = snr::infra::find_translator(args->backend);
     const auto loaded = snr::infra::load(args->input, args->annotations);

@@ -83,6 +83,8 @@ void setup_pathfind_gemm(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {
       ->required();
   sub->add_option("--dtype", args->dtype, "input type: bf16, fp16 or fp32")->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object (time_s, bound, tile, dataflow, levels, ...)");
+  snr::cli::set_examples(sub, {"snr pathfind gemm 8192 12288 12288 --hw a100-80gb",
+                               "snr pathfind gemm 4096 4096 4096 --hw h100-sxm --dtype bf16 --json"});
   sub->callback([args] { run_gemm(*args); });
 }
 

@@ -102,6 +102,7 @@ void setup_pathfind_train(CLI::App& parent, snr::cli::CommandContext& ctx) {
                   "Korthikanti et al. Table 5 used 51200); 0 leaves it out")
       ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object");
+  snr::cli::set_examples(sub, {"snr pathfind train --model ../shared/data/pathfinder/calculon/models/gpt3-175B.json --system ../shared/data/pathfinder/calculon/systems/a100_80g.json --execution ../shared/data/pathfinder/calculon/validation/seqsel/tab5/gpt3-175B_seqsel.json"});
   sub->callback([args, &ctx] { ctx.exit_code = run_train(*args); });
 }
 

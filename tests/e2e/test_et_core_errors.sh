@@ -32,7 +32,7 @@ expect_contains "$WORK/expect_fail.out" \
 # Empty file and a text file.
 : >"$WORK/empty.et"
 expect_fail "$SNR" et validate "$WORK/empty.et"
-expect_contains "$WORK/expect_fail.out" "empty file: expected a GlobalMetadata message first"
+expect_contains "$WORK/expect_fail.out" "empty.et' is empty"
 echo "hello world, not a trace" >"$WORK/text.et"
 expect_fail "$SNR" et jsonize "$WORK/text.et" -o "$WORK/t.json"
 expect_contains "$WORK/expect_fail.out" "$WORK/text.et: byte 0, message 0:"
