@@ -123,7 +123,7 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         config.all_to_all = parse_implementations(value, key);
       } else if (const CollectiveAlgorithmSpec* owner = find_algorithm_owning_key(key)) {
         with_error_context(fmt::format("key '{}' (collective algorithm '{}')", key, owner->name),
-                           [&] { owner->parse_key(value, key, base_dir, config); });
+                           [&, &key = key, &value = value] { owner->parse_key(value, key, base_dir, config); });
       } else {
         throw Error(fmt::format("unknown key '{}'", key));
       }
