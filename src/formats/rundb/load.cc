@@ -229,13 +229,13 @@ void load_rest(RunDbReader& reader, RunData& data) {
 
 }  // namespace
 
-RunData load_run_data(const std::string& path) {
+RunData load_run_data(const std::string& path, const LoadOptions& options) {
   RunDbReader reader(path);
   RunData data;
   try {
     load_rest(reader, data);
     load_instructions(reader.db(), data);
-    load_dependencies(reader.db(), data);
+    if (options.dependencies) load_dependencies(reader.db(), data);
   } catch (const Error& e) {
     throw e.with_context(fmt::format("loading {}", path));
   }

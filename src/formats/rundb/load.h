@@ -15,6 +15,11 @@ namespace snr::rundb {
 // Throws snr::Error naming the file on an unreadable or invalid database
 // and on rows that break the schema's invariants (an instruction naming a
 // step twice, a DMA id out of order).
-RunData load_run_data(const std::string& path);
+struct LoadOptions {
+  // The dependency table is the largest; readers that only need the op and
+  // DMA timeline (the Chakra export) skip it.
+  bool dependencies = true;
+};
+RunData load_run_data(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace snr::rundb
