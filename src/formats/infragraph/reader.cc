@@ -238,18 +238,22 @@ class Reader {
                             {{"one2one", Scheme::kOne2One}, {"many2many", Scheme::kMany2Many}, {"ring", Scheme::kRing}});
   }
 
-  DeviceEdge read_device_edge(const YAML::Node& n, const std::string& path) const {
+  // Device and infrastructure edges differ only in their endpoints' owner
+  // field: an optional composed `device`, or a required `instance`.
+  template <class Edge, class Endpoint>
+  Edge read_edge(const YAML::Node& n, const std::string& path, const char* owner_key, std::string Endpoint::*owner,
+                 bool owner_required) const {
     expect_map(n, path);
     check_keys(n, path, {"ep1", "ep2", "scheme", "link"});
-    DeviceEdge e;
+    Edge e;
     e.line = line_of(n);
     for (auto [key, ep] : {std::pair{"ep1", &e.ep1}, std::pair{"ep2", &e.ep2}}) {
       const YAML::Node epn = n[key];
       const std::string p = path + "." + key;
       if (!epn.IsDefined()) fail(n, path, fmt::format("missing required field '{}'", key));
       expect_map(epn, p);
-      check_keys(epn, p, {"device", "component"});
-      ep->device = get_string(epn, "device", p, false);
+      check_keys(epn, p, {owner_key, "component"});
+      (*ep).*owner = get_string(epn, owner_key, p, owner_required);
       ep->component = get_string(epn, "component", p, true);
     }
     e.scheme = read_scheme(n, path);
@@ -257,23 +261,12 @@ class Reader {
     return e;
   }
 
+  DeviceEdge read_device_edge(const YAML::Node& n, const std::string& path) const {
+    return read_edge<DeviceEdge>(n, path, "device", &DeviceEndpoint::device, false);
+  }
+
   InfrastructureEdge read_infra_edge(const YAML::Node& n, const std::string& path) const {
-    expect_map(n, path);
-    check_keys(n, path, {"ep1", "ep2", "scheme", "link"});
-    InfrastructureEdge e;
-    e.line = line_of(n);
-    for (auto [key, ep] : {std::pair{"ep1", &e.ep1}, std::pair{"ep2", &e.ep2}}) {
-      const YAML::Node epn = n[key];
-      const std::string p = path + "." + key;
-      if (!epn.IsDefined()) fail(n, path, fmt::format("missing required field '{}'", key));
-      expect_map(epn, p);
-      check_keys(epn, p, {"instance", "component"});
-      ep->instance = get_string(epn, "instance", p, true);
-      ep->component = get_string(epn, "component", p, true);
-    }
-    e.scheme = read_scheme(n, path);
-    e.link = get_string(n, "link", path, true);
-    return e;
+    return read_edge<InfrastructureEdge>(n, path, "instance", &InfrastructureEndpoint::instance, true);
   }
 
   Device read_device(const YAML::Node& n, const std::string& at) const {
