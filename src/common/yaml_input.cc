@@ -29,7 +29,58 @@ void check_no_duplicate_keys(const YAML::Node& node, std::string_view source_nam
   }
 }
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at text[i], or 0 (Unicode 15,
+// table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t utf8_sequence_length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (size_t k = 2; k < length; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+void check_utf8(std::string_view text, std::string_view source_name) {
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
+      throw Error(fmt::format("{}:{}:{}: byte 0x{:02X} at offset {} is not valid UTF-8 (YAML and JSON input must be "
+                              "UTF-8 text)",
+                              source_name, line, i - line_start + 1, static_cast<unsigned char>(text[i]), i));
+    }
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    i += length;
+  }
+}
+
 YAML::Node load_yaml_document(std::string_view text, std::string_view source_name, std::string_view what) {
+  check_utf8(text, source_name);
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

@@ -1,5 +1,6 @@
-// The one way snr reads a YAML document from outside: syntax errors and
-// duplicate keys are errors with file and line, and a document with no
+// The one way snr reads a YAML document from outside: syntax errors,
+// bytes that are not UTF-8 and duplicate keys are errors with file and
+// line, and a document with no
 // content (an empty file, only comments) is an error instead of "all
 // defaults". yaml-cpp itself keeps duplicate keys and `node["k"]` silently
 // returns the first, so every reader goes through load_yaml_document().
@@ -14,6 +15,12 @@ namespace snr {
 // Throws snr::Error "SOURCE:LINE: duplicate key 'K' (first at line N)".
 // Walks nested maps and sequences.
 void check_no_duplicate_keys(const YAML::Node& node, std::string_view source_name);
+
+// Throws snr::Error "SOURCE:LINE:COLUMN: byte 0xE1 at offset N is not
+// valid UTF-8 ..." for the first malformed, overlong or surrogate sequence.
+// YAML and JSON documents are Unicode text; yaml-cpp passes any byte through,
+// so without this check a name could hold bytes no writer can emit again.
+void check_utf8(std::string_view text, std::string_view source_name);
 
 // Parses `text`; `what` says what the document should be ("a workload
 // spec") in the error for an empty one.

@@ -31,5 +31,15 @@ TEST(YamlInput, EmptyAndCommentOnlyDocumentsAreErrors) {
   EXPECT_NE(error_of("a: [1\n").find("in.yaml:"), std::string::npos);
 }
 
+TEST(YamlInput, BytesThatAreNotUtf8AreErrorsWithLineAndColumn) {
+  EXPECT_EQ(error_of("name: sm\xE1ll\n"),
+            "in.yaml:1:9: byte 0xE1 at offset 8 is not valid UTF-8 (YAML and JSON input must be UTF-8 text)");
+  EXPECT_NE(error_of("a: 1\nb: \xC0\xAF\n").find("in.yaml:2:4: byte 0xC0"), std::string::npos);  // overlong '/'
+  EXPECT_NE(error_of("a: \xED\xA0\x80\n").find("byte 0xED"), std::string::npos);                 // surrogate
+  EXPECT_NE(error_of("a: \xF4\x90\x80\x80\n").find("byte 0xF4"), std::string::npos);            // above U+10FFFF
+  EXPECT_NE(error_of("a: \xE2\x82\n").find("byte 0xE2"), std::string::npos);                      // truncated
+  EXPECT_EQ(error_of("name: caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\n"), "");  // 2-, 3- and 4-byte forms
+}
+
 }  // namespace
 }  // namespace snr

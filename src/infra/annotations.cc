@@ -7,6 +7,7 @@
 #include <deque>
 
 #include "common/error.h"
+#include "common/yaml_input.h"
 
 namespace snr::infra {
 
@@ -90,12 +91,7 @@ Annotations annotate(const Graph& g) {
 }
 
 void apply_annotations(const Graph& g, Annotations& a, std::string_view text, std::string_view source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("{}:{}: not valid YAML/JSON: {}", source, e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = load_yaml_document(text, source, "InfraGraph annotations");
   auto fail = [&](const YAML::Node& n, const std::string& path, const std::string& msg) {
     const int line = n.IsDefined() && !n.Mark().is_null() ? n.Mark().line + 1 : 0;
     throw Error(fmt::format("{}:{}: {}: {}", source, line, path, msg));

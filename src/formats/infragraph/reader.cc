@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/yaml_input.h"
 #include "formats/infragraph/infragraph.h"
 
 namespace snr::infragraph {
@@ -343,12 +344,7 @@ class Reader {
 }  // namespace
 
 Infrastructure parse_infrastructure(std::string_view text, std::string_view source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("{}:{}:{}: not valid YAML/JSON: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  const YAML::Node root = load_yaml_document(text, source, "an InfraGraph infrastructure or device");
   Infrastructure infra;
   try {
     infra = Reader(source).read_document(root);
