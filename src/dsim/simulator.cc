@@ -10,6 +10,7 @@
 #include "dsim/network/registry.h"
 #include "dsim/system/system_layer.h"
 #include "dsim/workload/custom_program.h"
+#include "dsim/workload/trace_comm_groups.h"
 #include "formats/perfetto/trace_writer.h"
 
 namespace snr::dsim {
@@ -64,10 +65,11 @@ SimulationResult simulate_files(const SimulationInputs& inputs) {
   if (!system.all_reduce_custom.empty()) {
     custom = load_custom_all_reduce(system.all_reduce_custom.front(), network.npus_count());
   }
-  CommGroups groups;
-  if (!inputs.comm_group_configuration.empty()) {
-    groups = load_comm_groups(inputs.comm_group_configuration, network.npus_count());
-  }
+  // Without a communicator-group file, the groups the traces describe
+  // themselves (their "## process_group:init ##" METADATA nodes).
+  const CommGroups groups = inputs.comm_group_configuration.empty()
+                                ? comm_groups_from_traces(inputs.workload_prefix, network.npus_count())
+                                : load_comm_groups(inputs.comm_group_configuration, network.npus_count());
   std::vector<RankGraph> graphs;
   graphs.reserve(network.npus_count());
   for (uint32_t rank = 0; rank < network.npus_count(); ++rank) {
