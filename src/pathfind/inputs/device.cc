@@ -166,6 +166,10 @@ DeviceSpec v100() {
 
 DeviceSpec h100_sxm() {
   DeviceSpec d = gpu("h100-sxm", 16, 32, 132, 1830e6);  // 512 dense fp16 FMA/clk per tensor core
+  // Fitted on measured fp16 GEMMs, N = K sweep at M = 8192 only
+  // (bench/pathfind/measure/h100-sxm; gemm_validation_h100_test.cc).
+  d.max_utilization = 0.782;
+  d.kernel_overhead_s = 19.9e-6;
   d.fp32_rate_ratio = 67.0 / 989.4;
   d.vector_flops_per_s = 133.8e12;
   d.levels = {

@@ -45,6 +45,11 @@ uint64_t next_pow2(uint64_t x) {
   return p;
 }
 
+struct Occupancy {
+  double bundle_slowdown = 1;  // bundle-scope levels
+  double mcu_slowdown = 1;     // MCU-scope levels (bundle and in-bundle waves)
+};
+
 struct Candidate {
   Tile tile;
   uint8_t order = 0;
@@ -98,12 +103,35 @@ struct Context {
   double best_s = std::numeric_limits<double>::infinity();
   double best_compute_s = 0;
   double best_slowdown = 1;
+  Occupancy best_occupancy;
   uint64_t visited = 0;
   double floor_s = 0;  // no combination can beat this: stop once reached
 };
 
 double aggregate_bandwidth(const DeviceSpec& d, const MemoryLevel& level) {
   return level.bandwidth_bytes_per_s * level.efficiency * d.instances(level.scope);
+}
+
+// How many times longer than with every unit busy a level's traffic takes,
+// because a partial wave leaves bundles (or MCUs inside a bundle) idle and
+// an idle unit draws no bandwidth. Padding a tile past the problem's edge is
+// not in it: those bytes are already in the tile's traffic.
+Occupancy occupancy(const Context& c, const Tile& t0, const Tile& tb) {
+  const DeviceSpec& d = *c.device;
+  Occupancy o;
+  if (!c.spread_over_bundles) {
+    const uint64_t tiles = ceil_div(c.shape.m, t0.m) * ceil_div(c.shape.n, t0.n);
+    o.mcu_slowdown = static_cast<double>(ceil_div(tiles, d.mcu_count()) * d.mcu_count()) / static_cast<double>(tiles);
+    return o;
+  }
+  const uint64_t bundle_tiles = ceil_div(c.shape.m, tb.m) * ceil_div(c.shape.n, tb.n);
+  o.bundle_slowdown =
+      static_cast<double>(ceil_div(bundle_tiles, d.bundles) * d.bundles) / static_cast<double>(bundle_tiles);
+  const uint64_t mcu_tiles = ceil_div(tb.m, t0.m) * ceil_div(tb.n, t0.n);
+  o.mcu_slowdown = o.bundle_slowdown *
+                   static_cast<double>(ceil_div(mcu_tiles, d.mcus_per_bundle) * d.mcus_per_bundle) /
+                   static_cast<double>(mcu_tiles);
+  return o;
 }
 
 bool fits(const MemoryLevel& level, const Tile& t, double in_bytes, double out_bytes) {
@@ -216,8 +244,13 @@ bool nests(const Tile& inner, const Tile& outer) {
   return inner.m <= outer.m && inner.n <= outer.n && inner.k <= outer.k;
 }
 
-double level_scale(const DeviceSpec& d, size_t level, double slowdown) {
-  return d.levels[level].scope == Scope::kGlobal ? 1.0 : slowdown;
+double level_scale(const DeviceSpec& d, size_t level, const Occupancy& o) {
+  switch (d.levels[level].scope) {
+    case Scope::kGlobal: return 1.0;
+    case Scope::kBundle: return o.bundle_slowdown;
+    case Scope::kMcu: return o.mcu_slowdown;
+  }
+  return 1.0;
 }
 
 // Depth-first over tile levels from the outermost inwards.
@@ -244,17 +277,19 @@ void search(Context& c, size_t depth_level, double partial_s) {
     const Tile& tb = g_scratch[c.bundle_level].items[c.pick[c.bundle_level]].tile;
     double comp = compute_s(c, cand.tile, c.spread_over_bundles ? tb : cand.tile);
     double slowdown = std::max(1.0, comp / c.ideal_compute_s);
+    const Occupancy occ = occupancy(c, cand.tile, c.spread_over_bundles ? tb : cand.tile);
     double total = comp;
-    total = std::max(total, cand.reg_s * level_scale(d, 0, slowdown));
+    total = std::max(total, cand.reg_s * level_scale(d, 0, occ));
     for (size_t i = 0; i < c.tile_levels; ++i) {
       const Candidate& ci = g_scratch[i].items[c.pick[i]];
-      total = std::max(total, ci.feeder_s * level_scale(d, i + 1, slowdown));
+      total = std::max(total, ci.feeder_s * level_scale(d, i + 1, occ));
     }
     if (total < c.best_s) {
       c.best_s = total;
       c.best_pick = c.pick;
       c.best_compute_s = comp;
       c.best_slowdown = slowdown;
+      c.best_occupancy = occ;
     }
   }
 }
@@ -325,7 +360,7 @@ GemmPrediction predict_gemm(const DeviceSpec& device, GemmShape shape, DType dty
     } else {
       use.tile = Tile{shape.m, shape.n, shape.k};
     }
-    double scale = level_scale(device, i, c.best_slowdown);
+    double scale = level_scale(device, i, c.best_occupancy);
     if (i == 0) {
       use.accessed_bytes = c0.reg_bytes;
       use.time_s = c0.reg_s * scale;
