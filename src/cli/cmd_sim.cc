@@ -28,6 +28,9 @@ void add_sim_options(CLI::App* sub, SimOptions& opts) {
                   "ASTRA-sim remote memory JSON")->required();
   sub->add_option("--comm-group-configuration", opts.inputs.comm_group_configuration,
                   "communicator groups JSON (pg_name -> NPU list)");
+  sub->add_option("--perturbation-configuration", opts.inputs.perturbation_configuration,
+                  "stragglers and heterogeneity JSON: per-NPU compute slow-down, per-link, per-NPU and "
+                  "per-dimension bandwidth factors (docs/formats/perturbation.md)");
   sub->add_option("--network-backend", opts.backend,
                   fmt::format("network backend by name: {} (default {})",
                               fmt::join(snr::dsim::network_backend_names(), ", "), snr::dsim::kDefaultNetworkBackend));

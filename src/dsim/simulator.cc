@@ -9,6 +9,7 @@
 #include "dsim/core/event_loop.h"
 #include "dsim/network/registry.h"
 #include "dsim/system/system_layer.h"
+#include "dsim/workload/compute_slowdown.h"
 #include "dsim/workload/custom_program.h"
 #include "dsim/workload/trace_comm_groups.h"
 #include "formats/perfetto/trace_writer.h"
@@ -23,7 +24,7 @@ TimeNs SimulationResult::finish_ns() const {
 
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
                           std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
-                          const CustomCollectives* custom) {
+                          const CustomCollectives* custom, const Perturbations* perturbations) {
   const NetworkBackendSpec& backend_spec = find_network_backend(backend);
   if (!system.all_reduce_custom.empty() && (custom == nullptr || custom->all_reduce.empty())) {
     throw Error("the system configuration names a custom all-reduce, but its programs were not loaded");
@@ -33,9 +34,11 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   }
   uint64_t skipped = 0;
   for (const auto& g : graphs) skipped += g.skipped_records;
+  if (perturbations != nullptr) apply_compute_slowdown(graphs, perturbations->compute_slowdown);
   EventLoop loop;
   Workload workload(std::move(graphs), groups, loop, record_timeline);
   const std::unique_ptr<NetworkBackend> net = backend_spec.create(network, loop);
+  if (perturbations != nullptr && !perturbations->bandwidth.empty()) net->set_bandwidth_factors(perturbations->bandwidth);
   SystemLayer system_layer(system, network, loop, *net, workload, custom);
   workload.attach(system_layer);
   workload.start();
@@ -61,6 +64,10 @@ SimulationResult simulate_files(const SimulationInputs& inputs) {
   const SystemConfig system = load_system_config(inputs.system_configuration);
   const NetworkConfig network = load_backend_config(backend, inputs.network_configuration);
   load_remote_memory_config(inputs.remote_memory_configuration);
+  Perturbations perturbations;
+  if (!inputs.perturbation_configuration.empty()) {
+    perturbations = resolve_perturbations(load_perturbation_config(inputs.perturbation_configuration), network);
+  }
   CustomCollectives custom;
   if (!system.all_reduce_custom.empty()) {
     custom = load_custom_all_reduce(system.all_reduce_custom.front(), network.npus_count());
@@ -76,7 +83,7 @@ SimulationResult simulate_files(const SimulationInputs& inputs) {
     graphs.push_back(load_rank_graph(inputs.workload_prefix, rank, system, groups, network.npus_count()));
   }
   return simulate(system, network, groups, std::move(graphs), inputs.backend, inputs.record_timeline,
-                  custom.all_reduce.empty() ? nullptr : &custom);
+                  custom.all_reduce.empty() ? nullptr : &custom, &perturbations);
 }
 
 std::string astra_summary_lines(const SimulationResult& result) {

@@ -14,6 +14,7 @@
 #include "dsim/config/network_config.h"
 #include "dsim/config/system_config.h"
 #include "dsim/network/network.h"
+#include "dsim/perturbation/perturbation.h"
 #include "dsim/system/custom_collective.h"
 #include "dsim/workload/workload.h"
 
@@ -27,6 +28,7 @@ struct SimulationInputs {
   std::filesystem::path network_configuration;
   std::filesystem::path remote_memory_configuration;
   std::filesystem::path comm_group_configuration;  // optional
+  std::filesystem::path perturbation_configuration;  // optional: stragglers, link bandwidth factors
   std::string backend{kDefaultNetworkBackend};  // a registered network backend
   bool record_timeline = false;
 };
@@ -47,10 +49,11 @@ struct SimulationResult {
 // Runs a simulation from in-memory inputs (tests, benchmarks) on the
 // network backend registered as `backend`. `custom` holds the custom
 // all-reduce programs when the system configuration names one (see
-// load_custom_all_reduce).
+// load_custom_all_reduce). `perturbations` (optional) slows NPUs' compute
+// and scales link bandwidths (dsim/perturbation).
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
                           std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
-                          const CustomCollectives* custom = nullptr);
+                          const CustomCollectives* custom = nullptr, const Perturbations* perturbations = nullptr);
 // Loads every input named in `inputs`, then simulates. Throws snr::Error.
 SimulationResult simulate_files(const SimulationInputs& inputs);
 

@@ -11,12 +11,15 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dsim/config/network_config.h"
 #include "dsim/core/event_loop.h"
 
 namespace snr::dsim {
+
+class LinkBandwidthFactors;  // dsim/perturbation/perturbation.h
 
 // A sender's own name for a message (each sender has its own id space).
 using MessageId = uint32_t;
@@ -44,7 +47,17 @@ class NetworkBackend {
   // Per-link statistics of links that carried traffic, in a stable order.
   [[nodiscard]] virtual std::vector<LinkStats> link_stats() const = 0;
   [[nodiscard]] virtual std::string name() const = 0;
+  // Scales link bandwidths (stragglers and heterogeneity, see
+  // dsim/perturbation); called at most once, before the first send. Each
+  // backend maps the factors onto its own links; one that has no per-link
+  // model keeps this default, which refuses with the backend's name.
+  virtual void set_bandwidth_factors(const LinkBandwidthFactors& factors);
 };
+
+// A duration computed in floating point as whole ns, truncated as ASTRA-sim
+// does; throws snr::Error when it does not fit (a bandwidth factor so small
+// that a message would take longer than 2^63 ns).
+TimeNs checked_truncated_ns(double ns, std::string_view what);
 
 // ASTRA-sim's analytical network counts 1 GB as 2^30 bytes.
 inline double gbps_to_bytes_per_ns(double gbps) { return gbps * 1073741824.0 / 1e9; }

@@ -44,6 +44,10 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
   TimeNs serialization_ns;
   TimeNs hop_ns;
   spec.cost(bytes, serialization_ns, hop_ns);
+  if (perturbed_) {
+    const NpuId neighbour = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
+    scale_cost(0, factors_.between(0, src, neighbour), bytes, serialization_ns, hop_ns);
+  }
   const TimeNs start = std::max(loop_.now(), link.free_at_ns);
   link.free_at_ns = start + serialization_ns;
   link.bytes += bytes;
@@ -140,6 +144,12 @@ bool AwareNetwork::forward(uint32_t flight) {
   TimeNs serialization_ns;
   TimeNs hop_ns;
   dims_[dim].cost(m.bytes, serialization_ns, hop_ns);
+  if (perturbed_) {
+    const double factor = m.switch_dim >= 0      ? factors_.from_switch(dim, next_at)
+                          : next_switch_dim >= 0 ? factors_.to_switch(dim, m.at)
+                                                 : factors_.between(dim, m.at, next_at);
+    scale_cost(dim, factor, m.bytes, serialization_ns, hop_ns);
+  }
   const TimeNs start = std::max(loop_.now(), link->free_at_ns);
   link->free_at_ns = start + serialization_ns;
   link->bytes += m.bytes;
@@ -155,6 +165,20 @@ bool AwareNetwork::forward(uint32_t flight) {
   m.switch_dim = next_switch_dim;
   loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
   return true;
+}
+
+void AwareNetwork::set_bandwidth_factors(const LinkBandwidthFactors& factors) {
+  factors_ = factors;
+  perturbed_ = !factors.empty();
+}
+
+void AwareNetwork::scale_cost(size_t dim, double factor, uint64_t bytes, TimeNs& serialization_ns,
+                              TimeNs& hop_ns) const {
+  if (factor == 1.0) return;  // the dimension's own (cached) cost, to the ns
+  const Dim& spec = dims_[dim];
+  const double serialization = static_cast<double>(bytes) / (spec.bytes_per_ns * factor);
+  serialization_ns = checked_truncated_ns(serialization, "network: a perturbed link's serialization time");
+  hop_ns = checked_truncated_ns(spec.latency_ns + serialization, "network: a perturbed link's hop time");
 }
 
 void AwareNetwork::handle(const Event& event) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dsim/network/network.h"
+#include "dsim/perturbation/perturbation.h"
 
 namespace snr::dsim {
 
@@ -28,6 +29,10 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   void handle(const Event& event) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
   [[nodiscard]] std::string name() const override { return "analytical-congestion-aware"; }
+  // Each directed link (Ring and FullyConnected: NPU to NPU; Switch: NPU to
+  // switch and switch to NPU) serializes at its dimension's bandwidth times
+  // its own factor; latency is unchanged.
+  void set_bandwidth_factors(const LinkBandwidthFactors& factors) override;
 
  private:
   struct Link {
@@ -91,6 +96,8 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
     in_flight_[flight].next_free = free_flight_;
     free_flight_ = flight;
   }
+  // The hop cost on a link whose bandwidth is scaled by `factor` (perturbed runs only).
+  void scale_cost(size_t dim, double factor, uint64_t bytes, TimeNs& serialization_ns, TimeNs& hop_ns) const;
   Link& link_for(size_t dim, NpuId from, uint32_t from_coord, uint32_t to_coord, int16_t& next_switch_dim,
                  NpuId& next_at);
   [[nodiscard]] static uint64_t fc_key(size_t dim, NpuId from, NpuId to) {
@@ -105,6 +112,8 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   std::vector<std::vector<Link>> dense_links_;  // per dimension: 2 per NPU (Ring cw/ccw, Switch up/down)
   std::unordered_map<uint64_t, Link> fc_links_;
   bool ring_1d_ = false;  // one dimension, Ring: send()'s own path applies
+  bool perturbed_ = false;  // bandwidth factors given: hop costs go through scale_cost
+  LinkBandwidthFactors factors_;
   std::vector<InFlight> in_flight_;  // messages with more than one hop to go (pooled)
   static constexpr uint32_t kNoFlight = UINT32_MAX;
   uint32_t free_flight_ = kNoFlight;

@@ -2,6 +2,9 @@
 
 #include "dsim/network/registry.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace snr::dsim {
 
 UnawareNetwork::UnawareNetwork(const NetworkConfig& config, EventLoop& loop)
@@ -10,6 +13,7 @@ UnawareNetwork::UnawareNetwork(const NetworkConfig& config, EventLoop& loop)
 }
 
 TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
+  if (perturbed_) return perturbed_delay_ns(src, dst, bytes);
   if (bytes_per_ns_.size() == 1) {
     // One dimension: NPU ids are the coordinates, no division needed.
     if (src == dst) return 0;
@@ -34,7 +38,7 @@ TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
 void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
   // No per-hop state: the arrival time is known at injection.
   TimeNs delay;
-  if (bytes_per_ns_.size() == 1) {
+  if (bytes_per_ns_.size() == 1 && !perturbed_) {
     const auto& dim = config_.dimensions[0];
     const int hops = hops_in_dimension(dim.topology, dim.npus_count, src, dst);
     if (hops != cached_hops_ || bytes != cached_bytes_) {
@@ -47,6 +51,55 @@ void UnawareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t byte
     delay = delay_ns(src, dst, bytes);
   }
   loop_.schedule(loop_.now() + delay, deliver_to, MessageArrived{message});
+}
+
+void UnawareNetwork::set_bandwidth_factors(const LinkBandwidthFactors& factors) {
+  factors_ = factors;
+  perturbed_ = !factors.empty();
+}
+
+double UnawareNetwork::route_factor(size_t dim, NpuId at, uint32_t from, uint32_t to) const {
+  const auto& spec = config_.dimensions[dim];
+  const NpuId end = layout_.with_coordinate(at, dim, to);
+  switch (spec.topology) {
+    case TopologyKind::kFullyConnected: return factors_.between(dim, at, end);
+    case TopologyKind::kSwitch: return std::min(factors_.to_switch(dim, at), factors_.from_switch(dim, end));
+    case TopologyKind::kRing: {
+      const uint32_t n = spec.npus_count;
+      const uint32_t clockwise = to >= from ? to - from : to + n - from;
+      const bool go_clockwise = !(n - clockwise < clockwise);  // as hops_in_dimension counts
+      double factor = std::numeric_limits<double>::infinity();  // from != to: at least one hop
+      NpuId cur = at;
+      uint32_t c = from;
+      while (c != to) {
+        const uint32_t next = go_clockwise ? (c + 1 == n ? 0 : c + 1) : (c == 0 ? n - 1 : c - 1);
+        const NpuId next_npu = layout_.with_coordinate(cur, dim, next);
+        const double f = factors_.between(dim, cur, next_npu);
+        factor = std::min(factor, f);
+        cur = next_npu;
+        c = next;
+      }
+      return factor;
+    }
+  }
+  return 1.0;
+}
+
+TimeNs UnawareNetwork::perturbed_delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
+  TimeNs total = 0;
+  NpuId at = src;  // dimension 0 is crossed first, then 1, ...
+  for (size_t d = 0; d < layout_.dims(); ++d) {
+    const uint32_t from = layout_.coordinate(at, d);
+    const uint32_t to = layout_.coordinate(dst, d);
+    if (from == to) continue;
+    const auto& dim = config_.dimensions[d];
+    const int hops = hops_in_dimension(dim.topology, dim.npus_count, from, to);
+    const double factor = route_factor(d, at, from, to);
+    const double delay = hops * dim.latency_ns + static_cast<double>(bytes) / (bytes_per_ns_[d] * factor);
+    total += checked_truncated_ns(delay, "network: a perturbed message's delay");
+    at = layout_.with_coordinate(at, d, to);
+  }
+  return total;
 }
 
 std::vector<LinkStats> UnawareNetwork::link_stats() const { return {}; }

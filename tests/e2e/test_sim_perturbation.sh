@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# snr sim --perturbation-configuration: an empty file changes nothing (same
+# bytes out), a slow link slows the ring all-reduce and shows in links.csv,
+# and bad files fail naming the key, before any output is written.
+source "$(dirname "$0")/lib.sh"
+A="$DATA/astra-sim"
+if [[ ! -d "$A" ]]; then echo "SKIP: $A not present"; exit 0; fi
+
+run_sim() {  # backend out_dir [extra args]
+  "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce" \
+    --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
+    --network-configuration="$A/network/analytical/Ring_8npus.yml" \
+    --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" \
+    --network-backend="$1" -o "$2" "${@:3}"
+}
+
+echo '{}' > "$WORK/empty.json"
+for backend in analytical-congestion-aware analytical-congestion-unaware; do
+  run_sim $backend "$WORK/plain-$backend" > "$WORK/plain.txt"
+  expect_contains "$WORK/plain.txt" "sys[7] finished, 64440 cycles"
+  run_sim $backend "$WORK/empty-$backend" --perturbation-configuration="$WORK/empty.json" > "$WORK/empty.txt"
+  cmp "$WORK/plain.txt" "$WORK/empty.txt" || fail "$backend: an empty perturbation file changed the result"
+  for f in npus.csv links.csv summary.json timeline.json; do
+    cmp "$WORK/plain-$backend/$f" "$WORK/empty-$backend/$f" || fail "$backend: $f differs with an empty file"
+  done
+done
+
+# Link 3 -> 4 at half bandwidth: every message on it takes twice as long to
+# serialize, and the ring waits for it.
+cat > "$WORK/slow_link.json" <<'JSON'
+{"description": "a degraded cable", "links": [{"src": 3, "dst": 4, "bandwidth_factor": 0.5}]}
+JSON
+run_sim analytical-congestion-aware "$WORK/slow" --perturbation-configuration="$WORK/slow_link.json" > "$WORK/slow.txt"
+finish() { sed -n 's/.*"finish_ns": \([0-9]*\).*/\1/p' "$1/summary.json"; }
+(($(finish "$WORK/slow") > 64440)) || fail "a slow link did not slow the all-reduce: $(finish "$WORK/slow")"
+busy() { awk -F, -v l="$2" '$1 == l {print $4}' "$1/links.csv"; }
+plain_busy=$(busy "$WORK/plain-analytical-congestion-aware" "npu3->npu4")
+slow_busy=$(busy "$WORK/slow" "npu3->npu4")
+other_busy=$(busy "$WORK/slow" "npu2->npu3")
+# Serialization of each message doubles (up to truncation to whole ns).
+((slow_busy >= 2 * plain_busy - 64 && slow_busy <= 2 * plain_busy + 64)) ||
+  fail "npu3->npu4 busy $slow_busy ns, expected about 2 x $plain_busy"
+((other_busy == plain_busy)) || fail "npu2->npu3 busy changed: $other_busy vs $plain_busy"
+
+# A compute straggler on a collective-only trace changes nothing.
+echo '{"compute": [{"npu": 5, "slowdown": 3}]}' > "$WORK/compute.json"
+run_sim analytical-congestion-aware "$WORK/comp" --perturbation-configuration="$WORK/compute.json" > "$WORK/comp.txt"
+expect_contains "$WORK/comp.txt" "sys[5] finished, 64440 cycles"
+
+# Bad files: the error names the file and the key; nothing is written.
+bad() {  # json expected-text
+  echo "$1" > "$WORK/bad.json"
+  expect_fail run_sim analytical-congestion-aware "$WORK/bad-out" --perturbation-configuration="$WORK/bad.json"
+  expect_contains "$WORK/expect_fail.out" "bad.json"
+  expect_contains "$WORK/expect_fail.out" "$2"
+  [[ ! -e "$WORK/bad-out" ]] || fail "output written despite a bad perturbation file"
+}
+bad '{"compute": [{"npu": 8, "slowdown": 2}]}' "compute[0].npu: NPU 8 does not exist (the network has 8 NPUs)"
+bad '{"links": [{"src": 1, "dst": 3, "bandwidth_factor": 0.5}]}' "links[0]: NPUs 1 and 3 are not neighbours"
+bad '{"compute": [{"npu": 1, "slowdown": 0}]}' "compute[0].slowdown: 0 is out of range"
+bad '{"stragglers": []}' "unknown key 'stragglers'"
+bad '{"links": [{"src": 1, "dst": 2, "bandwidth": 0.5}]}' "links[0]: unknown key 'bandwidth'"
+expect_fail run_sim analytical-congestion-aware "$WORK/bad-out" --perturbation-configuration="$WORK/missing.json"
+expect_contains "$WORK/expect_fail.out" "missing.json"
+echo "OK"
