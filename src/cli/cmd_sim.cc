@@ -1,10 +1,15 @@
-// `snr sim`: the distributed simulator, with ASTRA-sim's option names.
+// `snr sim`: the distributed simulator, with ASTRA-sim's option names. Every
+// option ASTRA-sim 2.x's analytical frontends read is accepted; the ones
+// snr does not model refuse a value other than ASTRA-sim's default with the
+// reason (docs/simulator-distributed.md, "ASTRA-sim options").
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <memory>
 
 #include "cli/command.h"
+#include "common/error.h"
 #include "common/output.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
@@ -14,26 +19,91 @@ namespace {
 struct SimOptions {
   snr::dsim::SimulationInputs inputs;
   std::string backend{snr::dsim::kDefaultNetworkBackend};
+  std::string comm_groups;
   std::string output_dir;
-  std::string timeline;
+  std::string dangling = "error";
+  int num_queues_per_dim = 1;
+  bool rendezvous_protocol = false;
+  std::string logging_configuration = "empty";
+  std::string logging_folder = "log";
 };
+
+// A real number in [min, max]; NaN and infinities are refused (CLI::Range
+// lets NaN through).
+CLI::Validator finite_range(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < min || value > max) {
+          return fmt::format("value {} is out of range: valid {:g} .. {:g}", text, min, max);
+        }
+        return {};
+      },
+      fmt::format("FLOAT in [{:g} - {:g}]", min, max));
+}
 
 void add_sim_options(CLI::App* sub, SimOptions& opts) {
   sub->add_option("--workload-configuration", opts.inputs.workload_prefix,
-                  "Chakra trace prefix: files <prefix>.<rank>.et")->required();
+                  "Chakra trace prefix: files <prefix>.<rank>.et, one per NPU")->required();
   sub->add_option("--system-configuration", opts.inputs.system_configuration, "ASTRA-sim system JSON")->required();
   sub->add_option("--network-configuration", opts.inputs.network_configuration, "ASTRA-sim analytical network YAML")
       ->required();
   sub->add_option("--remote-memory-configuration", opts.inputs.remote_memory_configuration,
                   "ASTRA-sim remote memory JSON")->required();
-  sub->add_option("--comm-group-configuration", opts.inputs.comm_group_configuration,
-                  "communicator groups JSON (pg_name -> NPU list)");
+  sub->add_option("--comm-group-configuration", opts.comm_groups,
+                  "communicator groups JSON (pg_name -> NPU list); 'empty' (ASTRA-sim's default) means none");
   sub->add_option("--perturbation-configuration", opts.inputs.perturbation_configuration,
                   "stragglers and heterogeneity JSON: per-NPU compute slow-down, per-link, per-NPU and "
                   "per-dimension bandwidth factors (docs/formats/perturbation.md)");
   sub->add_option("--network-backend", opts.backend,
                   fmt::format("network backend by name: {} (default {})",
                               fmt::join(snr::dsim::network_backend_names(), ", "), snr::dsim::kDefaultNetworkBackend));
+  sub->add_option("--dangling-dependencies", opts.dangling,
+                  "a dependency on a node that is not in its trace: 'error' (default) or 'ignore' (dropped, counted "
+                  "in summary.json and on stderr)")
+      ->check(CLI::IsMember({"error", "ignore"}));
+  // ASTRA-sim's remaining options (analytical frontends, 2.x).
+  sub->add_option("--compute-scale", opts.inputs.scales.compute,
+                  "multiplies every compute node's duration (default 1)")
+      ->check(finite_range(0, snr::dsim::kMaxScale));
+  sub->add_option("--comm-scale", opts.inputs.scales.comm, "multiplies every communication size (default 1)")
+      ->check(finite_range(1e-9, snr::dsim::kMaxScale));
+  sub->add_option("--injection-scale", opts.inputs.injection_scale,
+                  "multiplies the system configuration's endpoint-delay, as ASTRA-sim does (default 1)")
+      ->check(finite_range(0, 1e6));
+  sub->add_option("--num-queues-per-dim", opts.num_queues_per_dim,
+                  "collective queues per dimension; only ASTRA-sim's default 1 is modelled")
+      ->check(CLI::Range(1, 1 << 16));
+  sub->add_flag("--rendezvous-protocol", opts.rendezvous_protocol,
+                "rendezvous handshake before each send; only ASTRA-sim's default false is modelled");
+  sub->add_option("--logging-configuration", opts.logging_configuration,
+                  "ASTRA-sim's spdlog configuration; accepted and checked, not applied (snr's results are the stdout "
+                  "lines and -o)");
+  sub->add_option("--logging-folder", opts.logging_folder,
+                  "ASTRA-sim's log folder; snr writes no log files (results go to -o)");
+}
+
+// The ASTRA-sim options snr does not model: ASTRA-sim's default is
+// accepted, anything else is refused with the reason.
+void check_astra_sim_options(const SimOptions& opts) {
+  if (opts.num_queues_per_dim != 1) {
+    throw snr::Error(fmt::format(
+        "--num-queues-per-dim {}: not modelled by snr (ASTRA-sim spreads a dimension's chunks over several "
+        "queues; snr runs one queue per dimension, ASTRA-sim's default 1)",
+        opts.num_queues_per_dim));
+  }
+  if (opts.rendezvous_protocol) {
+    throw snr::Error(
+        "--rendezvous-protocol: not modelled by snr (ASTRA-sim then makes each send wait for a handshake with its "
+        "receive; snr sends eagerly, ASTRA-sim's default false)");
+  }
+  if (opts.logging_configuration != "empty") {
+    snr::cli::check_input_file(opts.logging_configuration);
+    fmt::print(stderr,
+               "snr: note: --logging-configuration {} is accepted for compatibility and not applied: snr prints "
+               "ASTRA-sim's per-NPU lines on stdout and writes its results with -o\n",
+               opts.logging_configuration);
+  }
 }
 
 void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
@@ -42,16 +112,31 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   add_sim_options(sub, *opts);
   sub->add_option("-o,--output", opts->output_dir, "directory for npus.json/csv, links.csv, summary.json, timeline.json");
   snr::cli::set_examples(sub, {"snr sim --workload-configuration out/ar --system-configuration sys.json "
-                               "--network-configuration net.yml --remote-memory-configuration mem.json -o result/"});
+                               "--network-configuration net.yml --remote-memory-configuration mem.json -o result/",
+                               "snr sim --workload-configuration=feeder/chakra --system-configuration=sys.json "
+                               "--network-configuration=one_npu.yml --remote-memory-configuration=mem.json "
+                               "--comm-group-configuration=empty --dangling-dependencies=ignore"});
   sub->callback([opts] {
     if (!opts->output_dir.empty()) snr::output::check_output_directory(opts->output_dir);
+    check_astra_sim_options(*opts);
+    // ASTRA-sim's default value of the option is the word "empty": no groups.
+    opts->inputs.comm_group_configuration = opts->comm_groups == "empty" ? std::string() : opts->comm_groups;
+    opts->inputs.dangling_dependencies = snr::dsim::parse_dangling_dependencies(opts->dangling);
     opts->inputs.backend = opts->backend;
     opts->inputs.record_timeline = !opts->output_dir.empty();
     const auto result = snr::dsim::simulate_files(opts->inputs);
     fmt::print("{}", snr::dsim::astra_summary_lines(result));
+    if (result.dangling_dependencies_dropped > 0) {
+      fmt::print(stderr, "snr: warning: {} dependencies on nodes not in their trace were dropped "
+                         "(--dangling-dependencies=ignore)\n",
+                 result.dangling_dependencies_dropped);
+    }
     if (!opts->output_dir.empty()) {
-      snr::dsim::write_result_files(result, opts->output_dir);
-      snr::dsim::write_timeline(result, std::filesystem::path(opts->output_dir) / "timeline.json");
+      // All or nothing: the files appear together, or not at all.
+      snr::output::StagedDirectory staged(opts->output_dir);
+      snr::dsim::write_result_files(result, staged.path());
+      snr::dsim::write_timeline(result, staged.path() / "timeline.json");
+      staged.commit();
     }
   });
 }

@@ -33,7 +33,11 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     throw Error(fmt::format("{} rank traces for a network of {} NPUs", graphs.size(), network.npus_count()));
   }
   uint64_t skipped = 0;
-  for (const auto& g : graphs) skipped += g.skipped_records;
+  uint64_t dangling = 0;
+  for (const auto& g : graphs) {
+    skipped += g.skipped_records;
+    dangling += g.dangling_dependencies_dropped;
+  }
   if (perturbations != nullptr) apply_compute_slowdown(graphs, perturbations->compute_slowdown);
   EventLoop loop;
   Workload workload(std::move(graphs), groups, loop, record_timeline);
@@ -52,6 +56,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   result.events_processed = loop.events_processed();
   result.messages_sent = system_layer.traffic().messages_sent;
   result.skipped_records = skipped;
+  result.dangling_dependencies_dropped = dangling;
   if (record_timeline) {
     result.timeline = workload.timeline();
     result.graphs = workload.graphs();
@@ -61,8 +66,11 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
 
 SimulationResult simulate_files(const SimulationInputs& inputs) {
   const NetworkBackendSpec& backend = find_network_backend(inputs.backend);
-  const SystemConfig system = load_system_config(inputs.system_configuration);
+  SystemConfig system = load_system_config(inputs.system_configuration);
+  apply_injection_scale(system, inputs.injection_scale);
+  check_workload_scales(inputs.scales);
   const NetworkConfig network = load_backend_config(backend, inputs.network_configuration);
+  check_trace_set_size(inputs.workload_prefix, network.npus_count());
   load_remote_memory_config(inputs.remote_memory_configuration);
   Perturbations perturbations;
   if (!inputs.perturbation_configuration.empty()) {
@@ -80,8 +88,10 @@ SimulationResult simulate_files(const SimulationInputs& inputs) {
   std::vector<RankGraph> graphs;
   graphs.reserve(network.npus_count());
   for (uint32_t rank = 0; rank < network.npus_count(); ++rank) {
-    graphs.push_back(load_rank_graph(inputs.workload_prefix, rank, system, groups, network.npus_count()));
+    graphs.push_back(load_rank_graph(inputs.workload_prefix, rank, system, groups, network.npus_count(),
+                                     inputs.dangling_dependencies));
   }
+  apply_workload_scales(graphs, inputs.scales);
   return simulate(system, network, groups, std::move(graphs), inputs.backend, inputs.record_timeline,
                   custom.all_reduce.empty() ? nullptr : &custom, &perturbations);
 }
@@ -120,7 +130,8 @@ void write_result_files(const SimulationResult& result, const std::filesystem::p
                                     {"finish_ns", result.finish_ns()},
                                     {"messages", result.messages_sent},
                                     {"events", result.events_processed},
-                                    {"skipped_records", result.skipped_records}};
+                                    {"skipped_records", result.skipped_records},
+                                    {"dangling_dependencies_dropped", result.dangling_dependencies_dropped}};
   write_file_atomic(dir / "npus.json", npus.dump(2) + "\n");
   write_file_atomic(dir / "npus.csv", csv);
   write_file_atomic(dir / "links.csv", links);

@@ -31,6 +31,12 @@ struct SimulationInputs {
   std::filesystem::path perturbation_configuration;  // optional: stragglers, link bandwidth factors
   std::string backend{kDefaultNetworkBackend};  // a registered network backend
   bool record_timeline = false;
+  // ASTRA-sim's --compute-scale / --comm-scale and --injection-scale
+  // (multiplies a given endpoint-delay), and what to do with dependencies
+  // on nodes missing from a trace.
+  WorkloadScales scales;
+  double injection_scale = 1;
+  DanglingDependencies dangling_dependencies = DanglingDependencies::kError;
 };
 
 struct SimulationResult {
@@ -43,6 +49,7 @@ struct SimulationResult {
   uint64_t events_processed = 0;
   uint64_t messages_sent = 0;
   uint64_t skipped_records = 0;
+  uint64_t dangling_dependencies_dropped = 0;
   [[nodiscard]] TimeNs finish_ns() const;
 };
 
@@ -54,7 +61,8 @@ struct SimulationResult {
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
                           std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
                           const CustomCollectives* custom = nullptr, const Perturbations* perturbations = nullptr);
-// Loads every input named in `inputs`, then simulates. Throws snr::Error.
+// Loads every input named in `inputs`, then simulates. The trace set must
+// have one file per NPU (check_trace_set_size). Throws snr::Error.
 SimulationResult simulate_files(const SimulationInputs& inputs);
 
 // The lines ASTRA-sim prints per NPU:

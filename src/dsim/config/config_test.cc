@@ -1,4 +1,7 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "common/error.h"
 #include "dsim/config/aux_config.h"
@@ -54,6 +57,96 @@ TEST(NetworkConfig, RejectsBadInput) {
   EXPECT_THROW((void)parse_network_config("topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [1]\nlatency: [1]\nlatnecy: [2]\n", "t"), Error);
   EXPECT_THROW((void)parse_network_config("topology: [ Ring ]\nnpus_count: [ 1.5 ]\nbandwidth: [1]\nlatency: [1]\n", "t"), Error);
   EXPECT_THROW((void)parse_network_config("topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [0]\nlatency: [1]\n", "t"), Error);
+}
+
+TEST(NetworkConfig, EveryNumberHasARangeNamedInTheError) {
+  const auto message = [](const std::string& bandwidth, const std::string& latency, const std::string& npus) {
+    try {
+      (void)parse_network_config("topology: [ Ring ]\nnpus_count: [ " + npus + " ]\nbandwidth: [ " + bandwidth +
+                                     " ]\nlatency: [ " + latency + " ]\n",
+                                 "net.yml");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  for (const char* bad : {"1e-15", "1e-300", "0", "-50", "1e400", "2e6", ".nan", ".inf"}) {
+    const std::string text = message(bad, "500", "4");
+    EXPECT_NE(text.find("net.yml"), std::string::npos) << bad;
+    EXPECT_NE(text.find("'bandwidth'"), std::string::npos) << text;
+    EXPECT_NE(text.find("out of range"), std::string::npos) << text;
+    EXPECT_NE(text.find("valid 0.001 .. 1e+06 GB/s"), std::string::npos) << text;
+  }
+  EXPECT_EQ(message("0.001", "0", "4"), "accepted");
+  EXPECT_EQ(message("1e6", "1e9", "4"), "accepted");
+  for (const char* bad : {"-1", "1e10", "1e400"}) {
+    const std::string text = message("50", bad, "4");
+    EXPECT_NE(text.find("'latency'"), std::string::npos) << text;
+    EXPECT_NE(text.find("valid 0 .. 1e+09 ns"), std::string::npos) << text;
+  }
+  for (const char* bad : {"0", "-4", "1e9", "2.5"}) {
+    EXPECT_NE(message("50", "500", bad).find("'npus_count'"), std::string::npos) << bad;
+  }
+}
+
+TEST(NetworkConfig, OneNpuOnlyAsTheOnlyDimension) {
+  const auto single = parse_network_config("topology: [ Ring ]\nnpus_count: [ 1 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", "t");
+  EXPECT_EQ(single.npus_count(), 1u);
+  EXPECT_THROW((void)parse_network_config(
+                   "topology: [ Ring, Switch ]\nnpus_count: [ 1, 4 ]\nbandwidth: [ 50, 50 ]\nlatency: [ 5, 5 ]\n", "t"),
+               Error);
+}
+
+TEST(NetworkConfig, DuplicateKeysAreErrorsNamingBothLines) {
+  try {
+    (void)parse_network_config(
+        "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\nbandwidth: [ 1e-15 ]\n",
+        "net.yml");
+    FAIL() << "duplicate key accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("net.yml:5: duplicate key 'bandwidth' (first at line 3)"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SystemConfig, KnownAstraSimKeysAreRefusedWithTheReasonTyposStayUnknown) {
+  for (const char* key : {"L", "o", "g", "G", "local-reduction-delay", "local-mem-trace-filename"}) {
+    try {
+      (void)parse_system_config(fmt::format(R"({{"{}": 0}})", key), "sys.json");
+      FAIL() << key << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("known ASTRA-sim key, not modelled by snr: {} (", key)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  try {
+    (void)parse_system_config(R"({"scheduling-policy": "EXPLICIT"})", "sys.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not modelled by snr: scheduling-policy EXPLICIT"), std::string::npos);
+  }
+  for (const char* typo : {"l", "GG", "local-reduction-dealy"}) {
+    try {
+      (void)parse_system_config(fmt::format(R"({{"{}": 0}})", typo), "sys.json");
+      FAIL() << typo;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("unknown key '{}'", typo)), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SystemConfig, RatesHaveRangesAndInjectionScaleMultipliesAGivenEndpointDelay) {
+  EXPECT_THROW((void)parse_system_config(R"({"local-mem-bw": 1e-300})", "t"), Error);
+  EXPECT_THROW((void)parse_system_config(R"({"peak-perf": 1e30})", "t"), Error);
+  EXPECT_EQ(parse_system_config(R"({"local-mem-bw": 0})", "t").local_mem_bw_gbps, 0);
+  auto given = parse_system_config(R"({"endpoint-delay": 10})", "t");
+  apply_injection_scale(given, 2.55);
+  EXPECT_EQ(given.endpoint_delay_ns, 25u);  // truncated, as ASTRA-sim stores it in an int
+  auto defaulted = parse_system_config("{}", "t");
+  apply_injection_scale(defaulted, 3);
+  EXPECT_EQ(defaulted.endpoint_delay_ns, 10u);  // ASTRA-sim scales only a given endpoint-delay
+  EXPECT_THROW(apply_injection_scale(given, -1), Error);
 }
 
 TEST(AuxConfig, RemoteMemoryAndGroups) {

@@ -4,15 +4,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/yaml_input.h"
 
 namespace snr::dsim {
 namespace {
-
-constexpr uint64_t kMaxNpus = uint64_t{1} << 24;
 
 std::vector<YAML::Node> require_list(const YAML::Node& node, std::string_view key) {
   if (!node.IsSequence() || node.size() == 0) {
@@ -21,15 +21,28 @@ std::vector<YAML::Node> require_list(const YAML::Node& node, std::string_view ke
   return {node.begin(), node.end()};
 }
 
-double require_positive(const YAML::Node& node, std::string_view key, bool allow_zero) {
+// A number in [min_value, max_value]; the error names the key, the entry,
+// its line, the value and the valid range with its unit.
+double require_in_range(const YAML::Node& node, std::string_view key, size_t dim, double min_value,
+                        double max_value, std::string_view unit) {
   double value = 0;
-  try {
-    value = node.as<double>();
-  } catch (const YAML::Exception&) {
-    throw Error(fmt::format("key '{}' entries must be numbers (line {})", key, node.Mark().line + 1));
+  // strtod first: yaml-cpp refuses a literal beyond double's range (1e400)
+  // as "not a number", but it is a number out of range.
+  const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+  char* end = nullptr;
+  const double parsed = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (!text.empty() && end == text.c_str() + text.size()) {
+    value = parsed;
+  } else {
+    try {
+      value = node.as<double>();
+    } catch (const YAML::Exception&) {
+      throw Error(fmt::format("key '{}' entry {} must be a number (line {})", key, dim, node.Mark().line + 1));
+    }
   }
-  if (!std::isfinite(value) || value < 0 || (!allow_zero && value == 0) || value > 1e12) {
-    throw Error(fmt::format("key '{}' entry {} is out of range (line {})", key, value, node.Mark().line + 1));
+  if (!std::isfinite(value) || value < min_value || value > max_value) {
+    throw Error(fmt::format("key '{}' entry {} = {} is out of range (line {}): valid {:g} .. {:g}{}", key, dim,
+                            node.Scalar(), node.Mark().line + 1, min_value, max_value, unit));
   }
   return value;
 }
@@ -53,12 +66,8 @@ std::string_view topology_name(TopologyKind kind) {
 
 NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view source) {
   return with_error_context(fmt::format("network configuration {}", source), [&] {
-    YAML::Node root;
-    try {
-      root = YAML::Load(std::string(yaml_text));
-    } catch (const YAML::Exception& e) {
-      throw Error(fmt::format("invalid YAML at line {}: {}", e.mark.line + 1, e.msg));
-    }
+    // Syntax errors, duplicate keys and empty documents are errors with the line.
+    const YAML::Node root = load_yaml_document(yaml_text, source, "an analytical network configuration");
     if (!root.IsMap()) throw Error("top level must be a mapping");
     std::vector<YAML::Node> topology, npus, bandwidth, latency;
     for (const auto& entry : root) {
@@ -96,15 +105,24 @@ NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view 
       else if (name == "FullyConnected") dim.topology = TopologyKind::kFullyConnected;
       else if (name == "Switch") dim.topology = TopologyKind::kSwitch;
       else throw Error(fmt::format("dimension {}: unknown topology '{}' (Ring, FullyConnected or Switch)", d, name));
-      const double count = require_positive(npus[d], "npus_count", false);
-      if (count != std::floor(count) || count < 2 || count > static_cast<double>(kMaxNpus)) {
-        throw Error(fmt::format("dimension {}: npus_count must be an integer of at least 2, got {}", d, count));
+      const double count = require_in_range(npus[d], "npus_count", d, 1, static_cast<double>(kMaxNetworkNpus), "");
+      if (count != std::floor(count)) {
+        throw Error(fmt::format("key 'npus_count' entry {} must be an integer, got {} (line {})", d,
+                                npus[d].Scalar(), npus[d].Mark().line + 1));
+      }
+      if (count < 2 && dims > 1) {
+        throw Error(fmt::format("key 'npus_count' entry {} is 1 (line {}): a dimension of one NPU is valid only as "
+                                "the only dimension (a single-NPU system); remove the dimension instead",
+                                d, npus[d].Mark().line + 1));
       }
       dim.npus_count = static_cast<uint32_t>(count);
-      dim.bandwidth_gbps = require_positive(bandwidth[d], "bandwidth", false);
-      dim.latency_ns = require_positive(latency[d], "latency", true);
+      dim.bandwidth_gbps = require_in_range(bandwidth[d], "bandwidth", d, kMinBandwidthGbps, kMaxBandwidthGbps, " GB/s");
+      dim.latency_ns = require_in_range(latency[d], "latency", d, 0, kMaxLatencyNs, " ns");
       total *= dim.npus_count;
-      if (total > kMaxNpus) throw Error(fmt::format("more than {} NPUs in total", kMaxNpus));
+      if (total > kMaxNetworkNpus) {
+        throw Error(fmt::format("key 'npus_count': {} NPUs in total up to dimension {}, more than the {} modelled",
+                                total, d, kMaxNetworkNpus));
+      }
       config.dimensions.push_back(dim);
     }
     return config;

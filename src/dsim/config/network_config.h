@@ -2,6 +2,11 @@
 // YAML): one entry per dimension in each of the lists topology, npus_count,
 // bandwidth (GB/s) and latency (ns). NPU ids are laid out with dimension 0
 // varying fastest, as in ASTRA-sim.
+//
+// Every number has a valid range (errors name the key, the value and the
+// range): outside it the analytical cost (bytes / bandwidth + latency, in
+// whole ns) would leave 64-bit time or lose all meaning — at 1e-15 GB/s a
+// 1 MB message would take 10^24 ns.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +24,16 @@ struct NetworkDimension {
   double bandwidth_gbps = 0;  // GB/s with 1 GB = 2^30 B, as ASTRA-sim's analytical network
   double latency_ns = 0;
 };
+
+// Valid ranges. Bandwidth: 1 MB/s .. 1 PB/s (a 2^50-byte message, the
+// largest the workload accepts, then takes at most ~10^18 ns). Latency:
+// 0 .. 1 s per hop. NPUs: 1 .. 2^24 in total; a dimension of one NPU is
+// valid only as the only dimension (a single-NPU system, e.g. a one-GPU
+// trace), every other dimension has at least 2.
+inline constexpr double kMinBandwidthGbps = 1e-3;
+inline constexpr double kMaxBandwidthGbps = 1e6;
+inline constexpr double kMaxLatencyNs = 1e9;
+inline constexpr uint64_t kMaxNetworkNpus = uint64_t{1} << 24;
 
 struct NetworkConfig {
   std::vector<NetworkDimension> dimensions;

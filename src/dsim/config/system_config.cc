@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "common/error.h"
 #include "common/file_io.h"
 #include "dsim/system/algorithm_registry.h"
@@ -25,10 +27,18 @@ int require_int(const Json& value, std::string_view key, int min_value) {
   return static_cast<int>(v);
 }
 
-double require_number(const Json& value, std::string_view key) {
+// A rate that is 0 (not given: the features using it then refuse to run)
+// or within [min_value, max_value]: a tiny positive rate would turn a
+// reduction or roofline time into more ns than 64 bits hold.
+double require_rate(const Json& value, std::string_view key, double min_value, double max_value,
+                    std::string_view unit) {
   if (!value.is_number()) throw Error(fmt::format("key '{}' must be a number", key));
   const double v = value.get<double>();
-  if (!(v >= 0) || v > 1e12) throw Error(fmt::format("key '{}' must be a non-negative number", key));
+  if (v == 0) return 0;
+  if (!(v >= min_value && v <= max_value)) {
+    throw Error(fmt::format("key '{}' = {} is out of range: valid 0 (not given) or {:g} .. {:g} {}", key,
+                            value.dump(), min_value, max_value, unit));
+  }
   return v;
 }
 
@@ -57,7 +67,35 @@ std::vector<CollectiveImplementation> parse_implementations(const Json& value, s
   return result;
 }
 
+// ASTRA-sim's shared memory-bus model (LogGP between NPU and memory) and
+// its local-memory tracker read these keys only when switched on, and snr
+// refuses to switch them on; the value would have no effect in ASTRA-sim
+// either, so it is refused rather than silently dropped.
+constexpr std::string_view kSharedBusReason =
+    "a parameter of ASTRA-sim's shared memory-bus (LogGP) model, used only with model-shared-bus: 1, which snr "
+    "does not model; without it the key has no effect in ASTRA-sim either, so remove it";
+
 }  // namespace
+
+const char* unmodelled_astra_sim_key_reason(std::string_view key) {
+  if (key == "L" || key == "o" || key == "g" || key == "G" || key == "local-reduction-delay") {
+    return kSharedBusReason.data();
+  }
+  if (key == "local-mem-trace-filename") {
+    return "the file of ASTRA-sim's local-memory tracker, used only with track-local-mem: 1, which snr does not "
+           "model; remove it";
+  }
+  return nullptr;
+}
+
+void apply_injection_scale(SystemConfig& config, double injection_scale) {
+  if (!std::isfinite(injection_scale) || injection_scale < 0 || injection_scale > 1e6) {
+    throw Error(fmt::format("--injection-scale {} is out of range: valid 0 .. 1e6", injection_scale));
+  }
+  if (!config.endpoint_delay_given || injection_scale == 1) return;
+  config.endpoint_delay_ns =
+      static_cast<uint64_t>(static_cast<double>(config.endpoint_delay_ns) * injection_scale);
+}
 
 std::filesystem::path resolve_custom_prefix(const std::string& prefix, const std::filesystem::path& base_dir) {
   namespace fs = std::filesystem;
@@ -90,7 +128,11 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         const std::string policy = require_string(value, key);
         if (policy == "LIFO") config.scheduling_policy = SchedulingPolicy::kLifo;
         else if (policy == "FIFO") config.scheduling_policy = SchedulingPolicy::kFifo;
-        else throw Error(fmt::format("scheduling-policy '{}' is not supported (LIFO or FIFO)", policy));
+        else if (policy == "EXPLICIT") {
+          throw Error("known ASTRA-sim key, not modelled by snr: scheduling-policy EXPLICIT (orders collectives by "
+                      "each Chakra node's comm_priority attribute; snr's collective engine orders by issue only: "
+                      "use LIFO or FIFO)");
+        } else throw Error(fmt::format("scheduling-policy '{}' is not supported (LIFO or FIFO)", policy));
       } else if (key == "collective-optimization") {
         const std::string opt = require_string(value, key);
         if (opt == "baseline") config.collective_optimization = CollectiveOptimization::kBaseline;
@@ -102,10 +144,11 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         config.preferred_dataset_splits = require_int(value, key, 1);
       } else if (key == "endpoint-delay") {
         config.endpoint_delay_ns = static_cast<uint64_t>(require_int(value, key, 0));
+        config.endpoint_delay_given = true;
       } else if (key == "local-mem-bw") {
-        config.local_mem_bw_gbps = require_number(value, key);
+        config.local_mem_bw_gbps = require_rate(value, key, 1e-3, 1e7, "GB/s");
       } else if (key == "peak-perf") {
-        config.peak_perf_tflops = require_number(value, key);
+        config.peak_perf_tflops = require_rate(value, key, 1e-6, 1e7, "TFLOP/s");
         saw_peak_perf = true;
       } else if (key == "roofline-enabled") {
         config.roofline_enabled = require_flag(value, key);
@@ -124,6 +167,8 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
       } else if (const CollectiveAlgorithmSpec* owner = find_algorithm_owning_key(key)) {
         with_error_context(fmt::format("key '{}' (collective algorithm '{}')", key, owner->name),
                            [&, &key = key, &value = value] { owner->parse_key(value, key, base_dir, config); });
+      } else if (const char* reason = unmodelled_astra_sim_key_reason(key)) {
+        throw Error(fmt::format("known ASTRA-sim key, not modelled by snr: {} ({})", key, reason));
       } else {
         throw Error(fmt::format("unknown key '{}'", key));
       }

@@ -31,6 +31,7 @@ struct SystemConfig {
   int active_chunks_per_dimension = 1;
   int preferred_dataset_splits = 1;
   uint64_t endpoint_delay_ns = 10;
+  bool endpoint_delay_given = false;  // --injection-scale applies only to a given endpoint-delay (ASTRA-sim)
   double local_mem_bw_gbps = 0;  // GB/s, 1 GB = 1e9 B, i.e. bytes per ns
   double peak_perf_tflops = 0;
   bool roofline_enabled = false;
@@ -49,6 +50,16 @@ struct SystemConfig {
 SystemConfig parse_system_config(std::string_view json_text, std::string_view source,
                                  const std::filesystem::path& base_dir = {});
 SystemConfig load_system_config(const std::filesystem::path& path);
+
+// ASTRA-sim's --injection-scale: multiplies endpoint-delay when the file
+// gives one (the default 10 ns stays), truncated to whole ns as ASTRA-sim
+// stores it in an int. Valid 0 .. 1e6; throws snr::Error naming the option.
+void apply_injection_scale(SystemConfig& config, double injection_scale);
+
+// Keys ASTRA-sim reads that snr refuses, with the reason (for errors and
+// docs): "known ASTRA-sim key, not modelled by snr: KEY (REASON)".
+// Returns nullptr for any other key.
+const char* unmodelled_astra_sim_key_reason(std::string_view key);
 
 // Resolves a custom-collective trace prefix: as given, or beside the
 // configuration with leading components dropped. Throws snr::Error.

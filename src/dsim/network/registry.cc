@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/yaml_input.h"
 #include "dsim/network/analytical_aware/aware_network.h"
 #include "dsim/network/analytical_unaware/unaware_network.h"
 
@@ -66,12 +67,10 @@ void register_network_backend(NetworkBackendSpec spec) {
 }
 
 NetworkConfig parse_backend_config(const NetworkBackendSpec& spec, std::string_view text, std::string_view source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("network configuration {}: invalid YAML at line {}: {}", source, e.mark.line + 1, e.msg));
-  }
+  // One YAML loader for every backend: duplicate keys and empty documents are errors.
+  const YAML::Node root = with_error_context(fmt::format("network configuration {}", source), [&] {
+    return load_yaml_document(text, source, fmt::format("a network configuration for backend '{}'", spec.name));
+  });
   if (root.IsMap()) {
     for (const auto& entry : root) {
       std::string key;

@@ -34,13 +34,13 @@ uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tens
     ops_per_ns = std::min(peak_ops_per_ns, system.local_mem_bw_gbps * intensity);
   }
   if (ops_per_ns <= 0) return 0;
-  return static_cast<uint64_t>(static_cast<double>(num_ops) / ops_per_ns);
+  return checked_node_ns(static_cast<double>(num_ops) / ops_per_ns, "roofline compute time");
 }
 
 }  // namespace
 
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
-                          const CommGroups& groups, uint64_t npus_count) {
+                          const CommGroups& groups, uint64_t npus_count, DanglingDependencies dangling) {
   const auto path = chakra::rank_trace_path(prefix, rank);
   auto trace = chakra::read_trace(path);
   RankGraph graph;
@@ -69,6 +69,10 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
           if (system.roofline_enabled && ops.has_value()) {
             node.duration_ns = roofline_ns(system, *ops, view.tensor_size_bytes().value_or(0));
           } else {
+            if (proto.duration_micros() > kMaxNodeNs / 1000) {
+              throw Error(fmt::format("duration_micros {} is out of range: valid 0 .. 2^60 ns (about 36 years)",
+                                      proto.duration_micros()));
+            }
             node.duration_ns = proto.duration_micros() * 1000;
           }
           break;
@@ -78,6 +82,10 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
         case ChakraProtoMsg::COMM_RECV_NODE: {
           node.node_class = NodeClass::kGpuComm;
           node.comm_bytes = view.comm_size_bytes().value_or(0);
+          if (node.comm_bytes > kMaxMessageBytes) {
+            throw Error(
+                fmt::format("comm_size {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", node.comm_bytes));
+          }
           // "" and PyTorch's default group "0" mean every NPU unless a group
           // of that name is given (ASTRA-sim's rule).
           if (const auto pg = view.pg_name(); pg.has_value() && !pg->empty()) {
@@ -117,7 +125,15 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
       }
       auto link = [&](uint64_t parent_id) {
         const auto it = index_of.find(parent_id);
-        if (it == index_of.end()) throw Error(fmt::format("depends on node {}, which is not in the trace", parent_id));
+        if (it == index_of.end()) {
+          if (dangling == DanglingDependencies::kIgnore) {
+            ++graph.dangling_dependencies_dropped;
+            return;
+          }
+          throw Error(fmt::format("depends on node {}, which is not in the trace "
+                                  "(--dangling-dependencies=ignore drops such dependencies and counts them)",
+                                  parent_id));
+        }
         graph.nodes[it->second].children.push_back(static_cast<uint32_t>(i));
         ++node.parents;
       };

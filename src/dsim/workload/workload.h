@@ -14,6 +14,7 @@
 #include "dsim/config/system_config.h"
 #include "dsim/core/event_loop.h"
 #include "dsim/system/system_layer.h"
+#include "dsim/workload/workload_options.h"
 
 namespace snr::dsim {
 
@@ -39,12 +40,16 @@ struct WorkNode {
 struct RankGraph {
   std::vector<WorkNode> nodes;
   uint64_t skipped_records = 0;  // unreadable records the reader skipped
+  uint64_t dangling_dependencies_dropped = 0;  // with DanglingDependencies::kIgnore
 };
 
 // Reads `<prefix>.<rank>.et` into a graph. Compute times come from
-// duration_micros, or from the roofline when enabled and num_ops is set.
+// duration_micros, or from the roofline when enabled and num_ops is set
+// (at most kMaxNodeNs); sizes are at most kMaxMessageBytes. A dependency on
+// an id not in the trace is an error, or dropped and counted with kIgnore.
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
-                          const CommGroups& groups, uint64_t npus_count);
+                          const CommGroups& groups, uint64_t npus_count,
+                          DanglingDependencies dangling = DanglingDependencies::kError);
 
 struct TimelineSlice {
   TimeNs start_ns = 0;
