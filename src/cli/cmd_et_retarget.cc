@@ -22,16 +22,21 @@ void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--npus", args->options.npus, "ranks of the output, M")->required();
   sub->add_option("--tp", args->options.tp, "tensor-parallel group size (default: the input's)");
   sub->add_option("--dp", args->options.dp, "data-parallel replicas (default: M / (tp x pp))");
-  sub->add_option("--pp", args->options.pp, "pipeline stages (only 1)")->capture_default_str();
+  sub->add_option("--pp", args->options.pp, "pipeline stages: each runs the traced step and hands its activation on")
+      ->capture_default_str();
+  sub->add_option("--activation-bytes", args->options.activation_bytes,
+                  "bytes a pipeline stage sends to the next (default: the last collective's output tensor)");
   sub->add_option("-o,--output", args->output, "output trace prefix (OUT.<rank>.et)")->required();
   snr::cli::set_examples(sub, {"snr et retarget decode --npus 64 -o decode64",
-                               "snr et retarget decode --npus 16 --tp 2 -o decode16"});
+                               "snr et retarget decode --npus 16 --tp 2 -o decode16",
+                               "snr et retarget decode --npus 64 --tp 4 --pp 4 -o decode64-pp4"});
   sub->callback([args, &ctx] {
     snr::output::check_output_prefix(args->output);
     const auto s = snr::et::retarget_trace(args->prefix, args->options, args->output);
-    fmt::print("{}.<0..{}>.et: {} ranks (tp {}, dp {}) from {} ranks (tp {}, dp {}), {} nodes\n", args->output,
-               s.output.ranks - 1, s.output.ranks, s.output.tp, s.output.dp, s.input.ranks, s.input.tp, s.input.dp,
-               s.nodes_written);
+    const std::string stages = s.output.pp > 1 ? fmt::format(", pp {}", s.output.pp) : "";
+    fmt::print("{}.<0..{}>.et: {} ranks (tp {}, dp {}{}) from {} ranks (tp {}, dp {}), {} nodes\n", args->output,
+               s.output.ranks - 1, s.output.ranks, s.output.tp, s.output.dp, stages, s.input.ranks, s.input.tp,
+               s.input.dp, s.nodes_written);
     if (!s.comm_groups.empty()) fmt::print("{}: communicator groups\n", s.comm_groups.string());
     ctx.exit_code = 0;
   });

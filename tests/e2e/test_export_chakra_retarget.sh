@@ -56,10 +56,52 @@ ag="$DATA/astra-sim/workload/microbenchmarks/all_gather/8npus_1MB/all_gather"
 expect_contains "$WORK/rt.out" "512 ranks (tp 8, dp 64) from 8 ranks (tp 8, dp 1)"
 sim "$WORK/ag512" 512
 
+# Pipeline stages: 4 → 64 as tp 4 x dp 4 x pp 4. Rank r = t + 4 (d + 4 s);
+# every stage runs the decode step and stage s sends its activation (the
+# last all-gather's output: 65,536 B x 4 members = the 256 KiB hidden state
+# load_input reads) to rank r + 16.
+"$SNR" et retarget "$WORK/d4" --npus 64 --tp 4 --pp 4 -o "$WORK/pp64" >"$WORK/rt.out"
+expect_contains "$WORK/rt.out" "64 ranks (tp 4, dp 4, pp 4) from 4 ranks (tp 4, dp 1)"
+"$SNR" et validate "$WORK/pp64" >/dev/null || fail "pipelined trace does not validate"
+sim "$WORK/pp64" 64
+cp "$WORK/sim.out" "$WORK/pp64.sim"
+for r in 0 5 21 42 63; do "$SNR" et jsonize "$WORK/pp64.$r.et" -o "$WORK/pp64.$r.json" >/dev/null; done
+python3 - "$WORK" <<'PY'
+import json, sys
+w = sys.argv[1]
+src = json.load(open(f"{w}/in.json"))  # rank 1 of the input; every rank has the same node count
+n = len(src["nodes"])
+attrs = lambda node: {a["name"]: a for a in node.get("attr", [])}
+val = lambda a: int(next(v for k, v in a.items() if k != "name"))
+first_tensor = val(attrs(src["nodes"][0])["tensor_size"])
+groups = json.load(open(f"{w}/pp64.comm_groups.json"))
+assert len(groups) == 16 and all(groups[str(g + 1)] == [4 * g + t for t in range(4)] for g in range(16)), groups
+for r in (0, 5, 21, 42, 63):
+    s = r // 16
+    nodes = json.load(open(f"{w}/pp64.{r}.json"))["nodes"]
+    assert len(nodes) == n + (s > 0) + (s < 3), (r, len(nodes))
+    sends = [x for x in nodes if x.get("type") == "COMM_SEND_NODE"]
+    recvs = [x for x in nodes if x.get("type") == "COMM_RECV_NODE"]
+    assert len(sends) == (s < 3) and len(recvs) == (s > 0), r
+    for x in sends:
+        a = attrs(x)
+        assert val(a["comm_dst"]) == r + 16 and val(a["comm_size"]) == 65536 * 4 == first_tensor, x
+    for x in recvs:
+        a = attrs(x)
+        assert val(a["comm_src"]) == r - 16 and val(a["comm_size"]) == 65536 * 4, x
+    for x in nodes:
+        if x.get("type") == "COMM_COLL_NODE":
+            assert attrs(x)["pg_name"]["stringVal"] == str(r // 4 + 1), (r, x)
+PY
+# The last stage finishes about 4 decode steps after the first (each waits for the previous).
+t0=$(sed -n 's/^sys\[0\] finished, \([0-9]*\) cycles.*/\1/p' "$WORK/pp64.sim")
+t63=$(sed -n 's/^sys\[63\] finished, \([0-9]*\) cycles.*/\1/p' "$WORK/pp64.sim")
+((t63 > 3 * t0 && t63 < 5 * t0)) || fail "pipeline of 4 stages: rank 63 at $t63 ns, rank 0 at $t0 ns"
+
 # Refusals, with nothing written.
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 10 -o "$WORK/bad"
 expect_contains "$WORK/expect_fail.out" "not divisible"
-expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --pp 2 -o "$WORK/bad"
+expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --pp 3 -o "$WORK/bad"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --tp 4 --dp 2 -o "$WORK/bad"
 compgen -G "$WORK/bad*" >/dev/null && fail "partial output after a refusal"
 echo "ok"

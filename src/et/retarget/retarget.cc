@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -92,6 +94,74 @@ void set_int_peer(pb::Node& node, std::string_view name, int64_t peer) {
 
 bool is_comm(int type) {
   return type == pb::COMM_COLL_NODE || type == pb::COMM_SEND_NODE || type == pb::COMM_RECV_NODE;
+}
+
+// What a pipeline stage needs to know about its source rank's graph: fresh
+// ids for the nodes it adds, the nodes nothing depends on (the stage's
+// output: its send waits for all of them), and the activation size the
+// last collective leaves.
+struct StageShape {
+  uint64_t max_id = 0;
+  std::vector<uint64_t> leaves;
+  uint64_t nodes = 0;
+  std::optional<uint64_t> last_collective_output_bytes;
+  std::string last_collective;
+};
+
+StageShape stage_shape(const std::filesystem::path& path, uint64_t group_size) {
+  StageShape shape;
+  std::vector<uint64_t> ids;
+  std::unordered_set<uint64_t> depended_on;
+  pb::Node node;
+  auto reader = chakra::EtReader::open(path);
+  while (reader.next(node)) {
+    ++shape.nodes;
+    ids.push_back(node.id());
+    shape.max_id = std::max<uint64_t>(shape.max_id, node.id());
+    for (const uint64_t dep : node.data_deps()) depended_on.insert(dep);
+    for (const uint64_t dep : node.ctrl_deps()) depended_on.insert(dep);
+    if (node.type() != pb::COMM_COLL_NODE) continue;
+    const chakra::NodeView view(node);
+    const auto type = view.comm_type();
+    const auto size = view.comm_size_bytes();
+    shape.last_collective = node.name();
+    shape.last_collective_output_bytes.reset();
+    if (!type.has_value() || !size.has_value()) continue;
+    // The tensor the collective leaves on each member (the sizes' meaning
+    // as in the re-scale rule above).
+    switch (*type) {
+      case pb::ALL_GATHER: shape.last_collective_output_bytes = *size * group_size; break;
+      case pb::REDUCE_SCATTER: shape.last_collective_output_bytes = *size / group_size; break;
+      case pb::ALL_REDUCE:
+      case pb::ALL_TO_ALL: shape.last_collective_output_bytes = *size; break;
+      default: break;
+    }
+  }
+  for (const uint64_t id : ids) {
+    if (!depended_on.contains(id)) shape.leaves.push_back(id);
+  }
+  return shape;
+}
+
+// The tag of pipeline sends and receives; they are the only point-to-point
+// nodes of a pipelined output (an input with its own is refused).
+constexpr int32_t kPipelineTag = 0x7069;  // "pi"
+
+pb::Node pipeline_node(uint64_t id, bool send, uint64_t stage, uint64_t peer, uint64_t bytes) {
+  pb::Node node;
+  node.set_id(id);
+  node.set_type(send ? pb::COMM_SEND_NODE : pb::COMM_RECV_NODE);
+  node.set_name(send ? fmt::format("pipeline.send_to_stage{}", stage + 1)
+                     : fmt::format("pipeline.recv_from_stage{}", stage - 1));
+  chakra::set_is_cpu_op(node, false);
+  chakra::set_comm_size(node, static_cast<int64_t>(bytes));
+  if (send) {
+    chakra::set_comm_dst(node, static_cast<int32_t>(peer));
+  } else {
+    chakra::set_comm_src(node, static_cast<int32_t>(peer));
+  }
+  chakra::set_comm_tag(node, kPipelineTag);
+  return node;
 }
 
 struct InputScan {
@@ -184,10 +254,11 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
   const uint64_t pp = options.pp == 0 ? 1 : options.pp;
   const uint64_t tp = options.tp == 0 ? in.tp : options.tp;
   if (m == 0) throw Error("retarget: --npus must be at least 1");
-  if (pp != 1) {
-    throw Error(fmt::format("retarget: --pp {}: adding pipeline stages needs the activation each stage hands on, "
-                            "which the trace does not say; only --pp 1 is supported",
-                            pp));
+  if (pp > 1 && scan.has_point_to_point) {
+    throw Error(fmt::format("{}: --pp {}: the trace has point-to-point nodes of its own, so it may be a pipeline "
+                            "stage already; where its stage boundaries are is ambiguous. Only traces whose "
+                            "communication is collectives get pipeline stages",
+                            prefix.string(), pp));
   }
   if (m % (tp * pp) != 0) {
     throw Error(fmt::format("retarget: {} NPUs are not divisible by tensor-parallel {} x pipeline {}", m, tp, pp));
@@ -201,24 +272,59 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
                             "traces whose communication is collectives can be re-scaled",
                             prefix.string(), in.tp, tp));
   }
-  const bool identity = tp == in.tp && dp == in.dp;
+  const bool identity = tp == in.tp && dp == in.dp && pp == 1;
+  // Tensor-parallel groups: one per (replica, stage), g = d + D x s.
+  const uint64_t groups_count = dp * pp;
+  std::map<uint64_t, StageShape> shapes;  // per source rank, pipelined outputs only
+  auto shape_of = [&](uint64_t source) -> const StageShape& {
+    auto it = shapes.find(source);
+    if (it == shapes.end()) {
+      it = shapes.emplace(source, stage_shape(chakra::rank_trace_path(prefix, source), in.tp)).first;
+    }
+    return it->second;
+  };
+  auto activation_bytes_of = [&](uint64_t source) -> uint64_t {
+    if (options.activation_bytes > 0) return options.activation_bytes;
+    const StageShape& shape = shape_of(source);
+    if (!shape.last_collective_output_bytes.has_value()) {
+      throw Error(fmt::format("{}: --pp {}: the activation a stage hands on is taken from the last collective's "
+                              "output, but rank {} {}; give it with --activation-bytes",
+                              prefix.string(), pp, source,
+                              shape.last_collective.empty()
+                                  ? std::string("has no collective")
+                                  : fmt::format("ends with '{}', whose type or size is not known",
+                                                shape.last_collective)));
+    }
+    return *shape.last_collective_output_bytes;
+  };
+  if (pp > 1) (void)activation_bytes_of(0);  // refuse before writing anything
   RetargetSummary summary;
   summary.input = in;
-  summary.output = {m, tp, dp};
+  summary.output = {m, tp, dp, pp};
   output::StagedPrefix staged(output_prefix);
   pb::Node node;
   for (uint64_t r = 0; r < m; ++r) {
-    const uint64_t t = r % tp, d = r / tp;
+    const uint64_t t = r % tp, g = r / tp, d = g % dp, stage = g / dp;
     const uint64_t source = (t % in.tp) + in.tp * (d % in.dp);
     auto reader = chakra::EtReader::open(chakra::rank_trace_path(prefix, source));
     pb::GlobalMetadata metadata = reader.metadata();
     if (!identity) {
       auto* a = metadata.add_attr();
       a->set_name("retarget");
-      a->set_string_val(fmt::format("rank {} of {} (tp {}, dp {}) from rank {} of {} (tp {}, dp {})", r, m, tp, dp,
-                                    source, in.ranks, in.tp, in.dp));
+      a->set_string_val(fmt::format("rank {} of {} (tp {}, dp {}, pp {}; stage {}) from rank {} of {} (tp {}, dp {})",
+                                    r, m, tp, dp, pp, stage, source, in.ranks, in.tp, in.dp));
     }
     chakra::EtWriter writer(chakra::rank_trace_path(staged.staged_prefix(), r), metadata);
+    // Pipeline stages: stage s > 0 first receives the activation from the
+    // same position of stage s - 1 (every node without dependencies waits
+    // for it); stage s < P - 1 ends by sending it on (after every node that
+    // nothing depends on).
+    const StageShape* shape = pp > 1 ? &shape_of(source) : nullptr;
+    const uint64_t recv_id = shape != nullptr ? shape->max_id + 1 : 0;
+    const uint64_t send_id = shape != nullptr ? shape->max_id + 2 : 0;
+    if (shape != nullptr && stage > 0) {
+      writer.write(pipeline_node(recv_id, false, stage, r - tp * dp, activation_bytes_of(source)));
+    }
     while (reader.next(node)) {
       if (!identity) {
         if (tp != in.tp) {
@@ -231,8 +337,8 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
             if (type.has_value() && *type == pb::ALL_GATHER) scale_attribute(node, "comm_size", in.tp, tp);
           }
         }
-        if (node.type() == pb::COMM_COLL_NODE && dp > 1) set_pg_name(node, std::to_string(d + 1));
-        if (node.type() == pb::COMM_COLL_NODE && dp == 1 && in.dp > 1) {
+        if (node.type() == pb::COMM_COLL_NODE && groups_count > 1) set_pg_name(node, std::to_string(g + 1));
+        if (node.type() == pb::COMM_COLL_NODE && groups_count == 1 && in.dp > 1) {
           // One replica left: its collectives span all ranks.
           auto* attrs = node.mutable_attr();
           attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
@@ -241,12 +347,20 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
         }
         if (node.type() == pb::COMM_SEND_NODE || node.type() == pb::COMM_RECV_NODE) {
           const chakra::NodeView view(node);
-          const auto map_peer = [&](int64_t peer) { return static_cast<int64_t>(static_cast<uint64_t>(peer) % in.tp + tp * d); };
+          const auto map_peer = [&](int64_t peer) { return static_cast<int64_t>(static_cast<uint64_t>(peer) % in.tp + tp * g); };
           if (const auto dst = view.comm_dst()) set_int_peer(node, "comm_dst", map_peer(*dst));
           if (const auto src = view.comm_src()) set_int_peer(node, "comm_src", map_peer(*src));
         }
+        if (shape != nullptr && stage > 0 && node.data_deps_size() == 0 && node.ctrl_deps_size() == 0) {
+          node.add_data_deps(recv_id);
+        }
       }
       writer.write(node);
+    }
+    if (shape != nullptr && stage + 1 < pp) {
+      pb::Node send = pipeline_node(send_id, true, stage, r + tp * dp, activation_bytes_of(source));
+      for (const uint64_t leaf : shape->leaves) send.add_data_deps(leaf);
+      writer.write(send);
     }
     summary.nodes_written += writer.nodes_written();
     writer.commit();
@@ -256,12 +370,12 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
       write_file_atomic(groups_path(staged.staged_prefix()), read_file(groups_path(prefix)));
       summary.comm_groups = groups_path(output_prefix);
     }
-  } else if (dp > 1) {
+  } else if (groups_count > 1) {
     nlohmann::ordered_json groups = nlohmann::ordered_json::object();
-    for (uint64_t d = 0; d < dp; ++d) {
+    for (uint64_t g = 0; g < groups_count; ++g) {
       std::vector<uint64_t> members(tp);
-      for (uint64_t t = 0; t < tp; ++t) members[t] = t + tp * d;
-      groups[std::to_string(d + 1)] = members;
+      for (uint64_t t = 0; t < tp; ++t) members[t] = t + tp * g;
+      groups[std::to_string(g + 1)] = members;
     }
     write_file_atomic(groups_path(staged.staged_prefix()), groups.dump() + "\n");
     summary.comm_groups = groups_path(output_prefix);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -124,12 +125,124 @@ TEST_F(Retarget, Refusals) {
   const auto in = write_input();
   EXPECT_THROW((void)retarget_trace(in, {.npus = 10}, dir_ / "out"), Error);              // 10 % 4
   EXPECT_THROW((void)retarget_trace(in, {.npus = 16, .tp = 4, .dp = 2}, dir_ / "out"), Error);  // 4 x 2 != 16
-  EXPECT_THROW((void)retarget_trace(in, {.npus = 16, .pp = 2}, dir_ / "out"), Error);
+  EXPECT_THROW((void)retarget_trace(in, {.npus = 16, .tp = 4, .dp = 2, .pp = 3}, dir_ / "out"), Error);
   EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
   // Groups that are not equal contiguous blocks.
   const auto grown = retarget_trace(in, {.npus = 8}, dir_ / "dp");
   write_file_atomic(grown.comm_groups, R"({"1": [0, 2, 4, 6], "2": [1, 3, 5, 7]})");
   EXPECT_THROW((void)retarget_trace(dir_ / "dp", {.npus = 16}, dir_ / "out"), Error);
+  EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
+}
+
+TEST_F(Retarget, PipelineStagesHandTheActivationOn) {
+  // 4 -> 32 ranks as T = 4, D = 2, P = 4: rank r = t + 4 (d + 2 s), so
+  // stage s holds ranks 8s .. 8s + 7 and rank r's next stage is rank r + 8.
+  const auto in = write_input();
+  const auto summary = retarget_trace(in, {.npus = 32, .tp = 4, .pp = 4}, dir_ / "out");
+  EXPECT_EQ(summary.output.dp, 2u);
+  EXPECT_EQ(summary.output.pp, 4u);
+  // Per stage 8 ranks; stage 0 adds a send, stages 1-2 a receive and a
+  // send, stage 3 a receive: 8 x (4 + 5 + 5 + 4).
+  EXPECT_EQ(summary.nodes_written, 8u * (4 + 5 + 5 + 4));
+  // The activation: the last collective is a 4,096 B reduce-scatter over
+  // 4 ranks, leaving 1,024 B on each.
+  constexpr int64_t kActivation = 4096 / 4;
+  std::set<int64_t> tags;  // sends and receives match on one tag
+  for (uint64_t r = 0; r < 32; ++r) {
+    const uint64_t stage = r / 8;
+    const auto trace = chakra::read_trace(chakra::rank_trace_path(dir_ / "out", r));
+    ASSERT_EQ(trace.nodes.size(), 3u + (stage > 0) + (stage < 3)) << r;
+    size_t first = 0;
+    if (stage > 0) {
+      const auto& recv = trace.nodes[0];
+      EXPECT_EQ(recv.type(), pb::COMM_RECV_NODE);
+      EXPECT_EQ(recv.id(), 3u);  // after the input's ids 0..2
+      EXPECT_EQ(attr(recv, "comm_src"), static_cast<int64_t>(r - 8));
+      EXPECT_EQ(attr(recv, "comm_size"), kActivation);
+      tags.insert(attr(recv, "comm_tag"));
+      first = 1;
+      // The stage's first node (no dependencies in the input) waits for it.
+      ASSERT_EQ(trace.nodes[1].data_deps_size(), 1);
+      EXPECT_EQ(trace.nodes[1].data_deps(0), 3u);
+    }
+    EXPECT_EQ(trace.nodes[first].name(), "matmul");
+    EXPECT_EQ(trace.nodes[first].duration_micros(), 40u);  // every stage runs the traced step
+    EXPECT_EQ(chakra::find_attribute(trace.nodes[first + 1], "pg_name")->string_val(), std::to_string(r / 4 + 1));
+    if (stage < 3) {
+      const auto& send = trace.nodes.back();
+      EXPECT_EQ(send.type(), pb::COMM_SEND_NODE);
+      EXPECT_EQ(send.id(), 4u);
+      EXPECT_EQ(attr(send, "comm_dst"), static_cast<int64_t>(r + 8));
+      EXPECT_EQ(attr(send, "comm_size"), kActivation);
+      tags.insert(attr(send, "comm_tag"));
+      ASSERT_EQ(send.data_deps_size(), 1);
+      EXPECT_EQ(send.data_deps(0), 2u);  // the reduce-scatter, which nothing depends on
+    }
+  }
+  EXPECT_EQ(tags.size(), 1u);
+  EXPECT_GE(*tags.begin(), 0);
+  // One tensor-parallel group per (replica, stage): 8 groups of 4.
+  const auto groups = nlohmann::json::parse(read_file(summary.comm_groups));
+  ASSERT_EQ(groups.size(), 8u);
+  for (uint64_t g = 0; g < 8; ++g) {
+    EXPECT_EQ(groups[std::to_string(g + 1)], nlohmann::json({4 * g, 4 * g + 1, 4 * g + 2, 4 * g + 3}));
+  }
+  // The size may be given; stages combine with a tensor-parallel re-scale.
+  const auto given = retarget_trace(in, {.npus = 16, .tp = 2, .pp = 2, .activation_bytes = 777}, dir_ / "given");
+  EXPECT_EQ(given.output.dp, 4u);
+  const auto last = chakra::read_trace(chakra::rank_trace_path(dir_ / "given", 15));
+  EXPECT_EQ(attr(last.nodes[0], "comm_size"), 777);
+  EXPECT_EQ(attr(last.nodes[0], "comm_src"), 7);
+  EXPECT_EQ(last.nodes[1].duration_micros(), 80u);  // T 4 -> 2: twice the share
+}
+
+TEST_F(Retarget, PipelineStagesRefusals) {
+  // No collective: the activation size is unknown unless given.
+  const fs::path compute_only = dir_ / "comp";
+  for (uint64_t r = 0; r < 2; ++r) {
+    pb::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    chakra::EtWriter writer(chakra::rank_trace_path(compute_only, r), metadata);
+    pb::Node n;
+    n.set_id(0);
+    n.set_name("matmul");
+    n.set_type(pb::COMP_NODE);
+    n.set_duration_micros(10);
+    writer.write(n);
+    writer.commit();
+  }
+  try {
+    (void)retarget_trace(compute_only, {.npus = 4, .pp = 2}, dir_ / "out");
+    ADD_FAILURE() << "no refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--activation-bytes"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
+  // 2 ranks (T = 2) -> 2 stages of 2: 4 matmuls, 2 sends, 2 receives.
+  EXPECT_EQ(retarget_trace(compute_only, {.npus = 4, .pp = 2, .activation_bytes = 64}, dir_ / "ok").nodes_written,
+            4u + 2u + 2u);
+  // A trace with point-to-point nodes may be a pipeline stage already.
+  const fs::path p2p = dir_ / "p2p";
+  for (uint64_t r = 0; r < 2; ++r) {
+    pb::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    chakra::EtWriter writer(chakra::rank_trace_path(p2p, r), metadata);
+    pb::Node n;
+    n.set_id(0);
+    n.set_name(r == 0 ? "send" : "recv");
+    n.set_type(r == 0 ? pb::COMM_SEND_NODE : pb::COMM_RECV_NODE);
+    if (r == 0) chakra::set_comm_dst(n, 1);
+    if (r == 1) chakra::set_comm_src(n, 0);
+    chakra::set_comm_size(n, 64);
+    writer.write(n);
+    writer.commit();
+  }
+  try {
+    (void)retarget_trace(p2p, {.npus = 4, .pp = 2, .activation_bytes = 64}, dir_ / "out");
+    ADD_FAILURE() << "no refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("point-to-point nodes of its own"), std::string::npos) << e.what();
+  }
   EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
 }
 
