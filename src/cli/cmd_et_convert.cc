@@ -1,8 +1,10 @@
 // snr et convert TRACE.json[.gz] -o PREFIX [--rank R]
+// snr et convert RANK0.json RANK1.json ... -o PREFIX   (one trace per rank of a job)
 // snr et convert --from text WORKLOAD.txt -o PREFIX --npus N [--passes P]
 // Writes Chakra traces PREFIX.<rank>.et.
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,7 +17,7 @@
 #include "common/output.h"
 #include "common/progress.h"
 #include "et/convert/chakra_output.h"
-#include "et/convert/process_groups.h"
+#include "et/convert/job_process_groups.h"
 #include "et/convert/pytorch_to_chakra.h"
 #include "et/convert/text_workload.h"
 #include "formats/chakra/rank_files.h"
@@ -24,7 +26,7 @@
 namespace {
 
 struct ConvertArgs {
-  std::string input;
+  std::vector<std::string> inputs;
   std::string output_prefix;
   std::string from = "pytorch";
   std::optional<uint32_t> rank;
@@ -36,55 +38,84 @@ void print_counts(const snr::et_convert::ConvertedGraph& graph, const std::strin
   fmt::print("{}: {} node(s)\n", path, graph.nodes.size());
 }
 
-// The job's process groups from the trace's own metadata, as the
-// communicator-group file snr sim reads: PREFIX.comm_groups.json.
-void write_process_groups(const snr::pytorch::HostTrace& trace, const std::string& prefix) {
-  const auto derivation = snr::et_convert::derive_process_groups(trace);
-  for (const auto& note : derivation.notes) fmt::print("process groups: {}\n", note);
-  for (const auto& name : derivation.undescribed) {
-    fmt::print("process groups: collectives name group '{}', which the trace does not describe\n", name);
+snr::pytorch::HostTrace read_trace(const std::string& input) {
+  snr::cli::check_input_file(input, snr::cli::InputKind::kPytorchTrace);
+  auto trace = snr::pytorch::read_host_trace(input);
+  if (!trace.skipped.empty()) {
+    fmt::print("{}: {} bad record(s) skipped", input, trace.skipped.size());
+    const auto& first = trace.skipped.front();
+    fmt::print(" (first: record {}{}: {})\n", first.index,
+               first.id.empty() ? "" : " id " + first.id, first.reason);
   }
-  if (derivation.groups.empty()) return;
+  return trace;
+}
+
+// The job's process groups, across its ranks, into every rank's trace (a
+// METADATA node snr sim reads) and PREFIX.comm_groups.json.
+void write_process_groups(std::vector<snr::et_convert::JobRank>& ranks, const std::string& prefix) {
+  const auto groups = snr::et_convert::unify_process_groups(ranks);
+  for (const auto& note : groups.notes) fmt::print("process groups: {}\n", note);
+  if (groups.groups.empty()) return;
   const std::string path = prefix + ".comm_groups.json";
-  snr::write_file_atomic(path, snr::et_convert::comm_groups_json(derivation));
+  snr::write_file_atomic(path, snr::et_convert::job_comm_groups_json(groups));
   std::string names;
-  for (const auto& group : derivation.groups) {
-    names += fmt::format("{}'{}' ({} rank{}{})", names.empty() ? "" : ", ", group.name, group.ranks.size(),
-                         group.ranks.size() == 1 ? "" : "s", group.every_rank ? ", every rank" : "");
+  for (const auto& group : groups.groups) {
+    names += fmt::format("{}'{}' ({} rank{}, {})", names.empty() ? "" : ", ", group.name, group.ranks.size(),
+                         group.ranks.size() == 1 ? "" : "s", group.source);
   }
-  fmt::print("process groups: {} -> {} (snr sim --comm-group-configuration)\n", names, path);
+  fmt::print("process groups: {} -> each rank's trace (process_group:init) and {}\n", names, path);
+  if (groups.renamed_nodes > 0) {
+    fmt::print("process groups: {} communication node(s) renamed to the job's group names\n", groups.renamed_nodes);
+  }
 }
 
 void convert_pytorch(const ConvertArgs& args) {
   if (args.npus) throw snr::Error("--npus applies to --from text only");
   if (args.passes != 1) throw snr::Error("--passes applies to --from text only");
-  snr::cli::check_input_file(args.input, snr::cli::InputKind::kPytorchTrace);
-  snr::output::check_output_prefix(args.output_prefix);
-  const auto trace = snr::pytorch::read_host_trace(args.input);
-  if (!trace.skipped.empty()) {
-    fmt::print("{}: {} bad record(s) skipped", args.input, trace.skipped.size());
-    const auto& first = trace.skipped.front();
-    fmt::print(" (first: record {}{}: {})\n", first.index,
-               first.id.empty() ? "" : " id " + first.id, first.reason);
+  if (args.rank && args.inputs.size() > 1) {
+    throw snr::Error("--rank applies to one trace; with several, each trace's rank comes from the trace");
   }
-  snr::et_convert::PytorchConvertOptions options;
-  options.rank = args.rank;
-  snr::et_convert::PytorchConvertStats stats;
-  const auto graph = snr::et_convert::convert_pytorch_trace(trace, options, stats);
-  const auto path = snr::et_convert::write_chakra_rank(args.output_prefix, graph, "snr et convert (pytorch)");
-  fmt::print("{}", snr::et_convert::describe(stats));
-  write_process_groups(trace, args.output_prefix);
-  if (!trace.linked) fmt::print("note: host trace only (no device nodes); run snr et link first for GPU kernels\n");
-  print_counts(graph, path.string());
+  for (const auto& input : args.inputs) snr::cli::check_input_file(input, snr::cli::InputKind::kPytorchTrace);
+  snr::output::check_output_prefix(args.output_prefix);
+  std::vector<snr::pytorch::HostTrace> traces;
+  std::vector<snr::et_convert::ConvertedGraph> graphs;
+  std::vector<snr::et_convert::PytorchConvertStats> stats(args.inputs.size());
+  std::map<int64_t, std::string> input_of_rank;
+  for (size_t i = 0; i < args.inputs.size(); ++i) {
+    traces.push_back(read_trace(args.inputs[i]));
+    snr::et_convert::PytorchConvertOptions options;
+    options.rank = args.rank;
+    graphs.push_back(snr::et_convert::convert_pytorch_trace(traces.back(), options, stats[i]));
+    if (args.inputs.size() > 1) fmt::print("{}:\n", args.inputs[i]);
+    fmt::print("{}", snr::et_convert::describe(stats[i]));
+    if (!traces.back().linked) {
+      fmt::print("note: host trace only (no device nodes); run snr et link first for GPU kernels\n");
+    }
+    const auto [it, inserted] = input_of_rank.emplace(graphs.back().rank, args.inputs[i]);
+    if (!inserted) {
+      throw snr::Error(fmt::format("{} and {} are both rank {} (one trace per rank; a trace without a rank "
+                                   "needs a rank field in its collective records or a root \"rank\")",
+                                   it->second, args.inputs[i], graphs.back().rank));
+    }
+  }
+  std::vector<snr::et_convert::JobRank> ranks;
+  for (size_t i = 0; i < graphs.size(); ++i) ranks.push_back({&traces[i], &graphs[i]});
+  write_process_groups(ranks, args.output_prefix);
+  for (const auto& graph : graphs) {
+    const auto path = snr::et_convert::write_chakra_rank(args.output_prefix, graph, "snr et convert (pytorch)");
+    print_counts(graph, path.string());
+  }
 }
 
 void convert_text(const ConvertArgs& args) {
   if (args.rank) throw snr::Error("--rank applies to PyTorch traces; text workloads write every rank of --npus");
   if (!args.npus || *args.npus == 0) throw snr::Error("--from text needs --npus N (N >= 1)");
   if (args.passes == 0) throw snr::Error("--passes must be at least 1");
-  snr::cli::check_input_file(args.input);
+  if (args.inputs.size() != 1) throw snr::Error("--from text converts one workload file");
+  const std::string& input = args.inputs.front();
+  snr::cli::check_input_file(input);
   snr::output::check_output_prefix(args.output_prefix);
-  const auto workload = snr::et_convert::parse_text_workload(snr::read_file(args.input), args.input);
+  const auto workload = snr::et_convert::parse_text_workload(snr::read_file(input), input);
   // Every rank is written into a staging folder and moved into place at the
   // end: an interrupted or failed run leaves no rank files that would look
   // like a complete trace set.
@@ -120,7 +151,9 @@ void setup_et_convert(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* sub = parent.add_subcommand(
       "convert", "Convert a PyTorch execution trace (plain or linked) or an ASTRA-sim text workload "
                  "to Chakra PREFIX.<rank>.et");
-  sub->add_option("input", args->input, "PyTorch execution trace / linked trace, or text workload")->required();
+  sub->add_option("input", args->inputs,
+                  "PyTorch execution trace / linked trace (several: one per rank of a job), or text workload")
+      ->required();
   sub->add_option("-o,--output", args->output_prefix, "output prefix: writes PREFIX.<rank>.et")->required();
   sub->add_option("--from", args->from, "input kind")->check(CLI::IsMember({"pytorch", "text"}));
   sub->add_option("--rank", args->rank, "rank of a PyTorch trace (default: the trace's rank, else 0)")
@@ -130,6 +163,7 @@ void setup_et_convert(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--passes", args->passes, "text workloads: training passes (default 1)")
       ->check(snr::cli::in_range(1, snr::limits::kMaxLayers));
   snr::cli::set_examples(sub, {"snr et convert linked.json -o out/trace --rank 0",
+                               "snr et convert rank0.linked.json rank1.linked.json -o out/job",
                                "snr et convert --from text workload.txt -o out/wl --npus 8"});
   sub->callback([args, &ctx] {
     if (args->from == "text") {

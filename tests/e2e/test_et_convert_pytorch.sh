@@ -59,7 +59,7 @@ expect_contains "$WORK/convert.out" "10 COMM_COLL"
 expect_contains "$WORK/convert.out" "10 collective->wait"
 "$SNR" et validate "$WORK/c102.1.et" >/dev/null
 summarize "$WORK/c102.1.et" >"$WORK/c102.txt"
-expect_contains "$WORK/c102.txt" "types COMM_COLL_NODE=10 COMP_NODE=110"
+expect_contains "$WORK/c102.txt" "types COMM_COLL_NODE=10 COMP_NODE=110 METADATA_NODE=1"
 # record_param_comms id 30: inputs [[tensor of shape [1], float]], seq 12,
 # group 82149104 (= backend_id of pg_name "0" in ## process_group:init ##),
 # "all_gather" -> ALL_GATHER (2), 4 bytes. It reads tensor 14 made by aten::to
@@ -71,8 +71,11 @@ grep -q '^node 40 COMP_NODE 0 .*30' "$WORK/c102.txt" || fail "wait 40 does not d
 
 # Process groups from "## process_group:init ##": pg_name "0" with "ranks": []
 # and group_size 2 is the world group -> ranks 0 and 1.
-expect_contains "$WORK/convert.out" "process groups: '0' (2 ranks, every rank) -> $WORK/c102.comm_groups.json"
+# It goes into the trace as the METADATA node snr sim reads (and ASTRA-sim),
+# with the id after the largest (296).
+expect_contains "$WORK/convert.out" "process groups: '0' (2 ranks, described by process_group:init) -> each rank's trace (process_group:init) and $WORK/c102.comm_groups.json"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == {"0": [0, 1]}' "$WORK/c102.comm_groups.json"
+expect_contains "$WORK/c102.txt" "node 297 METADATA_NODE 0   {} ## process_group:init ##"
 
 # No root "rank": the rank field of the collective records says it (0 here;
 # rewritten to 1 in a copy), and the output says where the rank came from.

@@ -14,6 +14,7 @@ ChakraProtoMsg::NodeType proto_type(ConvertedNodeType type) {
     case ConvertedNodeType::kCommColl: return ChakraProtoMsg::COMM_COLL_NODE;
     case ConvertedNodeType::kCommSend: return ChakraProtoMsg::COMM_SEND_NODE;
     case ConvertedNodeType::kCommRecv: return ChakraProtoMsg::COMM_RECV_NODE;
+    case ConvertedNodeType::kMetadata: return ChakraProtoMsg::METADATA_NODE;
   }
   return ChakraProtoMsg::INVALID_NODE;
 }
@@ -26,6 +27,7 @@ const char* converted_node_type_name(ConvertedNodeType type) {
     case ConvertedNodeType::kCommColl: return "COMM_COLL_NODE";
     case ConvertedNodeType::kCommSend: return "COMM_SEND_NODE";
     case ConvertedNodeType::kCommRecv: return "COMM_RECV_NODE";
+    case ConvertedNodeType::kMetadata: return "METADATA_NODE";
   }
   return "INVALID_NODE";
 }
@@ -68,6 +70,7 @@ ChakraProtoMsg::Node to_chakra_node(const ConvertedNode& node) {
   if (node.is_cpu_op) chakra::set_is_cpu_op(out, *node.is_cpu_op);
   switch (node.type) {
     case ConvertedNodeType::kComp:
+    case ConvertedNodeType::kMetadata:
       break;
     case ConvertedNodeType::kCommColl:
       chakra::set_is_cpu_op(out, false);

@@ -134,7 +134,35 @@ CommRecord read_comm_record(const pytorch::HostNode& node, const pytorch::HostTr
   if (name_index >= 2) record.pg_name = pg_name_from(node.inputs[name_index - 2].value, trace);
   if (name_index >= 3 && pytorch::json_to_int64(node.inputs[name_index - 3].value, value)) {
     record.seq = value;
+  } else if (name_index >= 3 && node.inputs[name_index - 3].value.is_array() &&
+             !node.inputs[name_index - 3].value.empty() &&
+             pytorch::json_to_int64(node.inputs[name_index - 3].value[0], value)) {
+    record.seq = value;  // newer layout: (seq, is_p2p)
   }
+  // world_size is the last input in both layouts, at least three after the name.
+  if (node.inputs.size() >= name_index + 4 && node.inputs.back().type == "Int" &&
+      pytorch::json_to_int64(node.inputs.back().value, value) && value > 0) {
+    record.group_size = value;
+  }
+  return record;
+}
+
+CommRecord read_c10d_op(const pytorch::HostNode& node) {
+  CommRecord record;
+  std::string_view name = node.name;
+  if (!name.starts_with("c10d::")) return record;
+  name.remove_prefix(6);
+  while (name.ends_with("_")) name.remove_suffix(1);
+  CollectiveType type = CollectiveType::kAllReduce;
+  const CommKind kind = classify_comm_name(name, type);
+  // Send/recv ops do not name their peer in their inputs; a barrier moves no data.
+  if (kind != CommKind::kCollective || type == CollectiveType::kBarrier) return record;
+  record.kind = kind;
+  record.collective = type;
+  record.op_name = std::string(node.name);
+  record.from_c10d_op = true;
+  for (const auto& t : node.input_tensors) record.input_bytes += t.size_bytes;
+  for (const auto& t : node.output_tensors) record.output_bytes += t.size_bytes;
   return record;
 }
 

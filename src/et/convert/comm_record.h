@@ -29,12 +29,21 @@ struct CommRecord {
   std::optional<int64_t> peer_rank;  // send: destination, recv: source
   uint64_t input_bytes = 0;   // sum of input tensor bytes
   uint64_t output_bytes = 0;
+  int64_t group_size = 0;     // the record's world_size (its last input), 0 when absent
+  bool from_c10d_op = false;  // read from a c10d:: op, not a record_param_comms
 };
 
 bool is_comm_record(std::string_view host_op_name);
 
 // Reads a record_param_comms node; kind kUnknown when no known name is found.
 CommRecord read_comm_record(const pytorch::HostNode& node, const pytorch::HostTrace& trace);
+
+// A `c10d::allreduce_`-style operator (the dispatcher op of a collective)
+// with no record_param_comms below it, as backends without that record
+// (gloo) leave it: kind and type from its name, bytes from its input
+// tensors, no group (its process group is an opaque object). kUnknown when
+// the name is not a c10d collective.
+CommRecord read_c10d_op(const pytorch::HostNode& node);
 
 // Maps an operation name ("allreduce", "_allgather_base",
 // "reduce_scatter_tensor_coalesced", "send", ...) to its kind/type.

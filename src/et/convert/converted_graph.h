@@ -10,7 +10,7 @@
 
 namespace snr::et_convert {
 
-enum class ConvertedNodeType { kComp, kCommColl, kCommSend, kCommRecv };
+enum class ConvertedNodeType { kComp, kCommColl, kCommSend, kCommRecv, kMetadata };
 
 // Values of ChakraProtoMsg::CollectiveCommType (et_def.proto).
 enum class CollectiveType : int {
@@ -42,6 +42,7 @@ struct ConvertedNode {
   int32_t comm_src = -1;  // COMM_SEND/RECV only
   int32_t comm_dst = -1;
   int32_t comm_tag = 0;
+  int64_t comm_group_size = 0;  // the record's world_size (not written; process-group derivation)
   // IOInfo strings (JSON text of the host op's values / shapes / types).
   std::string input_values, input_shapes, input_types;
   std::string output_values, output_shapes, output_types;

@@ -174,6 +174,17 @@ class Converter {
       if (record.kind == CommKind::kWait || record.kind == CommKind::kUnknown) continue;
       for (size_t a = p; a != kNone && !holds_comm[a]; a = tree_.parent(a)) holds_comm[a] = true;
     }
+    // Backends without record_param_comms (gloo) leave only the c10d:: op.
+    std::vector<bool> c10d_comm(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      if (host(i).kind != HostNodeKind::kOperator || holds_comm[i] || !host(i).name.starts_with("c10d::")) continue;
+      CommRecord record = read_c10d_op(host(i));
+      if (record.kind != CommKind::kCollective) continue;
+      comm_records_.emplace(i, record);
+      c10d_comm[i] = true;
+      ++stats_.c10d_collectives;
+      for (size_t a = tree_.parent(i); a != kNone && !holds_comm[a]; a = tree_.parent(a)) holds_comm[a] = true;
+    }
     // Roles top-down: a node's role depends on its ancestors' roles, so
     // resolve each chain from the top with an explicit stack.
     std::vector<bool> resolved(n, false);
@@ -193,7 +204,7 @@ class Converter {
           role_[i] = Role::kAnnotation;
         } else if (inside_emitted) {
           role_[i] = Role::kAbsorbed;
-        } else if (is_comm_record(node.name) || (!holds_comm[i] && (!node.op_schema.empty() ||
+        } else if (is_comm_record(node.name) || c10d_comm[i] || (!holds_comm[i] && (!node.op_schema.empty() ||
                                                                      !has_operator_child[i]))) {
           role_[i] = Role::kEmitted;
         } else {
@@ -235,6 +246,7 @@ class Converter {
   void set_comm(ConvertedNode& node, const CommRecord& record, CommKind kind, CollectiveType type) {
     node.comm_size_bytes = record.input_bytes;
     node.pg_name = record.pg_name;
+    node.comm_group_size = record.group_size;
     const auto me = static_cast<int32_t>(rank_);
     const auto peer = static_cast<int32_t>(record.peer_rank.value_or(-1));
     if (kind == CommKind::kSend || kind == CommKind::kRecv) {
@@ -502,11 +514,13 @@ std::string describe(const PytorchConvertStats& stats) {
       "host structure: {} scopes looked through, {} ops absorbed into emitted ops, {} orphan nodes\n"
       "dependencies: {} data ({} stream order, {} sync, {} collective->wait), {} ctrl\n"
       "notes: {} device nodes without a launching op, {} unknown collectives, "
-      "{} NCCL kernels without record_param_comms\n",
+      "{} NCCL kernels without record_param_comms, {} c10d collective ops without record_param_comms "
+      "(group unknown: every rank)\n",
       stats.cpu_ops, stats.gpu_ops, stats.comm_coll, stats.comm_send, stats.comm_recv,
       stats.scopes_looked_through, stats.ops_absorbed, stats.orphan_nodes, stats.data_deps,
       stats.stream_deps, stats.sync_deps, stats.wait_deps, stats.ctrl_deps,
-      stats.device_nodes_without_op, stats.unknown_collectives, stats.comm_kernels_without_record);
+      stats.device_nodes_without_op, stats.unknown_collectives, stats.comm_kernels_without_record,
+      stats.c10d_collectives);
 }
 
 }  // namespace snr::et_convert
