@@ -26,8 +26,27 @@ struct ServeOptions {
   uint64_t chips = 0;
   uint16_t port = 0;
   std::string bind = "127.0.0.1";
+  bool allow_remote = false;
+  uint64_t idle_timeout_s = 600;
   bool once = false;
 };
+
+// The protocol has no authentication and lets a debugger write any memory
+// and register: a non-loopback address needs --allow-remote, and gets a
+// warning even then.
+void check_bind_address(const ServeOptions& options) {
+  if (snr::rsp::is_loopback_address(options.bind)) return;
+  if (!options.allow_remote) {
+    throw snr::Error(fmt::format(
+        "--bind {}: not a loopback address; anyone who can reach it could read and write every chip's memory and "
+        "registers (the debugger protocol has no authentication). Add --allow-remote to serve on it anyway",
+        options.bind));
+  }
+  fmt::print(stderr,
+             "snr device: warning: listening on {}, reachable from other machines: any client can read and write "
+             "every chip's memory and registers (no authentication)\n",
+             options.bind);
+}
 
 // The device for TARGET: a compiled model directory (per-chip programs and
 // initial HBM, its own hardware config) or one ELF that every chip runs.
@@ -55,6 +74,7 @@ std::unique_ptr<snr::device::NpuDevice> make_device(const ServeOptions& options)
 }
 
 int serve(const ServeOptions& options) {
+  check_bind_address(options);
   std::unique_ptr<snr::device::NpuDevice> device_holder = make_device(options);
   snr::device::NpuDevice& device = *device_holder;
   snr::rsp::Listener listener(options.bind, options.port);
@@ -63,7 +83,11 @@ int serve(const ServeOptions& options) {
              device.chip_count(), device.chip_count());
   std::fflush(stdout);
   snr::device::serve(device, listener,
-                     {.once = options.once, .log = [](const std::string& line) {
+                     {.once = options.once,
+                      .idle_timeout = options.idle_timeout_s == 0
+                                          ? std::chrono::milliseconds(-1)
+                                          : std::chrono::milliseconds(options.idle_timeout_s * 1000),
+                      .log = [](const std::string& line) {
                         fmt::print(stderr, "snr device: {}\n", line);
                       }});
   return 0;
@@ -78,6 +102,13 @@ void setup_device_serve(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--port", options->port, "TCP port; 0 picks a free one (printed)")->capture_default_str();
   sub->add_option("--bind", options->bind, "address to listen on (loopback unless told otherwise)")
       ->capture_default_str();
+  sub->add_flag("--allow-remote", options->allow_remote,
+                "allow a --bind address other than loopback (the protocol has no authentication)");
+  sub->add_option("--idle-timeout", options->idle_timeout_s,
+                  "seconds a connected debugger may stay silent while the target is stopped before the session "
+                  "ends (0: never)")
+      ->capture_default_str()
+      ->check(snr::cli::in_range(0, 7 * 24 * 3600));
   sub->add_flag("--once", options->once, "exit after the first debugger session ends");
   sub->add_option("--hw", options->hardware, "hardware preset or YAML file (an ELF; a model has its own)")->capture_default_str();
   sub->add_option("--set", options->overrides, "override one hardware key, e.g. --set vmem.blocks=64")->take_all();

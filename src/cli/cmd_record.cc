@@ -44,7 +44,7 @@ struct RecordCliOptions {
   std::string model_dir;
   std::string hardware = "tpu-v4-like";
   std::string output;
-  uint64_t timeout_s = 600;
+  uint64_t timeout_s = 60;
   bool quiet = false;
 };
 
@@ -128,6 +128,13 @@ int record(const RecordCliOptions& options) {
   const auto timeout = std::chrono::milliseconds(options.timeout_s * 1000);
   snr::rsp::Client client(snr::rsp::connect_tcp(snr::rsp::parse_host_port(options.target), std::chrono::milliseconds(10000)),
                           timeout);
+  if (!options.quiet) {
+    client.set_wait_progress([](std::string_view request, std::chrono::seconds waited,
+                                std::chrono::milliseconds limit) {
+      fmt::print(stderr, "snr record: waiting for the stub's reply to '{}': {} s of --timeout {} s\n",
+                 request.substr(0, 40), waited.count(), limit.count() / 1000);
+    });
+  }
   snr::record::RemoteTarget target(client, timeout);
   // A stub that does not report a hardware config (e.g. QEMU) is recorded
   // as a system of that many chips of the chosen preset.
@@ -193,7 +200,8 @@ void setup_record(CLI::App& app, snr::cli::CommandContext& ctx) {
   sub->add_option("--hw", options->hardware,
                   "hardware preset or YAML for stubs that do not report one (QEMU)")->capture_default_str();
   sub->add_option("-o,--output", options->output, "snapshot file to write")->required();
-  sub->add_option("--timeout", options->timeout_s, "seconds to wait for any one stub reply")
+  sub->add_option("--timeout", options->timeout_s,
+                  "seconds to wait for any one stub reply, including running to --break (progress every 5 s)")
       ->capture_default_str()
       ->check(snr::cli::in_range(1, 7 * 24 * 3600));
   sub->add_flag("--quiet", options->quiet, "no progress on stderr");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include "rsp/busy.h"
 #include "rsp/server.h"
 
 namespace snr::device {
@@ -28,7 +29,13 @@ void serve(NpuDevice& device, rsp::Listener& listener, const ServeOptions& optio
     // The device's own cost of a session (stepping, memory reads, protocol),
     // so a recording's two sides can be compared.
     const double cpu_before = cpu_seconds();
-    const rsp::SessionEnd end = rsp::serve_connection(connection, device, &stats);
+    rsp::SessionEnd end = rsp::SessionEnd::kDisconnected;
+    {
+      const rsp::BusyRejecter busy(
+          listener, fmt::format("snr device is busy: a debugger from {} is connected; try again when it detaches", peer),
+          options.log);
+      end = rsp::serve_connection(connection, device, &stats, {.idle_timeout = options.idle_timeout});
+    }
     const double session_cpu = cpu_seconds() - cpu_before;
     // Breakpoints belong to the session that set them.
     device.clear_breakpoints();

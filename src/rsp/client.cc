@@ -167,8 +167,15 @@ Client::Client(Connection connection, std::chrono::milliseconds reply_timeout)
 
 void Client::send_only(std::string_view payload) { connection_.send_all(frame_packet(payload)); }
 
+void Client::set_wait_progress(WaitProgress progress, std::chrono::seconds interval) {
+  wait_progress_ = std::move(progress);
+  wait_interval_ = std::max(interval, std::chrono::seconds(1));
+}
+
 std::string Client::read_reply(std::string_view request_text, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + timeout;
+  auto next_report = start + wait_interval_;
   for (;;) {
     while (queue_position_ < queue_.size()) {
       Incoming item = std::move(queue_[queue_position_++]);
@@ -200,10 +207,17 @@ std::string Client::read_reply(std::string_view request_text, std::chrono::milli
     std::string_view bytes;
     try {
       // Whole seconds, so the socket's timeout changes rarely (a system call).
-      const auto left = std::chrono::ceil<std::chrono::seconds>(deadline - now);
+      auto left = std::chrono::ceil<std::chrono::seconds>(deadline - now);
+      if (wait_progress_) left = std::min(left, wait_interval_);
       bytes = connection_.receive_view(std::chrono::duration_cast<std::chrono::milliseconds>(left));
     } catch (const Error& e) {
       throw e.with_context(fmt::format("waiting for the reply to {}", quote(request_text)));
+    }
+    if (bytes.empty() && wait_progress_ && std::chrono::steady_clock::now() >= next_report) {
+      wait_progress_(request_text,
+                     std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start),
+                     timeout);
+      next_report += wait_interval_;
     }
     decoder_.feed(bytes, queue_);
   }

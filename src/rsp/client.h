@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -81,6 +82,13 @@ class Client {
   std::string receive_reply(std::chrono::milliseconds timeout);
   [[nodiscard]] size_t outstanding() const { return outstanding_.size(); }
 
+  // Called every few seconds while a reply is awaited (a continue that
+  // runs long, a stub that hangs): the request, the seconds waited so far
+  // and the timeout, so that a long wait shows as progress, not a hang.
+  using WaitProgress = std::function<void(std::string_view request, std::chrono::seconds waited,
+                                          std::chrono::milliseconds timeout)>;
+  void set_wait_progress(WaitProgress progress, std::chrono::seconds interval = std::chrono::seconds(5));
+
   // Fetches target.xml and its includes.
   TargetDescription read_target_description();
 
@@ -113,6 +121,8 @@ class Client {
   std::string supported_;
   std::string send_buffer_;               // framed requests not yet written
   std::deque<std::string> outstanding_;   // queued requests awaiting replies, oldest first
+  WaitProgress wait_progress_;
+  std::chrono::seconds wait_interval_{5};
 };
 
 }  // namespace snr::rsp

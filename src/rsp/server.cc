@@ -45,6 +45,7 @@ std::string_view session_end_name(SessionEnd end) {
     case SessionEnd::kDetached: return "detached";
     case SessionEnd::kKilled: return "killed";
     case SessionEnd::kDisconnected: return "disconnected";
+    case SessionEnd::kIdleTimeout: return "idle for too long (disconnected)";
   }
   return "?";
 }
@@ -305,7 +306,8 @@ PacketHandler::Outcome PacketHandler::handle(const std::string& payload, const s
   return out;
 }
 
-SessionEnd serve_connection(Connection& connection, Target& target, SessionStats* stats) {
+SessionEnd serve_connection(Connection& connection, Target& target, SessionStats* stats,
+                            const SessionOptions& options) {
   PacketHandler handler(target);
   PacketDecoder decoder;
   std::deque<Incoming> pending;
@@ -354,14 +356,24 @@ SessionEnd serve_connection(Connection& connection, Target& target, SessionStats
     for (;;) {
       constexpr size_t kFlushBytes = 1 << 20;
       if (pending.empty() || outgoing.size() >= kFlushBytes) flush();
+      bool idle = false;
       while (pending.empty()) {
-        absorb(connection.receive_view(std::chrono::milliseconds(-1)));
+        const std::string_view bytes = connection.receive_view(options.idle_timeout);
+        if (bytes.empty() && options.idle_timeout.count() >= 0) {
+          idle = true;
+          break;
+        }
+        absorb(bytes);
         if (interrupt_seen) {
           // Interrupt while already stopped: report the current stop.
           interrupt_seen = false;
           send_packet(frame_packet(handler.handle("?", interrupted).reply));
           flush();
         }
+      }
+      if (idle) {
+        end = SessionEnd::kIdleTimeout;
+        break;
       }
       Incoming item = std::move(pending.front());
       pending.pop_front();

@@ -3,7 +3,9 @@
 // disconnects. Supports the subset documented in docs/debugger.md.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "rsp/packet.h"
@@ -12,7 +14,7 @@
 
 namespace snr::rsp {
 
-enum class SessionEnd : uint8_t { kDetached, kKilled, kDisconnected };
+enum class SessionEnd : uint8_t { kDetached, kKilled, kDisconnected, kIdleTimeout };
 std::string_view session_end_name(SessionEnd end);
 
 struct SessionStats {
@@ -55,8 +57,17 @@ class PacketHandler {
   SessionStats stats_;
 };
 
+struct SessionOptions {
+  // A stopped target waits this long for the debugger's next byte, then the
+  // session ends (kIdleTimeout) so that the server is free for others; a
+  // client that sent half a packet and went quiet is dropped the same way.
+  // Negative: wait forever. Not applied while the target runs (continue).
+  std::chrono::milliseconds idle_timeout{-1};
+};
+
 // Serves one connection until it ends. Malformed packets get '-' or an
 // E reply; they never end the session.
-SessionEnd serve_connection(Connection& connection, Target& target, SessionStats* stats = nullptr);
+SessionEnd serve_connection(Connection& connection, Target& target, SessionStats* stats = nullptr,
+                            const SessionOptions& options = {});
 
 }  // namespace snr::rsp

@@ -2,7 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
+
+#include "common/error.h"
+#include "rsp/busy.h"
 
 #include "rsp/client.h"
 #include "rsp/fake_target.h"
@@ -165,6 +172,98 @@ TEST(Session, AckModeAndBadChecksumsAreHandled) {
   raw.send_all(frame_packet("k"));
   server.join();
   EXPECT_TRUE(target.killed);
+}
+
+TEST(Session, ASilentDebuggerEndsTheSessionAfterTheIdleTimeout) {
+  testing::FakeTarget target;
+  Listener listener("127.0.0.1", 0);
+  SessionEnd end = SessionEnd::kDetached;
+  std::thread server([&] {
+    Connection connection = listener.accept(std::chrono::milliseconds(10000));
+    if (connection.is_open()) {
+      end = serve_connection(connection, target, nullptr, {.idle_timeout = std::chrono::milliseconds(200)});
+    }
+  });
+  Connection raw = connect_tcp({"127.0.0.1", listener.port()}, std::chrono::milliseconds(5000));
+  raw.send_all("$qSupp");  // half a packet, then silence
+  server.join();
+  EXPECT_EQ(end, SessionEnd::kIdleTimeout);
+  EXPECT_EQ(session_end_name(end), "idle for too long (disconnected)");
+  // The server closed its side: the client sees the end of the stream.
+  std::string rest;
+  EXPECT_THROW(
+      {
+        for (int i = 0; i < 50; ++i) rest += raw.receive(std::chrono::milliseconds(100));
+      },
+      Error);
+}
+
+TEST(Session, ADebuggerThatKeepsTalkingIsNotIdle) {
+  testing::FakeTarget target;
+  Listener listener("127.0.0.1", 0);
+  SessionEnd end = SessionEnd::kIdleTimeout;
+  std::thread server([&] {
+    Connection connection = listener.accept(std::chrono::milliseconds(10000));
+    if (connection.is_open()) {
+      end = serve_connection(connection, target, nullptr, {.idle_timeout = std::chrono::milliseconds(1000)});
+    }
+  });
+  {
+    Client client(connect_tcp({"127.0.0.1", listener.port()}, std::chrono::milliseconds(5000)),
+                  std::chrono::milliseconds(5000));
+    client.handshake();
+    for (int i = 0; i < 5; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      EXPECT_EQ(client.request("qC"), "QC1");
+    }
+    EXPECT_EQ(client.request("D"), "OK");
+  }
+  server.join();
+  EXPECT_EQ(end, SessionEnd::kDetached);
+}
+
+TEST(BusyRejecter, ASecondClientIsToldTheServerIsBusyAndClosed) {
+  Listener listener("127.0.0.1", 0);
+  std::vector<std::string> log;
+  std::mutex log_mutex;
+  std::optional<BusyRejecter> busy;
+  busy.emplace(listener, "busy: a debugger from 127.0.0.1:1 is connected", [&](const std::string& line) {
+    const std::lock_guard lock(log_mutex);
+    log.push_back(line);
+  });
+  for (int i = 0; i < 20; ++i) {
+    Connection second = connect_tcp({"127.0.0.1", listener.port()}, std::chrono::milliseconds(5000));
+    second.send_all(frame_packet("qSupported:multiprocess+"));
+    std::string got;
+    bool closed = false;
+    for (int tries = 0; tries < 100 && !closed; ++tries) {
+      try {
+        got += second.receive(std::chrono::milliseconds(50));
+      } catch (const Error&) {
+        closed = true;
+      }
+    }
+    EXPECT_EQ(got, frame_packet("E.busy: a debugger from 127.0.0.1:1 is connected"));
+    EXPECT_TRUE(closed);
+  }
+  EXPECT_EQ(busy->refused(), 20u);
+  busy.reset();  // stops accepting and joins
+  const std::lock_guard lock(log_mutex);
+  ASSERT_EQ(log.size(), 20u);
+  EXPECT_NE(log[0].find("refused debugger from 127.0.0.1:"), std::string::npos) << log[0];
+  // Stopped: the listener is the owner's again.
+  Connection third = connect_tcp({"127.0.0.1", listener.port()}, std::chrono::milliseconds(5000));
+  EXPECT_TRUE(listener.accept(std::chrono::milliseconds(2000)).is_open());
+}
+
+TEST(Socket, LoopbackAddresses) {
+  EXPECT_TRUE(is_loopback_address("127.0.0.1"));
+  EXPECT_TRUE(is_loopback_address("127.1.2.3"));
+  EXPECT_TRUE(is_loopback_address("localhost"));
+  EXPECT_FALSE(is_loopback_address("0.0.0.0"));
+  EXPECT_FALSE(is_loopback_address("192.168.1.4"));
+  EXPECT_FALSE(is_loopback_address("128.0.0.1"));
+  EXPECT_FALSE(is_loopback_address("not an address"));
 }
 
 }  // namespace

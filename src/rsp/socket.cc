@@ -173,13 +173,24 @@ Connection connect_tcp(const HostPort& address, std::chrono::milliseconds timeou
   return Connection(fd);
 }
 
+void Connection::shutdown_send() {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+}
+
+bool is_loopback_address(std::string_view host) {
+  if (host == "localhost") return true;
+  in_addr address{};
+  const std::string text(host);
+  return ::inet_pton(AF_INET, text.c_str(), &address) == 1 && (ntohl(address.s_addr) >> 24) == 127;
+}
+
 Listener::Listener(const std::string& bind_address, uint16_t port) : bind_address_(bind_address) {
   const sockaddr_in address = make_address(bind_address, port);
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) throw Error(fmt::format("socket: {}", errno_text()));
   int one = 1;
   ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 || ::listen(fd_, 1) != 0) {
+  if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 || ::listen(fd_, kListenBacklog) != 0) {
     const std::string why = errno_text();
     ::close(fd_);
     fd_ = -1;

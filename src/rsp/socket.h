@@ -31,6 +31,8 @@ class Connection {
   // costs a few system calls, not dozens.
   std::string_view receive_view(std::chrono::milliseconds timeout);
   void close();
+  // Sends FIN after what was sent: the peer reads everything, then the end.
+  void shutdown_send();
   [[nodiscard]] std::string peer_name() const;
 
  private:
@@ -46,12 +48,18 @@ struct HostPort {
 };
 HostPort parse_host_port(std::string_view text);
 
+// 127.0.0.0/8 or "localhost": only this machine can connect.
+bool is_loopback_address(std::string_view host);
+
 // Connects to host:port (numeric IPv4 or "localhost"); throws naming the
 // address and errno text on failure.
 Connection connect_tcp(const HostPort& address, std::chrono::milliseconds timeout);
 
 class Listener {
  public:
+  // Connections the kernel queues while the server is busy: enough that a
+  // burst of clients is answered (BusyRejecter) instead of timing out.
+  static constexpr int kListenBacklog = 64;
   // Binds and listens; `port` 0 picks a free port (see port()).
   Listener(const std::string& bind_address, uint16_t port);
   ~Listener();
