@@ -74,7 +74,8 @@ TEST(PerturbationConfig, StrictKeysTypesAndRanges) {
       {R"([1, 2])", "top level must be a JSON object"},
       {R"({"compute": [{"npu": 1, "npu": 2, "slowdown": 2}]})", "duplicate"},
   };
-  for (const auto& [json, expected] : cases) {
+  for (const auto& [json_text, expected] : cases) {
+    const std::string_view json = json_text;  // clang 14 cannot capture a structured binding
     const std::string message = error_of([&] { (void)parse_perturbation_config(json, "p.json"); });
     EXPECT_NE(message.find(expected), std::string::npos) << json << " -> " << message;
     EXPECT_NE(message.find("perturbation configuration p.json"), std::string::npos) << message;
@@ -98,7 +99,8 @@ TEST(PerturbationConfig, ResolvesAgainstTheNetwork) {
       {R"({"links": [{"src": 0, "dst": 12, "bandwidth_factor": 2}]})",
        "links[0]: NPUs 0 and 12 meet through dimension 2's switch"},
   };
-  for (const auto& [json, expected] : cases) {
+  for (const auto& [json_text, expected] : cases) {
+    const std::string_view json = json_text;
     const std::string message = error_of([&] { (void)resolve(json, net); });
     EXPECT_NE(message.find(expected), std::string::npos) << json << " -> " << message;
   }
