@@ -74,8 +74,8 @@ Result<Bytes> parse_bytes(std::string_view text) {
                              text, parsed->unit));
   }
   double bytes = parsed->value * scale;
-  if (bytes != std::floor(bytes) || bytes > 1.8e19) {
-    return Error(fmt::format("'{}' is not a whole number of bytes", text));
+  if (bytes != std::floor(bytes) || bytes < 0 || bytes > 1.8e19) {
+    return Error(fmt::format("'{}' is not a whole number of bytes below 1.8e19", text));
   }
   return Bytes{static_cast<uint64_t>(bytes)};
 }
@@ -88,6 +88,10 @@ Result<Duration> parse_duration(std::string_view text) {
   for (const Prefix& u : kUnits) {
     if (u.name == parsed->unit && u.scale > 0) {
       double ps = std::round(parsed->value * u.scale);
+      // int64 picoseconds end at about 106 days; beyond that the cast is undefined.
+      if (!(std::fabs(ps) < 9.2e18)) {
+        return Error(fmt::format("'{}' is out of range (at most about 9.2e6 s in picoseconds)", text));
+      }
       if (std::fabs(ps - parsed->value * u.scale) > 1e-6 * std::max(1.0, ps)) {
         return Error(fmt::format("'{}' is finer than a picosecond", text));
       }

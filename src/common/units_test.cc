@@ -23,6 +23,10 @@ TEST(Units, ParsesDurations) {
   EXPECT_FALSE(parse_duration("500").ok()) << "a bare number must not be guessed to be ns";
   EXPECT_FALSE(parse_duration("0.1ps").ok());
   EXPECT_FALSE(parse_duration("5 parsecs").ok());
+  // Beyond int64 picoseconds: an error, not an undefined conversion.
+  EXPECT_FALSE(parse_duration("8888888888888885ms").ok());
+  EXPECT_FALSE(parse_duration("-1e10s").ok());
+  EXPECT_EQ(parse_duration("9000000s").value().picoseconds, 9'000'000'000'000'000'000);
 }
 
 TEST(Units, ParsesBandwidthAndFrequency) {

@@ -12,12 +12,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/error.h"
+#include "common/file_io.h"
+#include "common/json_input.h"
 
 namespace snr::mscclpp {
 namespace {
@@ -726,21 +726,9 @@ void Reader::check_operands(const Op& op, const Gpu& gpu, const std::string& whe
 }  // namespace
 
 Plan parse_plan(std::string_view json_text, const std::string& source) {
-  json root;
-  try {
-    root = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON at byte {}: {}", source, e.byte, e.what()));
-  }
-  return Reader(source).read(root);
+  return Reader(source).read(parse_json_input(json_text, source));
 }
 
-Plan read_plan_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open MSCCL++ plan", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_plan(text.str(), path);
-}
+Plan read_plan_file(const std::string& path) { return parse_plan(read_file(path), path); }
 
 }  // namespace snr::mscclpp
