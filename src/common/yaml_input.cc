@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -60,6 +61,26 @@ size_t utf8_sequence_length(std::string_view text, size_t i) {
   return length;
 }
 
+// The code point of the well-formed sequence of `length` bytes at text[i].
+uint32_t code_point(std::string_view text, size_t i, size_t length) {
+  const auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(text[i + k])); };
+  switch (length) {
+    case 1: return byte(0);
+    case 2: return (byte(0) & 0x1F) << 6 | (byte(1) & 0x3F);
+    case 3: return (byte(0) & 0x0F) << 12 | (byte(1) & 0x3F) << 6 | (byte(2) & 0x3F);
+    default: return (byte(0) & 0x07) << 18 | (byte(1) & 0x3F) << 12 | (byte(2) & 0x3F) << 6 | (byte(3) & 0x3F);
+  }
+}
+
+// YAML 1.2's c-printable: tab, line feed, carriage return, and every code
+// point but the other C0 and C1 controls, DEL, and U+FFFE/U+FFFF (NEL, U+0085,
+// is printable).
+bool yaml_printable(uint32_t c) {
+  if (c == 0x09 || c == 0x0A || c == 0x0D || c == 0x85) return true;
+  if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) return false;
+  return c != 0xFFFE && c != 0xFFFF;
+}
+
 }  // namespace
 
 void check_utf8(std::string_view text, std::string_view source_name) {
@@ -70,6 +91,11 @@ void check_utf8(std::string_view text, std::string_view source_name) {
       throw Error(fmt::format("{}:{}:{}: byte 0x{:02X} at offset {} is not valid UTF-8 (YAML and JSON input must be "
                               "UTF-8 text)",
                               source_name, line, i - line_start + 1, static_cast<unsigned char>(text[i]), i));
+    }
+    if (const uint32_t c = code_point(text, i, length); !yaml_printable(c)) {
+      throw Error(fmt::format("{}:{}:{}: character U+{:04X} at offset {} is a control character, which YAML does not "
+                              "allow",
+                              source_name, line, i - line_start + 1, c, i));
     }
     if (text[i] == '\n') {
       ++line;

@@ -17,7 +17,9 @@ namespace snr {
 void check_no_duplicate_keys(const YAML::Node& node, std::string_view source_name);
 
 // Throws snr::Error "SOURCE:LINE:COLUMN: byte 0xE1 at offset N is not
-// valid UTF-8 ..." for the first malformed, overlong or surrogate sequence.
+// valid UTF-8 ..." for the first malformed, overlong or surrogate sequence,
+// and names the first control character YAML does not allow (NUL, ESC, DEL,
+// C1 controls; tab and line ends are fine).
 // YAML and JSON documents are Unicode text; yaml-cpp passes any byte through,
 // so without this check a name could hold bytes no writer can emit again.
 void check_utf8(std::string_view text, std::string_view source_name);

@@ -41,5 +41,15 @@ TEST(YamlInput, BytesThatAreNotUtf8AreErrorsWithLineAndColumn) {
   EXPECT_EQ(error_of("name: caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\n"), "");  // 2-, 3- and 4-byte forms
 }
 
+TEST(YamlInput, ControlCharactersAreErrors) {
+  using namespace std::string_literals;
+  EXPECT_EQ(error_of("a: x\x01y\n"),
+            "in.yaml:1:5: character U+0001 at offset 4 is a control character, which YAML does not allow");
+  EXPECT_NE(error_of("a: x\0y\n"s).find("U+0000"), std::string::npos);
+  EXPECT_NE(error_of("a: \x7F\n").find("U+007F"), std::string::npos);
+  EXPECT_NE(error_of("a: \xC2\x9B\n").find("U+009B"), std::string::npos);  // C1 control
+  EXPECT_EQ(error_of("a: \"tab\there\"\r\nb: \xC2\x85\n"), "");            // tab, CR LF and NEL are allowed
+}
+
 }  // namespace
 }  // namespace snr
