@@ -52,6 +52,7 @@ Registry& registry() {
     add_locked(*r, halving_doubling_algorithm_spec());
     add_locked(*r, double_binary_tree_algorithm_spec());
     add_locked(*r, custom_algorithm_spec());
+    add_locked(*r, binomial_tree_algorithm_spec());
     return r;
   }();
   return *instance;

@@ -108,5 +108,6 @@ CollectiveAlgorithmSpec direct_algorithm_spec();
 CollectiveAlgorithmSpec halving_doubling_algorithm_spec();
 CollectiveAlgorithmSpec double_binary_tree_algorithm_spec();
 CollectiveAlgorithmSpec custom_algorithm_spec();
+CollectiveAlgorithmSpec binomial_tree_algorithm_spec();
 
 }  // namespace snr::dsim

@@ -12,7 +12,23 @@
 
 namespace snr::dsim {
 
-enum class CollectiveKind : uint8_t { kAllReduce, kAllGather, kReduceScatter, kAllToAll };
+enum class CollectiveKind : uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  // Rooted collectives (one phase over all NPUs or the group; binomial_tree.h).
+  kBroadcast,
+  kReduce,
+  kGather,
+  kScatter,
+};
+
+// True for the collectives with a root (broadcast, reduce, gather, scatter).
+constexpr bool is_rooted(CollectiveKind kind) {
+  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce || kind == CollectiveKind::kGather ||
+         kind == CollectiveKind::kScatter;
+}
 
 const char* collective_name(CollectiveKind kind);
 
@@ -62,6 +78,7 @@ struct PhasePlan {
   uint16_t queue = 0;
   uint64_t input_bytes = 0;
   PhaseRing ring;
+  uint32_t root_position = 0;  // rooted collectives: the root's position in `ring`
 };
 
 class PhaseActions {

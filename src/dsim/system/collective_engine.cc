@@ -16,6 +16,7 @@ CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConf
                                    const CustomCollectives* custom)
     : system_(system), network_config_(network), layout_(network),
       default_algorithm_(&find_collective_algorithm("ring")), custom_algorithm_(&find_collective_algorithm("custom")),
+      rooted_algorithm_(&find_collective_algorithm("binomial-tree")),
       loop_(loop), events_(loop.queue()),
       network_(backend), client_(client), traffic_(traffic), custom_(custom) {
   handler_ = loop.add_handler("system layer (collectives)", *this);
@@ -35,8 +36,11 @@ const std::vector<CollectiveImplementation>& CollectiveEngine::implementations(C
     case CollectiveKind::kAllGather: return system_.all_gather;
     case CollectiveKind::kReduceScatter: return system_.reduce_scatter;
     case CollectiveKind::kAllToAll: return system_.all_to_all;
+    default: break;
   }
-  return system_.all_reduce;
+  // The rooted collectives have no *-implementation list: binomial tree.
+  static const std::vector<CollectiveImplementation> kNone;
+  return kNone;
 }
 
 uint64_t CollectiveEngine::reduction_ns(uint64_t bytes) {
@@ -67,13 +71,14 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
   const auto& impls = implementations(request.kind);
   const size_t dims = layout_.dims();
   uint64_t bytes = stream.phases[0].input_bytes;
+  uint32_t root_position = 0;
   const bool custom = request.kind == CollectiveKind::kAllReduce && custom_ != nullptr &&
                       !custom_->all_reduce.empty();
   auto push = [&](CollectiveKind kind, size_t dim, PhaseRing ring) {
     if (stream.phase_count >= kMaxPhases) throw Error("too many collective phases");
     PhasePlan& plan = stream.phases[stream.phase_count++];
     plan.kind = kind;
-    plan.algorithm = default_algorithm_;
+    plan.algorithm = is_rooted(kind) ? rooted_algorithm_ : default_algorithm_;
     if (!impls.empty()) {
       const CollectiveImplementation& impl = impls[std::min(dim, impls.size() - 1)];
       plan.algorithm = impl.algorithm;
@@ -83,6 +88,7 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
     plan.queue = static_cast<uint16_t>(dim);
     plan.input_bytes = bytes;
     plan.ring = ring;
+    plan.root_position = root_position;
     bytes = RingPhase::output_bytes_for(kind, bytes, ring.size);
   };
   if (request.group != nullptr) {
@@ -95,6 +101,30 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
     ring.size = static_cast<uint32_t>(members.size());
     ring.my_position = static_cast<uint32_t>(it - members.begin());
     ring.members = members.data();
+    if (is_rooted(request.kind)) {
+      root_position = 0;
+      if (request.root >= 0) {
+        const auto root = std::find(members.begin(), members.end(), static_cast<uint32_t>(request.root));
+        if (root == members.end()) {
+          throw Error(fmt::format("NPU {}: root {} of a {} is not in its communicator group", npu, request.root,
+                                  collective_name(request.kind)));
+        }
+        root_position = static_cast<uint32_t>(root - members.begin());
+      }
+    }
+    push(request.kind, 0, ring);
+    return;
+  }
+  // Rooted collectives run as one tree over all NPUs.
+  if (is_rooted(request.kind)) {
+    PhaseRing ring;
+    ring.size = static_cast<uint32_t>(network_config_.npus_count());
+    ring.my_position = npu;
+    if (request.root >= 0 && static_cast<uint64_t>(request.root) >= network_config_.npus_count()) {
+      throw Error(fmt::format("NPU {}: root {} of a {} is not one of the {} NPUs", npu, request.root,
+                              collective_name(request.kind), network_config_.npus_count()));
+    }
+    root_position = request.root >= 0 ? static_cast<uint32_t>(request.root) : 0;
     push(request.kind, 0, ring);
     return;
   }
@@ -151,7 +181,10 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
   uint64_t chunk = size / splits;
   // Keep chunks divisible down to single messages (ASTRA-sim's rule).
   const uint64_t total_nodes = network_config_.npus_count();
-  if (request.kind != CollectiveKind::kAllGather && total_nodes > chunk) {
+  // (All-gather, gather and scatter sizes are one rank's block: exempt.)
+  const bool per_rank_block = request.kind == CollectiveKind::kAllGather || request.kind == CollectiveKind::kGather ||
+                              request.kind == CollectiveKind::kScatter;
+  if (!per_rank_block && total_nodes > chunk) {
     chunk = total_nodes;
     size = splits * chunk;
   }

@@ -56,6 +56,7 @@ struct CollectiveRequest {
   const std::vector<uint32_t>* group = nullptr;  // communicator group, or nullptr
   uint32_t group_index = 0;
   uint64_t node_index = 0;
+  int64_t root = -1;  // rooted collectives: the root NPU (-1: the group's first member, or NPU 0)
 };
 
 class CollectiveEngine final : public PhaseActions, public EventHandler {
@@ -207,6 +208,7 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   DimensionLayout layout_;
   const CollectiveAlgorithmSpec* default_algorithm_;  // ring: lists that are not given
   const CollectiveAlgorithmSpec* custom_algorithm_;   // all-reduce-implementation-custom
+  const CollectiveAlgorithmSpec* rooted_algorithm_;   // broadcast, reduce, gather, scatter
   EventLoop& loop_;
   EventQueue& events_;
   NetworkBackend& network_;

@@ -34,6 +34,8 @@ HalvingDoublingPhase::HalvingDoublingPhase(const PhasePlan& plan) : kind_(plan.k
       break;
     case CollectiveKind::kAllToAll:
       throw Error("halvingDoubling does not implement all-to-all (use ring or direct)");
+    default:
+      throw Error(fmt::format("halvingDoubling does not implement {}", collective_name(kind_)));
   }
   advance_distance();
 }

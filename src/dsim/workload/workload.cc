@@ -20,9 +20,15 @@ CollectiveKind collective_from_chakra(int64_t comm_type, uint64_t node_id) {
     case ChakraProtoMsg::ALL_GATHER: return CollectiveKind::kAllGather;
     case ChakraProtoMsg::REDUCE_SCATTER: return CollectiveKind::kReduceScatter;
     case ChakraProtoMsg::ALL_TO_ALL: return CollectiveKind::kAllToAll;
+    case ChakraProtoMsg::REDUCE_SCATTER_BLOCK: return CollectiveKind::kReduceScatter;
+    case ChakraProtoMsg::BROADCAST: return CollectiveKind::kBroadcast;
+    case ChakraProtoMsg::REDUCE: return CollectiveKind::kReduce;
+    case ChakraProtoMsg::GATHER: return CollectiveKind::kGather;
+    case ChakraProtoMsg::SCATTER: return CollectiveKind::kScatter;
     default:
-      throw Error(fmt::format("node {}: collective comm_type {} is not simulated "
-                              "(ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL)", node_id, comm_type));
+      throw Error(fmt::format("node {}: collective comm_type {} is not simulated (ALL_REDUCE, REDUCE, ALL_GATHER, "
+                              "GATHER, SCATTER, BROADCAST, ALL_TO_ALL, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK)",
+                              node_id, comm_type));
   }
 }
 
@@ -103,6 +109,16 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
             const auto type = view.comm_type();
             if (!type.has_value()) throw Error("collective without comm_type");
             node.collective = collective_from_chakra(*type, proto.id());
+            // A rooted collective's root: comm_src when the trace names it
+            // (Chakra has no root field), else the group's first member.
+            if (is_rooted(node.collective)) {
+              if (const auto root = view.comm_src(); root.has_value()) {
+                if (*root < 0 || static_cast<uint64_t>(*root) >= npus_count) {
+                  throw Error(fmt::format("comm_src (the root) {} is not one of the {} NPUs", *root, npus_count));
+                }
+                node.peer = *root;
+              }
+            }
             if (node.comm_bytes == 0) throw Error("collective without a positive comm_size");
           } else {
             const bool send = proto.type() == ChakraProtoMsg::COMM_SEND_NODE;
@@ -221,6 +237,7 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
         request.group_index = static_cast<uint32_t>(node.group);
       }
       request.node_index = node_index;
+      request.root = node.peer;
       system_->start_collective(request);
       return;
     }

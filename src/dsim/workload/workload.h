@@ -29,7 +29,7 @@ struct WorkNode {
   uint64_t duration_ns = 0;
   CollectiveKind collective = CollectiveKind::kAllReduce;
   uint64_t comm_bytes = 0;
-  int64_t peer = -1;
+  int64_t peer = -1;  // send/recv: the other NPU; rooted collectives: the root (-1: default)
   int64_t tag = 0;
   int32_t group = -1;  // index into the communicator groups, -1 for all NPUs
   std::vector<bool> involved_dimensions;
