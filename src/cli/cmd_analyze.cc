@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/command.h"
 #include "common/cli_numbers.h"
@@ -25,19 +26,30 @@ struct AnalyzeArgs {
 int analyze(const AnalyzeArgs& args) {
   snr::cli::check_input_file(args.run_db);
   snr::output::check_output_directory(args.output);
+  // All or nothing: the report is built in a staging directory and moved
+  // into place only when complete (its links are relative, so it moves).
+  snr::output::StagedDirectory staged(args.output);
   snr::workflow::AnalyzeRunOptions options;
-  options.output_dir = args.output;
+  options.output_dir = staged.path();
   options.snapshot_path = args.snapshot;
   options.verify_top = args.no_verify ? 0 : args.verify_top;
   options.analyze.top_suggestions = std::max<size_t>(args.top, options.verify_top);
   options.title = fmt::format("snr analysis of {}", args.run_db);
   snr::workflow::Progress progress;
-  if (!args.quiet) progress = [](const std::string& line) { fmt::print(stderr, "snr analyze: {}\n", line); };
+  if (!args.quiet) {
+    progress = [&staged](const std::string& line) {
+      fmt::print(stderr, "snr analyze: {}\n", snr::output::shown_path_text(line, staged));
+    };
+  }
   const snr::workflow::AnalyzeRunResult result = snr::workflow::analyze_run_db(args.run_db, options, progress);
+  staged.commit();
+  const auto placed = [&](const std::filesystem::path& path) {
+    return snr::output::shown_path_text(path.string(), staged);
+  };
   fmt::print("{}", snr::workflow::format_summary(result.analysis, args.top));
   if (!result.verify_note.empty()) fmt::print("suggestions not verified: {}\n", result.verify_note);
-  fmt::print("tables: {}\ntimeline: {}\nreport: {}\n", result.tables_dir.string(), result.timeline_path.string(),
-             result.report_path.string());
+  fmt::print("tables: {}\ntimeline: {}\nreport: {}\n", placed(result.tables_dir), placed(result.timeline_path),
+             placed(result.report_path));
   return 0;
 }
 

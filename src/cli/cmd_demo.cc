@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/command.h"
 #include "common/error.h"
@@ -101,16 +102,28 @@ int run_main_demo(const DemoArgs& args) {
   fmt::print("snr demo: compile an LLM decode step, serve it, record a window through the debugger protocol,\n"
              "replay it cycle by cycle, analyze, verify suggestions by replaying rewritten code, report\n\n");
   std::fflush(stdout);
-  const snr::workflow::Progress progress = [](const std::string& line) {
-    fmt::print("[demo] {}\n", line);
+  // All or nothing: model/, window.snr, run.db and report/ are built in a
+  // staging directory and moved into place together at the end (run.db
+  // names its snapshot by file name, the report links relatively, so both
+  // survive the move); an error or Ctrl-C leaves nothing behind. Paths are
+  // shown as they will be.
+  snr::output::StagedDirectory staged(args.output);
+  options.output_dir = staged.path();
+  const snr::workflow::Progress progress = [&staged](const std::string& line) {
+    fmt::print("[demo] {}\n", snr::output::shown_path_text(line, staged));
     std::fflush(stdout);
   };
   const snr::workflow::DemoResult result = snr::workflow::run_demo(options, progress);
+  staged.commit();
+  const auto placed = [&](const std::filesystem::path& path) {
+    return snr::output::shown_path_text(path.string(), staged);
+  };
   fmt::print("\n{}", snr::workflow::format_summary(result.analysis.analysis, 3));
   fmt::print("\nstage wall times: {}\n", snr::workflow::format_stage_times(result.stages));
-  fmt::print("snapshot: {}\nrun data: {}\nreport: {}\n", result.snapshot_path.string(), result.run_db_path.string(),
-             result.analysis.report_path.string());
-  fmt::print("next: open the report in a browser; `snr analyze {} -o other/` re-analyzes\n", result.run_db_path.string());
+  fmt::print("snapshot: {}\nrun data: {}\nreport: {}\n", placed(result.snapshot_path), placed(result.run_db_path),
+             placed(result.analysis.report_path));
+  fmt::print("next: open the report in a browser; `snr analyze {} -o other/` re-analyzes\n",
+             placed(result.run_db_path));
   return 0;
 }
 

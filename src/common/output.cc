@@ -308,6 +308,16 @@ void StagedDirectory::commit() {
   slot_ = -1;
 }
 
+std::string shown_path_text(std::string text, const StagedDirectory& staged) {
+  const std::string from = staged.path().string();
+  const std::string to = staged.target().string();
+  if (from.empty()) return text;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 // ---- StagedPrefix -------------------------------------------------------------
 
 namespace {

@@ -82,6 +82,10 @@ class StagedDirectory {
   bool committed_ = false;
 };
 
+// `text` (a progress line, a path) with the staging directory's name
+// replaced by the target's: what the user will find once it is committed.
+std::string shown_path_text(std::string text, const StagedDirectory& staged);
+
 // Outputs named PREFIX.<anything> (rank traces, comm groups): writers use
 // staged_prefix(); commit() moves every staged file to the same name beside
 // PREFIX.

@@ -102,6 +102,14 @@ TEST_F(OutputTest, FitsRefusesWhatCannotFit) {
             std::string::npos);
 }
 
+TEST_F(OutputTest, ShownPathsNameTheTargetNotTheStaging) {
+  StagedDirectory staged(dir_ / "report");
+  const std::string line = "wrote " + (staged.path() / "index.html").string() + " and " + staged.path().string();
+  EXPECT_EQ(shown_path_text(line, staged),
+            "wrote " + (dir_ / "report" / "index.html").string() + " and " + (dir_ / "report").string());
+  EXPECT_EQ(shown_path_text("no path here", staged), "no path here");
+}
+
 TEST(Progress, LineHasRateAndEta) {
   EXPECT_EQ(ProgressMeter::format_line(500, 2000, "ranks", 2.0), "500/2000 ranks, 250.0/s, ETA 6 s");
   EXPECT_EQ(ProgressMeter::format_line(2000, 2000, "ranks", 1.0), "2000/2000 ranks, 2.0k/s");
