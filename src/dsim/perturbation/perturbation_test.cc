@@ -252,6 +252,16 @@ TEST(Straggler, OneLinkAtHalfBandwidthSlowsEveryRingStepThatCrossesIt) {
   }
 }
 
+TEST(Straggler, SlowedComputeThatOverflowsTheClockIsAnError) {
+  std::vector<RankGraph> graphs(2, compute_then_all_reduce(uint64_t{1} << 62, 1024));
+  graphs[1].nodes[0].chakra_id = 7;
+  const auto net = network("topology: [Ring]\nnpus_count: [2]\nbandwidth: [50]\nlatency: [500]\n");
+  const auto slow = resolve(R"({"compute": [{"npu": 1, "slowdown": 4}]})", net);
+  const std::string message = error_of(
+      [&] { (void)simulate(ring_system(), net, {}, std::move(graphs), kAware, false, nullptr, &slow); });
+  EXPECT_NE(message.find("NPU 1: node 7 ('layer') slowed 4x"), std::string::npos) << message;
+}
+
 RankGraph point_to_point(NodeAction action, int64_t peer, uint64_t bytes) {
   RankGraph graph;
   WorkNode node;
