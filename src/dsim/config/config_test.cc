@@ -139,6 +139,9 @@ TEST(SystemConfig, KnownAstraSimKeysAreRefusedWithTheReasonTyposStayUnknown) {
 TEST(SystemConfig, RatesHaveRangesAndInjectionScaleMultipliesAGivenEndpointDelay) {
   EXPECT_THROW((void)parse_system_config(R"({"local-mem-bw": 1e-300})", "t"), Error);
   EXPECT_THROW((void)parse_system_config(R"({"peak-perf": 1e30})", "t"), Error);
+  EXPECT_THROW((void)parse_system_config(R"({"preferred-dataset-splits": 1000000000})", "t"), Error);
+  EXPECT_THROW((void)parse_system_config(R"({"active-chunks-per-dimension": 65537})", "t"), Error);
+  EXPECT_EQ(parse_system_config(R"({"preferred-dataset-splits": 65536})", "t").preferred_dataset_splits, 65536);
   EXPECT_EQ(parse_system_config(R"({"local-mem-bw": 0})", "t").local_mem_bw_gbps, 0);
   auto given = parse_system_config(R"({"endpoint-delay": 10})", "t");
   apply_injection_scale(given, 2.55);

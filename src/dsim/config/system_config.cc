@@ -16,13 +16,13 @@ namespace {
 
 using Json = nlohmann::json;
 
-int require_int(const Json& value, std::string_view key, int min_value) {
+int require_int(const Json& value, std::string_view key, int min_value, int64_t max_value = 1'000'000'000) {
   if (!value.is_number_integer() && !value.is_number_unsigned()) {
     throw Error(fmt::format("key '{}' must be an integer", key));
   }
   const int64_t v = value.get<int64_t>();
-  if (v < min_value || v > 1'000'000'000) {
-    throw Error(fmt::format("key '{}' must be between {} and 1e9, got {}", key, min_value, v));
+  if (v < min_value || v > max_value) {
+    throw Error(fmt::format("key '{}' must be between {} and {}, got {}", key, min_value, max_value, v));
   }
   return static_cast<int>(v);
 }
@@ -71,6 +71,10 @@ std::vector<CollectiveImplementation> parse_implementations(const Json& value, s
 // its local-memory tracker read these keys only when switched on, and snr
 // refuses to switch them on; the value would have no effect in ASTRA-sim
 // either, so it is refused rather than silently dropped.
+// Every chunk of a collective is a stream with its own state on every NPU:
+// a bound keeps a typo (1e9 splits) from asking for terabytes.
+constexpr int64_t kMaxChunks = 1 << 16;
+
 constexpr std::string_view kSharedBusReason =
     "a parameter of ASTRA-sim's shared memory-bus (LogGP) model, used only with model-shared-bus: 1, which snr "
     "does not model; without it the key has no effect in ASTRA-sim either, so remove it";
@@ -139,9 +143,9 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         else if (opt == "localBWAware") config.collective_optimization = CollectiveOptimization::kLocalBwAware;
         else throw Error(fmt::format("collective-optimization '{}' is unknown (baseline or localBWAware)", opt));
       } else if (key == "active-chunks-per-dimension") {
-        config.active_chunks_per_dimension = require_int(value, key, 1);
+        config.active_chunks_per_dimension = require_int(value, key, 1, kMaxChunks);
       } else if (key == "preferred-dataset-splits") {
-        config.preferred_dataset_splits = require_int(value, key, 1);
+        config.preferred_dataset_splits = require_int(value, key, 1, kMaxChunks);
       } else if (key == "endpoint-delay") {
         config.endpoint_delay_ns = static_cast<uint64_t>(require_int(value, key, 0));
         config.endpoint_delay_given = true;
