@@ -12,6 +12,16 @@
 #include "common/error.h"
 
 namespace snr {
+
+std::string describe_json_position(std::string_view text, size_t byte) {
+  byte = std::min(byte, text.size());
+  const std::string_view before = text.substr(0, byte);
+  const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n');
+  const size_t column = line_start == std::string_view::npos ? byte + 1 : byte - line_start;
+  return fmt::format("line {}, column {} (byte {})", line, column, byte);
+}
+
 namespace {
 
 // A pointer into the text that publishes how far the parser has read, so a
@@ -177,15 +187,6 @@ class DocumentBuilder {
   std::optional<Failure> failure_;
 };
 
-std::string describe_position(std::string_view text, size_t byte) {
-  byte = std::min(byte, text.size());
-  const std::string_view before = text.substr(0, byte);
-  const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
-  const size_t line_start = before.rfind('\n');
-  const size_t column = line_start == std::string_view::npos ? byte + 1 : byte - line_start;
-  return fmt::format("line {}, column {} (byte {})", line, column, byte);
-}
-
 template <typename BasicJson>
 BasicJson parse_with_location(std::string_view text, std::string_view source, const JsonInputOptions& options) {
   DocumentBuilder<BasicJson> builder(options);
@@ -205,7 +206,7 @@ BasicJson parse_with_location(std::string_view text, std::string_view source, co
     reason = failure->reason;
   }
   std::string message = source.empty() ? "" : fmt::format("{}: ", source);
-  message += describe_position(text, byte);
+  message += describe_json_position(text, byte);
   const std::string path = builder.path();
   if (!path.empty()) message += fmt::format(", key '{}'", path);
   message += ": " + reason;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,11 @@ struct JsonInputOptions {
   // recurse over the document.
   size_t max_depth = 512;
 };
+
+// "line L, column C (byte B)" for byte offset `byte` of `text`: the position
+// format of every JSON input error, also for readers that do not go through
+// parse_json_input (the streaming Kineto reader).
+std::string describe_json_position(std::string_view text, size_t byte);
 
 // Parses `text`. On failure throws snr::Error
 // "<source>: line L, column C (byte B), key 'a.b[2]': <reason>"; with an
