@@ -29,6 +29,8 @@ void setup_timeline(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {
   sub->add_option("--remote-memory-configuration", opts->inputs.remote_memory_configuration,
                   "ASTRA-sim remote memory JSON")->required();
   sub->add_option("--comm-group-configuration", opts->inputs.comm_group_configuration, "communicator groups JSON");
+  sub->add_option("--perturbation-configuration", opts->inputs.perturbation_configuration,
+                  "stragglers and heterogeneity JSON (docs/formats/perturbation.md)");
   sub->add_option("--network-backend", opts->backend,
                   fmt::format("network backend by name: {} (default {})",
                               fmt::join(snr::dsim::network_backend_names(), ", "), snr::dsim::kDefaultNetworkBackend));

@@ -42,6 +42,14 @@ other_busy=$(busy "$WORK/slow" "npu2->npu3")
   fail "npu3->npu4 busy $slow_busy ns, expected about 2 x $plain_busy"
 ((other_busy == plain_busy)) || fail "npu2->npu3 busy changed: $other_busy vs $plain_busy"
 
+# snr et timeline shares the option.
+"$SNR" et timeline "$A/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce" \
+  --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
+  --network-configuration="$A/network/analytical/Ring_8npus.yml" \
+  --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" \
+  --perturbation-configuration="$WORK/slow_link.json" -o "$WORK/tl.json" >"$WORK/tl.txt"
+expect_contains "$WORK/tl.txt" "finish $(finish "$WORK/slow") ns"
+
 # A compute straggler on a collective-only trace changes nothing.
 echo '{"compute": [{"npu": 5, "slowdown": 3}]}' > "$WORK/compute.json"
 run_sim analytical-congestion-aware "$WORK/comp" --perturbation-configuration="$WORK/compute.json" > "$WORK/comp.txt"
