@@ -70,6 +70,13 @@ json node_to_json(const HostNode& node) {
     }
     out["syncs"] = std::move(syncs);
   }
+  if (!node.stream_waits.empty()) {
+    json waits = json::array();
+    for (const auto& w : node.stream_waits) {
+      waits.push_back({{"ts_ns", w.ts_ns}, {"stream", w.stream}, {"wait_on_stream", w.wait_on_stream}});
+    }
+    out["stream_waits"] = std::move(waits);
+  }
   return out;
 }
 
@@ -123,6 +130,10 @@ void write_linked_trace(const std::filesystem::path& path, const pytorch::HostTr
       {"syncs_linked", stats.syncs_linked},
       {"cuda_sync_events", stats.cuda_sync_events},
       {"cuda_sync_stream_waits", stats.cuda_sync_stream_waits},
+      {"stream_wait_calls", stats.stream_wait_calls},
+      {"stream_waits_linked", stats.stream_waits_linked},
+      {"stream_waits_with_streams", stats.stream_waits_with_streams},
+      {"stream_waits_unlinked", stats.stream_waits_unlinked},
   };
   if (stats.rank) {
     document["snr_linked"]["rank"] = *stats.rank;

@@ -281,6 +281,7 @@ class Converter {
     }
 
     build_device_streams();
+    place_stream_waits();
 
     std::unordered_map<uint64_t, uint64_t> last_cpu_on_thread;   // tid -> node id
     std::unordered_map<uint64_t, std::vector<uint64_t>> pending_sync;  // tid -> device node ids
@@ -391,6 +392,34 @@ class Converter {
     }
   }
 
+  // cudaStreamWaitEvent: the first device node launched on the waiting
+  // stream after the call depends on the last one launched on the awaited
+  // stream before it (per device holding both streams).
+  void place_stream_waits() {
+    for (const auto& node : trace_.nodes) {
+      for (const auto& wait : node.stream_waits) {
+        if (wait.stream < 0 || wait.wait_on_stream < 0) {
+          ++stats_.stream_waits_unknown_stream;
+          continue;
+        }
+        bool placed = false;
+        for (const auto& [key, launches] : device_streams_) {
+          if (key.second != wait.stream) continue;
+          const auto other = device_streams_.find({key.first, wait.wait_on_stream});
+          if (other == device_streams_.end()) continue;
+          const auto after = std::upper_bound(launches.begin(), launches.end(),
+                                              std::make_pair(wait.ts_ns, std::numeric_limits<uint64_t>::max()));
+          const auto before = std::lower_bound(other->second.begin(), other->second.end(),
+                                               std::make_pair(wait.ts_ns, uint64_t{0}));
+          if (after == launches.end() || before == other->second.begin()) continue;
+          stream_wait_parents_[after->second].push_back(std::prev(before)->second);
+          placed = true;
+        }
+        ++(placed ? stats_.stream_wait_deps : stats_.stream_waits_no_node);
+      }
+    }
+  }
+
   // Device nodes per (device, stream) in launch order: (launch ts, id).
   void build_device_streams() {
     for (size_t i = 0; i < trace_.nodes.size(); ++i) {
@@ -436,6 +465,10 @@ class Converter {
     if (pred != stream_predecessor_.end()) {
       add_unique(node.data_deps, pred->second);
       ++stats_.stream_deps;
+    }
+    const auto waits = stream_wait_parents_.find(node.id);
+    if (waits != stream_wait_parents_.end()) {
+      for (uint64_t parent : waits->second) add_unique(node.data_deps, parent);
     }
   }
 
@@ -496,6 +529,7 @@ class Converter {
   std::unordered_map<size_t, CommRecord> comm_records_;
   std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, uint64_t>>> device_streams_;
   std::unordered_map<uint64_t, uint64_t> stream_predecessor_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> stream_wait_parents_;  // device node -> other streams' nodes
   std::map<std::pair<int32_t, int32_t>, int32_t> p2p_count_;
   std::vector<ConvertedNode> nodes_;
 };
@@ -513,12 +547,15 @@ std::string describe(const PytorchConvertStats& stats) {
       "nodes: {} CPU ops, {} GPU ops, {} COMM_COLL, {} COMM_SEND, {} COMM_RECV\n"
       "host structure: {} scopes looked through, {} ops absorbed into emitted ops, {} orphan nodes\n"
       "dependencies: {} data ({} stream order, {} sync, {} collective->wait), {} ctrl\n"
+      "stream waits: {} placed across streams, {} not placed (streams not named by the trace), "
+      "{} not placed (no device node on one side)\n"
       "notes: {} device nodes without a launching op, {} unknown collectives, "
       "{} NCCL kernels without record_param_comms, {} c10d collective ops without record_param_comms "
       "(group unknown: every rank)\n",
       stats.cpu_ops, stats.gpu_ops, stats.comm_coll, stats.comm_send, stats.comm_recv,
       stats.scopes_looked_through, stats.ops_absorbed, stats.orphan_nodes, stats.data_deps,
-      stats.stream_deps, stats.sync_deps, stats.wait_deps, stats.ctrl_deps,
+      stats.stream_deps, stats.sync_deps, stats.wait_deps, stats.ctrl_deps, stats.stream_wait_deps,
+      stats.stream_waits_unknown_stream, stats.stream_waits_no_node,
       stats.device_nodes_without_op, stats.unknown_collectives, stats.comm_kernels_without_record,
       stats.c10d_collectives);
 }

@@ -12,7 +12,8 @@
 //  - data_deps: previous CPU op on the same thread, tensor producer ->
 //    consumer, launching op -> device node, same-stream launch order,
 //    synchronising calls -> the next CPU op of the thread, collective ->
-//    its "wait". ctrl_deps: launching op of each device node.
+//    its "wait", stream waits -> across streams. ctrl_deps: launching op
+//    of each device node.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +50,13 @@ struct PytorchConvertStats {
   size_t stream_deps = 0;
   size_t sync_deps = 0;
   size_t wait_deps = 0;
+  // Stream waits (cudaStreamWaitEvent) of linked traces: placed as a
+  // dependency of the waiting stream's next device node on the other
+  // stream's last one, or not placed because the trace does not name both
+  // streams or no device node is on one side.
+  size_t stream_wait_deps = 0;
+  size_t stream_waits_unknown_stream = 0;
+  size_t stream_waits_no_node = 0;
 };
 
 ConvertedGraph convert_pytorch_trace(const pytorch::HostTrace& trace,

@@ -128,5 +128,29 @@ TEST(PytorchToChakra, CyclicParentsDoNotHang) {
   EXPECT_EQ(graph.nodes.size(), 1u);  // the loop is cut once: one op becomes the root
 }
 
+// sync_device.json plus two cudaStreamWaitEvent calls inside the second
+// aten::mul (id 6) before it launches mul_kernel 10 on stream 8: one with a
+// "Wait Event" cuda_sync naming stream 8 waiting on stream 7, one without.
+TEST(PytorchToChakra, StreamWaitsOrderStreams) {
+  LinkStats link_stats;
+  const auto linked = link_traces(pytorch::read_host_trace(testdata("sync_host.json")),
+                                  pytorch::read_kineto_trace(testdata("stream_wait_device.json")), link_stats);
+  EXPECT_EQ(link_stats.stream_wait_calls, 2u);
+  EXPECT_EQ(link_stats.stream_waits_linked, 2u);
+  EXPECT_EQ(link_stats.stream_waits_with_streams, 1u);
+  EXPECT_EQ(link_stats.cuda_sync_stream_waits, 1u);
+  PytorchConvertStats stats;
+  const auto graph = convert_pytorch_trace(linked, {}, stats);
+  // The memcpy (8) is the last node launched on stream 7 before the wait.
+  EXPECT_TRUE(depends_on(node_with_id(graph, 10), 8));
+  EXPECT_FALSE(depends_on(node_with_id(graph, 9), 8));  // launched before the wait
+  EXPECT_EQ(stats.stream_wait_deps, 1u);
+  EXPECT_EQ(stats.stream_waits_unknown_stream, 1u);
+  EXPECT_EQ(stats.stream_waits_no_node, 0u);
+  // Without the waits, stream 8 does not wait for stream 7.
+  PytorchConvertStats plain_stats;
+  EXPECT_FALSE(depends_on(node_with_id(convert_sync_example(plain_stats), 10), 8));
+}
+
 }  // namespace
 }  // namespace snr::et_convert

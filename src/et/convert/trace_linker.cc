@@ -37,6 +37,10 @@ bool is_gpu_category(KinetoCategory c) {
   return c == KinetoCategory::kKernel || c == KinetoCategory::kGpuMemcpy ||
          c == KinetoCategory::kGpuMemset;
 }
+bool is_stream_wait_call(std::string_view name) {
+  return name == "cudaStreamWaitEvent" || name == "hipStreamWaitEvent";
+}
+
 bool is_sync_call(std::string_view name) {
   return name == "cudaDeviceSynchronize" || name == "cudaStreamSynchronize" ||
          name == "cudaEventSynchronize" || name == "hipDeviceSynchronize" ||
@@ -259,8 +263,27 @@ pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::Ki
     if (event.correlation) runtime_by_correlation.emplace(*event.correlation, i);
     const auto gpu_side = event.correlation ? cuda_sync_by_correlation.find(*event.correlation)
                                             : cuda_sync_by_correlation.end();
-    if (gpu_side != cuda_sync_by_correlation.end() && !is_sync_call(event.name)) {
-      ++stats.cuda_sync_stream_waits;  // cudaStreamWaitEvent: GPU-side only
+    // cudaStreamWaitEvent: a GPU-side wait, kept on its host op with the
+    // streams its cuda_sync event names (the converter orders the streams).
+    const bool stream_wait = is_stream_wait_call(event.name) ||
+                             (gpu_side != cuda_sync_by_correlation.end() && !is_sync_call(event.name));
+    if (stream_wait) {
+      if (gpu_side != cuda_sync_by_correlation.end()) ++stats.cuda_sync_stream_waits;
+      ++stats.stream_wait_calls;
+      if (host_of[i] == kNone) {
+        ++stats.stream_waits_unlinked;
+        continue;
+      }
+      pytorch::HostStreamWait wait;
+      wait.ts_ns = event.ts_ns;
+      if (gpu_side != cuda_sync_by_correlation.end()) {
+        const KinetoEvent& sync = events[gpu_side->second];
+        wait.stream = sync.stream;
+        wait.wait_on_stream = sync.wait_on_stream;
+        ++stats.stream_waits_with_streams;
+      }
+      out.nodes[host_of[i]].stream_waits.push_back(wait);
+      ++stats.stream_waits_linked;
       continue;
     }
     if (!is_sync_call(event.name)) continue;
@@ -413,8 +436,12 @@ std::string describe(const LinkStats& stats) {
                    stats.comm_kernels - stats.comm_linked_to_collective - stats.comm_linked_elsewhere));
   line(fmt::format("sync calls: {} = {} linked + {} outside matched ops", stats.sync_calls, stats.syncs_linked,
                    stats.syncs_unlinked));
+  line(fmt::format("stream waits (cudaStreamWaitEvent): {} = {} linked ({} with both streams from cuda_sync) + {} "
+                   "outside matched ops",
+                   stats.stream_wait_calls, stats.stream_waits_linked, stats.stream_waits_with_streams,
+                   stats.stream_waits_unlinked));
   line(fmt::format("cuda_sync events: {} = {} giving a linked sync call its stream + {} on sync calls outside "
-                   "matched ops + {} stream waits (GPU-side, not converted) + {} without a runtime call",
+                   "matched ops + {} on stream waits + {} without a runtime call",
                    stats.cuda_sync_events, stats.cuda_sync_attached, stats.cuda_sync_unlinked,
                    stats.cuda_sync_stream_waits, stats.cuda_sync_without_call));
   return text;

@@ -87,6 +87,11 @@ struct LinkStats {
   size_t cuda_sync_attached = 0;      // gave a linked sync call its stream
   size_t cuda_sync_unlinked = 0;      // their sync call is outside matched ops
   size_t cuda_sync_stream_waits = 0;  // cudaStreamWaitEvent: GPU-side waits
+  // stream_wait_calls = stream_waits_linked + stream_waits_unlinked.
+  size_t stream_wait_calls = 0;
+  size_t stream_waits_linked = 0;        // kept on their host op
+  size_t stream_waits_with_streams = 0;  // of those, a cuda_sync event named both streams
+  size_t stream_waits_unlinked = 0;      // outside matched ops
   size_t cuda_sync_without_call = 0;  // no runtime call with their correlation
 
   // Consistency of the pair and the verdict.

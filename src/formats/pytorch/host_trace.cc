@@ -197,6 +197,16 @@ void read_device_fields(const json& object, HostNode& node) {
       node.syncs.push_back(std::move(call));
     }
   }
+  const json& waits = member(object, "stream_waits");
+  if (waits.is_array()) {
+    for (const auto& w : waits) {
+      HostStreamWait wait;
+      if (!w.is_object() || !json_to_int64(member(w, "ts_ns"), wait.ts_ns)) continue;
+      json_to_int64(member(w, "stream"), wait.stream);
+      json_to_int64(member(w, "wait_on_stream"), wait.wait_on_stream);
+      node.stream_waits.push_back(wait);
+    }
+  }
 }
 
 std::string node_id_text(const json& object) {

@@ -56,6 +56,15 @@ struct HostSyncCall {
   int64_t stream = -1;  // -1: every stream (device-wide or unknown stream)
 };
 
+// A GPU-side wait made by a host operator (cudaStreamWaitEvent, linked
+// traces): work launched on `stream` after the call waits for the work
+// launched on `wait_on_stream` before it. -1: the trace does not say.
+struct HostStreamWait {
+  int64_t ts_ns = 0;
+  int64_t stream = -1;
+  int64_t wait_on_stream = -1;
+};
+
 struct HostNode {
   uint64_t id = 0;
   std::string name;
@@ -83,6 +92,7 @@ struct HostNode {
   int64_t device = -1;
   int64_t correlation = -1;
   std::vector<HostSyncCall> syncs;
+  std::vector<HostStreamWait> stream_waits;
 };
 
 struct SkippedRecord {
