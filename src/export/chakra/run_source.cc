@@ -18,7 +18,11 @@
 namespace snr::exporter {
 ExportSource load_run_db_for_export(const std::string& path) {
   ExportSource source;
-  source.data = rundb::load_run_data(path, {.dependencies = false});
+  source.data = rundb::load_run_data(path, {.dependencies = false,
+                                            .instruction_details = false,
+                                            .unit_busy = false,
+                                            .vmem_runs = false,
+                                            .semaphores = false});
   const rundb::RunData& data = source.data;
   const auto meta = [&data](std::string_view key) {
     for (const auto& [name, value] : data.meta) {

@@ -93,15 +93,16 @@ class StaticText {
   std::string_view last_result_;
 };
 
-void load_instructions(Database& db, RunData& data) {
+void load_instructions(Database& db, RunData& data, bool details) {
   StaticText mnemonics(true);
   StaticText reasons(false);
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> op_index;
   data.op_names = {""};
   op_index.emplace("", 0);
-  Query q(db,
-          "SELECT step, chip, chip_index, pc, op, mnemonic, issue_cycle, complete_cycle, stall_cycles, stall_reason "
-          "FROM instructions ORDER BY step");
+  // The first five columns are the same in both forms.
+  Query q(db, details ? "SELECT step, chip, op, mnemonic, issue_cycle, chip_index, pc, complete_cycle, stall_cycles, "
+                        "stall_reason FROM instructions ORDER BY step"
+                      : "SELECT step, chip, op, mnemonic, issue_cycle FROM instructions ORDER BY step");
   sqlite3_stmt* s = q.get();
   while (q.next()) {
     InstructionRecord r;
@@ -110,20 +111,22 @@ void load_instructions(Database& db, RunData& data) {
       throw Error(fmt::format("instructions: step {} appears twice", r.step));
     }
     r.chip = column_u32(s, 1);
-    r.chip_index = column_u64(s, 2);
-    r.pc = column_u64(s, 3);
-    const std::string_view op = column_view(s, 4);
+    const std::string_view op = column_view(s, 2);
     auto it = op_index.find(op);
     if (it == op_index.end()) {
       it = op_index.emplace(std::string(op), static_cast<uint32_t>(data.op_names.size())).first;
       data.op_names.emplace_back(op);
     }
     r.op = it->second;
-    r.mnemonic = mnemonics(column_view(s, 5));
-    r.issue_cycle = column_u64(s, 6);
-    r.complete_cycle = column_u64(s, 7);
-    r.stall_cycles = column_u64(s, 8);
-    r.stall_reason = reasons(column_view(s, 9));
+    r.mnemonic = mnemonics(column_view(s, 3));
+    r.issue_cycle = column_u64(s, 4);
+    if (details) {
+      r.chip_index = column_u64(s, 5);
+      r.pc = column_u64(s, 6);
+      r.complete_cycle = column_u64(s, 7);
+      r.stall_cycles = column_u64(s, 8);
+      r.stall_reason = reasons(column_view(s, 9));
+    }
     data.instructions.push_back(r);
   }
 }
@@ -146,7 +149,7 @@ void load_dependencies(Database& db, RunData& data) {
   }
 }
 
-void load_rest(RunDbReader& reader, RunData& data) {
+void load_rest(RunDbReader& reader, RunData& data, const LoadOptions& options) {
   Database& db = reader.db();
   for (const auto& [key, value] : reader.meta()) {
     if (key == "format" || key == "schema_version" || key == "total_cycles") continue;
@@ -164,7 +167,7 @@ void load_rest(RunDbReader& reader, RunData& data) {
       data.chips.push_back({column_u32(s, 0), column_u64(s, 1), column_u64(s, 2), column_u64(s, 3), column_u64(s, 4)});
     }
   }
-  {
+  if (options.unit_busy) {
     Query q(db, "SELECT chip, unit, start_cycle, end_cycle, first_step, instructions FROM unit_busy ORDER BY rowid");
     sqlite3_stmt* s = q.get();
     while (q.next()) {
@@ -207,7 +210,7 @@ void load_rest(RunDbReader& reader, RunData& data) {
       data.dmas.push_back(std::move(r));
     }
   }
-  {
+  if (options.vmem_runs) {
     Query q(db, "SELECT chip, first_page, last_page, is_write, first_cycle, last_cycle, accesses FROM vmem_runs ORDER BY rowid");
     sqlite3_stmt* s = q.get();
     while (q.next()) {
@@ -215,7 +218,7 @@ void load_rest(RunDbReader& reader, RunData& data) {
                                 column_u64(s, 4), column_u64(s, 5), column_u64(s, 6)});
     }
   }
-  {
+  if (options.semaphores) {
     Query q(db,
             "SELECT sequence, chip, semaphore, op, cycle, amount, value_after, from_chip FROM semaphore_events "
             "ORDER BY sequence");
@@ -233,8 +236,8 @@ RunData load_run_data(const std::string& path, const LoadOptions& options) {
   RunDbReader reader(path);
   RunData data;
   try {
-    load_rest(reader, data);
-    load_instructions(reader.db(), data);
+    load_rest(reader, data, options);
+    load_instructions(reader.db(), data, options.instruction_details);
     if (options.dependencies) load_dependencies(reader.db(), data);
   } catch (const Error& e) {
     throw e.with_context(fmt::format("loading {}", path));

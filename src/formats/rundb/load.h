@@ -15,10 +15,17 @@ namespace snr::rundb {
 // Throws snr::Error naming the file on an unreadable or invalid database
 // and on rows that break the schema's invariants (an instruction naming a
 // step twice, a DMA id out of order).
+// Readers that need only part of a run (the Chakra export needs the op and
+// DMA timeline) skip the rest: on the 600k-instruction decode window the
+// full load costs about twice the time and memory of the export's part.
 struct LoadOptions {
-  // The dependency table is the largest; readers that only need the op and
-  // DMA timeline (the Chakra export) skip it.
-  bool dependencies = true;
+  bool dependencies = true;  // the largest table
+  // Instruction columns beyond step, chip, op, mnemonic and issue cycle:
+  // chip_index, pc, complete cycle and the stall split. Left 0 / "" when off.
+  bool instruction_details = true;
+  bool unit_busy = true;
+  bool vmem_runs = true;
+  bool semaphores = true;
 };
 RunData load_run_data(const std::string& path, const LoadOptions& options = {});
 
