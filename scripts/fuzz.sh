@@ -102,10 +102,12 @@ while IFS=$'\t' read -r name binary corpus repro dict; do
   status=0
   "$binary" "${args[@]}" "$new" "${seeds[@]}" >"$log" 2>&1 || status=$?
 
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
-  features=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  # A target that crashes on its first input prints no coverage line; the
+  # reproducer must still be saved below, so no extraction may fail the script.
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)
+  cov=$({ grep -oE 'cov: [0-9]+' "$log" || true; } | tail -1 | cut -d' ' -f2)
+  features=$({ grep -oE 'ft: [0-9]+' "$log" || true; } | tail -1 | cut -d' ' -f2)
 
   crashes=0
   for artifact in "$artifacts"/*; do

@@ -455,6 +455,11 @@ class Reader {
 
 // `text` must have simdjson's padding of readable bytes past its end.
 KinetoTrace parse_padded(std::string& text, const std::string& source_name) {
+  // simdjson 3.0's on-demand parser reads its (unallocated) structural index
+  // on a document without any token instead of reporting it empty.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw Error(fmt::format("{}: not a Kineto trace: the document is empty", source_name));
+  }
   if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
   const simdjson::padded_string_view input(text.data(), text.size(), text.capacity());
   return Reader(text, source_name).read(input);
