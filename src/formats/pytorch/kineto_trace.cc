@@ -90,8 +90,10 @@ class Reader {
   KinetoTrace read(simdjson::padded_string_view input) {
     od::parser parser;
     od::document doc;
-    doc_ = &doc;
+    // A document that failed to start (stage 1 rejects bad UTF-8 and
+    // unescaped control characters) has no position to ask for.
     check(parser.iterate(input).get(doc), "");
+    doc_ = &doc;
     od::json_type type = od::json_type::null;
     check(doc.type().get(type), "");
     if (type != od::json_type::object) {
