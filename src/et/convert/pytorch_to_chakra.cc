@@ -508,16 +508,39 @@ class Converter {
       }
       ordered.push_back(std::move(nodes_[i]));
     }
-    if (ordered.size() != nodes_.size()) {
-      for (size_t i = 0; i < nodes_.size(); ++i) {
-        if (pending[i] != 0) {
-          throw Error(fmt::format("dependency cycle through node {} ('{}'); the trace's "
-                                  "timestamps or tensor ids are inconsistent",
-                                  nodes_[i].id, nodes_[i].name));
-        }
+    if (ordered.size() != nodes_.size()) throw Error(describe_cycle(pending, users));
+    return ordered;
+  }
+
+  // Names the nodes of one cycle among those left unsorted: from any of
+  // them, follow an unsorted dependency until a node repeats. (nodes_ still
+  // holds every unsorted node: only sorted ones were moved out.)
+  std::string describe_cycle(const std::vector<size_t>& pending, const std::vector<std::vector<size_t>>& users) const {
+    std::vector<std::vector<size_t>> unsorted_deps(nodes_.size());
+    for (size_t d = 0; d < nodes_.size(); ++d) {
+      if (pending[d] == 0) continue;
+      for (size_t u : users[d]) {
+        if (pending[u] != 0) unsorted_deps[u].push_back(d);
       }
     }
-    return ordered;
+    size_t at = 0;
+    while (at < nodes_.size() && (pending[at] == 0 || unsorted_deps[at].empty())) ++at;
+    std::vector<size_t> path;
+    std::vector<size_t> position(nodes_.size(), SIZE_MAX);
+    while (at < nodes_.size() && position[at] == SIZE_MAX && !unsorted_deps[at].empty()) {
+      position[at] = path.size();
+      path.push_back(at);
+      at = unsorted_deps[at].front();
+    }
+    std::string cycle;
+    if (at < nodes_.size() && position[at] != SIZE_MAX) {
+      for (size_t k = position[at]; k < path.size(); ++k) {
+        cycle += fmt::format("{}{} ('{}')", cycle.empty() ? "" : " waits for ", nodes_[path[k]].id, nodes_[path[k]].name);
+      }
+      cycle += fmt::format(", which waits for {}", nodes_[at].id);
+    }
+    return fmt::format("dependency cycle: {}; the trace's timestamps or tensor ids are inconsistent",
+                       cycle.empty() ? "(not located)" : cycle);
   }
 
   const HostTrace& trace_;
