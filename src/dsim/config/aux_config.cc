@@ -32,6 +32,26 @@ RemoteMemoryConfig load_remote_memory_config(const std::filesystem::path& path) 
   return parse_remote_memory_config(read_file(path), path.string());
 }
 
+std::vector<uint32_t> read_group_members(const nlohmann::json& list, std::string_view group, uint64_t npus_count,
+                                         const MemberNouns& nouns) {
+  std::set<uint64_t> seen;
+  std::vector<uint32_t> members;
+  for (const auto& m : list) {
+    if (!m.is_number_unsigned() && !m.is_number_integer()) {
+      throw Error(fmt::format("group '{}': {} must be integers", group, nouns.plural));
+    }
+    const int64_t id = m.get<int64_t>();
+    if (id < 0 || static_cast<uint64_t>(id) >= npus_count) {
+      throw Error(fmt::format("group '{}': {} {} does not exist ({} NPUs)", group, nouns.singular, id, npus_count));
+    }
+    if (!seen.insert(static_cast<uint64_t>(id)).second) {
+      throw Error(fmt::format("group '{}': {} {} listed twice", group, nouns.singular, id));
+    }
+    members.push_back(static_cast<uint32_t>(id));
+  }
+  return members;
+}
+
 CommGroups parse_comm_groups(std::string_view json_text, std::string_view source, uint64_t npus_count) {
   return with_error_context(fmt::format("communicator groups {}", source), [&] {
     const nlohmann::json root = parse_json_input(json_text, "");
@@ -41,22 +61,7 @@ CommGroups parse_comm_groups(std::string_view json_text, std::string_view source
       if (!members.is_array() || members.size() < 2) {
         throw Error(fmt::format("group '{}' must list at least two NPU ids", name));
       }
-      std::set<uint64_t> seen;
-      std::vector<uint32_t> list;
-      for (const auto& m : members) {
-        if (!m.is_number_unsigned() && !m.is_number_integer()) {
-          throw Error(fmt::format("group '{}': member ids must be integers", name));
-        }
-        const int64_t id = m.get<int64_t>();
-        if (id < 0 || static_cast<uint64_t>(id) >= npus_count) {
-          throw Error(fmt::format("group '{}': NPU {} does not exist ({} NPUs)", name, id, npus_count));
-        }
-        if (!seen.insert(static_cast<uint64_t>(id)).second) {
-          throw Error(fmt::format("group '{}': NPU {} listed twice", name, id));
-        }
-        list.push_back(static_cast<uint32_t>(id));
-      }
-      result.groups.emplace(name, std::move(list));
+      result.groups.emplace(name, read_group_members(members, name, npus_count));
     }
     return result;
   });

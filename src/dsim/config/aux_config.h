@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace snr::dsim {
 
 struct RemoteMemoryConfig {
@@ -23,6 +25,17 @@ struct CommGroups {
   // Group name -> member NPUs in ring order; std::map keeps output stable.
   std::map<std::string, std::vector<uint32_t>> groups;
 };
+
+// The member list of one group as NPU ids: integers below npus_count, none
+// twice, in the given order. Errors say "group 'NAME': <noun> ...", the noun
+// being what the source calls its members ("NPU" / "member ids" in a
+// comm-group file, "rank" / "ranks" in a trace's process_group:init).
+struct MemberNouns {
+  std::string_view singular = "NPU";
+  std::string_view plural = "member ids";
+};
+std::vector<uint32_t> read_group_members(const nlohmann::json& list, std::string_view group, uint64_t npus_count,
+                                         const MemberNouns& nouns = {});
 
 CommGroups parse_comm_groups(std::string_view json_text, std::string_view source, uint64_t npus_count);
 CommGroups load_comm_groups(const std::filesystem::path& path, uint64_t npus_count);

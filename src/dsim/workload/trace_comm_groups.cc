@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "common/json_input.h"
+#include "dsim/config/aux_config.h"
 #include "formats/chakra/et_reader.h"
 #include "formats/chakra/rank_files.h"
 
@@ -60,21 +60,8 @@ void parse_process_group_metadata(std::string_view values_text, std::string_view
       if (!group.contains("ranks") || !group["ranks"].is_array()) {
         throw Error(fmt::format("group '{}': ranks must be a list", name));
       }
-      std::vector<uint32_t> members;
-      std::set<uint64_t> seen;
-      for (const auto& rank : group["ranks"]) {
-        if (!rank.is_number_integer() && !rank.is_number_unsigned()) {
-          throw Error(fmt::format("group '{}': ranks must be integers", name));
-        }
-        const int64_t id = rank.get<int64_t>();
-        if (id < 0 || static_cast<uint64_t>(id) >= npus_count) {
-          throw Error(fmt::format("group '{}': rank {} does not exist ({} NPUs)", name, id, npus_count));
-        }
-        if (!seen.insert(static_cast<uint64_t>(id)).second) {
-          throw Error(fmt::format("group '{}': rank {} listed twice", name, id));
-        }
-        members.push_back(static_cast<uint32_t>(id));
-      }
+      std::vector<uint32_t> members =
+          read_group_members(group["ranks"], name, npus_count, {.singular = "rank", .plural = "ranks"});
       // PyTorch writes the default (world) group with an empty list.
       if (members.empty()) {
         for (uint64_t r = 0; r < npus_count; ++r) members.push_back(static_cast<uint32_t>(r));

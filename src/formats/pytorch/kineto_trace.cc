@@ -103,14 +103,7 @@ class Reader {
     check(doc.get_object().get(root), "");
     bool have_events = false;
     std::optional<int64_t> base_time_ns;
-    KeySet keys;
-    for (auto field_result : root) {
-      od::field field;
-      check(std::move(field_result).get(field), "");
-      std::string_view key;
-      check(field.unescaped_key().get(key), "");
-      keys.insert(key, *this, "");
-      od::value value = field.value();
+    for_each_field(root, std::string(), [&](std::string_view key, od::value value) {
       if (key == "traceEvents") {
         od::json_type t = od::json_type::null;
         check(value.type().get(t), "traceEvents");
@@ -129,7 +122,7 @@ class Reader {
       } else {
         validate(value, 1, std::string(key));
       }
-    }
+    });
     // At the end, the document has no current location; anything else is
     // content after the root object.
     const char* trailing = nullptr;
@@ -180,6 +173,21 @@ class Reader {
     fail_at_location(simdjson::error_message(error), path);
   }
 
+  // Calls visit(key, value) for every field of `object` in document order,
+  // refusing a key that repeats.
+  template <typename Visit>
+  void for_each_field(od::object object, const std::string& path, Visit&& visit) {
+    KeySet keys;
+    for (auto field_result : object) {
+      od::field field;
+      check(std::move(field_result).get(field), path);
+      std::string_view key;
+      check(field.unescaped_key().get(key), path);
+      keys.insert(key, *this, path);
+      visit(key, field.value());
+    }
+  }
+
   [[noreturn]] void fail_at_location(std::string_view reason, std::string_view path) {
     std::string message = fmt::format("{}: ", source_);
     const char* location = nullptr;
@@ -203,15 +211,7 @@ class Reader {
         if (depth >= kMaxDepth) fail_at_location(fmt::format("nesting deeper than {}", kMaxDepth), path);
         od::object object;
         check(value.get_object().get(object), path);
-        KeySet keys;
-        for (auto field_result : object) {
-          od::field field;
-          check(std::move(field_result).get(field), path);
-          std::string_view key;
-          check(field.unescaped_key().get(key), path);
-          keys.insert(key, *this, path);
-          validate(field.value(), depth + 1, path);
-        }
+        for_each_field(object, path, [&](std::string_view, od::value v) { validate(v, depth + 1, path); });
         break;
       }
       case od::json_type::array: {
@@ -298,20 +298,14 @@ class Reader {
     }
     od::object object;
     check(value.get_object().get(object), "distributedInfo");
-    KeySet keys;
-    for (auto field_result : object) {
-      od::field field;
-      check(std::move(field_result).get(field), "distributedInfo");
-      std::string_view key;
-      check(field.unescaped_key().get(key), "distributedInfo");
-      keys.insert(key, *this, "distributedInfo");
+    const std::string path = "distributedInfo";
+    for_each_field(object, path, [&](std::string_view key, od::value v) {
       if (key == "rank") {
-        const Number rank = number(field.value(), 2, "distributedInfo.rank");
-        trace_.rank = rank.as_int64();
+        trace_.rank = number(v, 2, "distributedInfo.rank").as_int64();
       } else {
-        validate(field.value(), 2, "distributedInfo");
+        validate(v, 2, path);
       }
-    }
+    });
   }
 
   void read_args(od::value value, RawEvent& raw, const std::string& path) {
@@ -323,14 +317,7 @@ class Reader {
     }
     od::object object;
     check(value.get_object().get(object), path);
-    KeySet keys;
-    for (auto field_result : object) {
-      od::field field;
-      check(std::move(field_result).get(field), path);
-      std::string_view key;
-      check(field.unescaped_key().get(key), path);
-      keys.insert(key, *this, path);
-      od::value v = field.value();
+    for_each_field(object, path, [&](std::string_view key, od::value v) {
       if (key == "External id") {
         raw.external_id = number(v, 4, path);
       } else if (key == "Record function id") {
@@ -346,19 +333,12 @@ class Reader {
       } else {
         validate(v, 4, path);
       }
-    }
+    });
   }
 
   RawEvent read_raw_event(od::object object, const std::string& path, const std::string& args_path) {
     RawEvent raw;
-    KeySet keys;
-    for (auto field_result : object) {
-      od::field field;
-      check(std::move(field_result).get(field), path);
-      std::string_view key;
-      check(field.unescaped_key().get(key), path);
-      keys.insert(key, *this, path);
-      od::value v = field.value();
+    for_each_field(object, path, [&](std::string_view key, od::value v) {
       if (key == "ph") {
         raw.ph = string_or_other(v, path);
       } else if (key == "cat") {
@@ -379,7 +359,7 @@ class Reader {
       } else {
         validate(v, 3, path);
       }
-    }
+    });
     return raw;
   }
 
