@@ -22,6 +22,9 @@ void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--npus", args->options.npus, "ranks of the output, M")->required();
   sub->add_option("--tp", args->options.tp, "tensor-parallel group size (default: the input's)");
   sub->add_option("--dp", args->options.dp, "data-parallel replicas (default: M / (tp x pp))");
+  sub->add_option("--input-tp", args->options.input_tp,
+                  "tensor-parallel group size of the input (default: its consecutive-rank groups' size, else its "
+                  "strided groups' stride, else all ranks); 1 reads a data-parallel job such as DDP");
   sub->add_option("--pp", args->options.pp, "pipeline stages: each runs the traced step and hands its activation on")
       ->capture_default_str();
   sub->add_option("--activation-bytes", args->options.activation_bytes,
@@ -29,7 +32,8 @@ void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("-o,--output", args->output, "output trace prefix (OUT.<rank>.et)")->required();
   snr::cli::set_examples(sub, {"snr et retarget decode --npus 64 -o decode64",
                                "snr et retarget decode --npus 16 --tp 2 -o decode16",
-                               "snr et retarget decode --npus 64 --tp 4 --pp 4 -o decode64-pp4"});
+                               "snr et retarget decode --npus 64 --tp 4 --pp 4 -o decode64-pp4",
+                               "snr et retarget ddp8 --input-tp 1 --npus 512 -o ddp512"});
   sub->callback([args, &ctx] {
     snr::output::check_output_prefix(args->output);
     const auto s = snr::et::retarget_trace(args->prefix, args->options, args->output);

@@ -3,6 +3,7 @@
 # snr et link -> snr et convert (all ranks together) -> snr sim, on
 #  - the DDP job in examples/pytorch/h100-ddp-gloo-2ranks (2 ranks, H100,
 #    gloo: DDP's all-reduces appear only as c10d::allreduce_ ops),
+#  - the 8-rank one beside it, grown to 512 ranks by snr et retarget,
 #  - the one-rank NCCL DDP job beside it,
 #  - the PARAM `linear` pair (../shared/data/pytorch/param, one rank),
 #  - Chakra's 2-rank all_gather host trace (../shared/data/chakra) with its
@@ -56,6 +57,49 @@ done
 # Every node of both traces ran (627 and 626, the METADATA node included).
 [[ "$(column "$WORK/ddp_out/npus.csv" 0 nodes_completed)" == 627 ]] || fail "rank 0 nodes"
 [[ "$(column "$WORK/ddp_out/npus.csv" 1 nodes_completed)" == 626 ]] || fail "rank 1 nodes"
+
+# --- DDP, 8 ranks (gloo), grown to 512 -------------------------------------------
+D="$EX/h100-ddp-gloo-8ranks"
+ranks8=()
+for r in 0 1 2 3 4 5 6 7; do
+  "$SNR" et link --host "$D/rank$r.host_et.json.gz" --device "$D/rank$r.kineto.json.gz" \
+    -o "$WORK/ddp8_$r.json" >/dev/null
+  ranks8+=("$WORK/ddp8_$r.json")
+done
+# Rank 0 has a gloo:all_reduce whose id is below an op that started before
+# it; its sync call must not make that op wait for its own kernel.
+"$SNR" et convert "${ranks8[@]}" -o "$WORK/ddp8" >"$WORK/convert.out"
+expect_contains "$WORK/convert.out" "process groups: '0' (8 ranks, described by process_group:init (unused))"
+"$SNR" et validate "$WORK/ddp8" >"$WORK/validate.out"
+expect_contains "$WORK/validate.out" "0 error(s)"
+# DDP's group is data-parallel: --input-tp 1. M = N is the input byte for byte.
+"$SNR" et retarget "$WORK/ddp8" --input-tp 1 --npus 8 -o "$WORK/ddp8same" >/dev/null
+for r in 0 1 2 3 4 5 6 7; do
+  cmp "$WORK/ddp8.$r.et" "$WORK/ddp8same.$r.et" || fail "retarget at M = N changed rank $r"
+done
+"$SNR" et retarget "$WORK/ddp8" --input-tp 1 --npus 512 -o "$WORK/ddp512" >"$WORK/retarget.out"
+expect_contains "$WORK/retarget.out" "512 ranks (tp 1, dp 512) from 8 ranks (tp 1, dp 8)"
+# No comm-group file: the one data-parallel group spans every rank.
+sim "$WORK/ddp8" 8 "$WORK/ddp8_out" >/dev/null
+sim "$WORK/ddp512" 512 "$WORK/ddp512_out" >"$WORK/sim.out"
+expect_contains "$WORK/sim.out" "sys[511] finished"
+python3 - "$WORK/ddp8_out/npus.csv" "$WORK/ddp512_out/npus.csv" <<'PY'
+import csv, sys
+small = list(csv.DictReader(open(sys.argv[1])))
+big = list(csv.DictReader(open(sys.argv[2])))
+assert len(big) == 512, len(big)
+# Two buckets, 26,269,696 bytes per rank; a ring all-reduce over n ranks
+# sends 2 (n - 1) / n of it from each rank.
+bucket_bytes = 26269696
+for n, rows in ((8, small), (512, big)):
+    for row in rows:
+        assert int(row["bytes_sent"]) == bucket_bytes * 2 * (n - 1) // n, (n, row)
+# Rank r of 512 runs the graph of rank r mod 8, every node of it.
+for row in big:
+    assert row["nodes_completed"] == small[int(row["npu"]) % 8]["nodes_completed"], row
+# The bigger ring takes longer to reduce the same buckets.
+assert int(big[0]["total_ns"]) > int(small[0]["total_ns"]), (big[0], small[0])
+PY
 
 # --- DDP, 1 rank (NCCL): record_param_comms "allreduce" on group "0" ---------------
 D="$EX/h100-ddp-nccl-1rank"

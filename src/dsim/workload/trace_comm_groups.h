@@ -14,10 +14,11 @@
 #include <string_view>
 
 #include "dsim/config/aux_config.h"
+#include "formats/chakra/process_group_init.h"
 
 namespace snr::dsim {
 
-inline constexpr std::string_view kProcessGroupInitNode = "## process_group:init ##";
+inline constexpr std::string_view kProcessGroupInitNode = chakra::kProcessGroupInitNode;
 
 // Parses one METADATA node's input values into `groups` (merged: a name
 // seen before must have the same members). Groups of fewer than two ranks

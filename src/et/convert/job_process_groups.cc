@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/chakra/process_group_init.h"
+
 namespace snr::et_convert {
 namespace {
 
@@ -158,7 +160,9 @@ JobProcessGroups unify_process_groups(std::vector<JobRank>& ranks, int64_t world
   }
   std::sort(out.groups.begin(), out.groups.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
 
-  const std::string values = process_group_init_values(out.groups);
+  std::vector<chakra::ProcessGroupMembers> init_groups;
+  for (const auto& g : out.groups) init_groups.push_back({g.name, {g.ranks.begin(), g.ranks.end()}});
+  const std::string values = chakra::process_group_init_values(init_groups);
   for (auto& r : ranks) {
     uint64_t max_id = 0;
     for (auto& node : r.graph->nodes) {
@@ -179,7 +183,7 @@ JobProcessGroups unify_process_groups(std::vector<JobRank>& ranks, int64_t world
     if (out.groups.empty()) continue;
     ConvertedNode meta;
     meta.id = max_id + 1;
-    meta.name = "## process_group:init ##";
+    meta.name = chakra::kProcessGroupInitNode;
     meta.type = ConvertedNodeType::kMetadata;
     meta.input_values = values;
     meta.input_shapes = "[[]]";
@@ -187,22 +191,6 @@ JobProcessGroups unify_process_groups(std::vector<JobRank>& ranks, int64_t world
     r.graph->nodes.insert(r.graph->nodes.begin(), std::move(meta));
   }
   return out;
-}
-
-std::string process_group_init_values(const std::vector<JobProcessGroup>& groups) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const auto& g : groups) list.push_back({{"pg_name", g.name}, {"ranks", g.ranks}});
-  // A single quote can only be inside a JSON string here: escaped, it
-  // cannot end the repr's quoting.
-  std::string text;
-  for (char c : list.dump(-1, ' ', true)) {
-    if (c == '\'') {
-      text += "\\u0027";
-    } else {
-      text += c;
-    }
-  }
-  return "['" + text + "']";
 }
 
 std::string job_comm_groups_json(const JobProcessGroups& groups) {

@@ -50,10 +50,6 @@ struct JobProcessGroups {
 // largest rank any input or description names, plus one).
 JobProcessGroups unify_process_groups(std::vector<JobRank>& ranks, int64_t world_size = 0);
 
-// The METADATA node's input value: Python's repr of a one-string list
-// holding the JSON list of groups (what Chakra's converter writes).
-std::string process_group_init_values(const std::vector<JobProcessGroup>& groups);
-
 // {"name": [ranks], ...}, one group per line (--comm-group-configuration).
 std::string job_comm_groups_json(const JobProcessGroups& groups);
 

@@ -103,10 +103,5 @@ TEST(JobProcessGroups, SharedSequencesSplitByWorldSizeAndMismatchesAreReported) 
   EXPECT_EQ(odd.graphs[0].nodes[0].pg_name, "a");
 }
 
-TEST(JobProcessGroups, QuotesInNamesCannotEndTheRepr) {
-  const std::string values = process_group_init_values({{"it's", {0, 1}, "described"}});
-  EXPECT_EQ(values, R"(['[{"pg_name":"it\u0027s","ranks":[0,1]}]'])");
-}
-
 }  // namespace
 }  // namespace snr::et_convert

@@ -28,6 +28,12 @@ struct TensorKey {
   uint64_t storage_id;
   bool operator==(const TensorKey&) const = default;
 };
+// A device node that the thread's next op starting after `call_ts_ns` waits for.
+struct SyncWait {
+  int64_t call_ts_ns;
+  uint64_t device_node;
+};
+
 struct TensorKeyHash {
   size_t operator()(const TensorKey& k) const noexcept {
     return std::hash<uint64_t>()(k.tensor_id * 0x9E3779B97F4A7C15ull ^ k.storage_id);
@@ -284,7 +290,7 @@ class Converter {
     place_stream_waits();
 
     std::unordered_map<uint64_t, uint64_t> last_cpu_on_thread;   // tid -> node id
-    std::unordered_map<uint64_t, std::vector<uint64_t>> pending_sync;  // tid -> device node ids
+    std::unordered_map<uint64_t, std::vector<SyncWait>> pending_sync;  // by tid
     std::unordered_map<TensorKey, uint64_t, TensorKeyHash> producer;
     std::unordered_map<int64_t, uint64_t> comm_by_seq;
     std::vector<std::vector<size_t>> syncs_of(n);
@@ -360,11 +366,16 @@ class Converter {
             add_sync_waits(scoped->second[cursor], waits);
           }
         }
-        for (uint64_t dep : waits) {
-          add_unique(node.data_deps, dep);
+        // Host ids need not follow time on a thread (an async collective's
+        // record can carry an id below an op that started before it), so a
+        // wait goes only to an op that starts after the synchronising call;
+        // otherwise an op could wait for the kernel it launches itself.
+        std::erase_if(waits, [&](const SyncWait& wait) {
+          if (source.ts_ns && wait.call_ts_ns > *source.ts_ns) return false;
+          add_unique(node.data_deps, wait.device_node);
           ++stats_.sync_deps;
-        }
-        waits.clear();
+          return true;
+        });
       }
 
       for (const auto& tensor : source.input_tensors) {
@@ -383,12 +394,12 @@ class Converter {
   }
 
   // The last device node launched before `call` on each stream it covers.
-  void add_sync_waits(const pytorch::HostSyncCall& call, std::vector<uint64_t>& waits) const {
+  void add_sync_waits(const pytorch::HostSyncCall& call, std::vector<SyncWait>& waits) const {
     for (const auto& [stream_key, launches] : device_streams_) {
       if (call.stream >= 0 && stream_key.second != call.stream) continue;
       const auto it = std::lower_bound(launches.begin(), launches.end(),
                                        std::make_pair(call.ts_ns, uint64_t{0}));
-      if (it != launches.begin()) add_unique(waits, std::prev(it)->second);
+      if (it != launches.begin()) waits.push_back({call.ts_ns, std::prev(it)->second});
     }
   }
 

@@ -16,6 +16,7 @@
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_reader.h"
 #include "formats/chakra/et_writer.h"
+#include "formats/chakra/process_group_init.h"
 #include "formats/chakra/rank_files.h"
 
 namespace snr::et {
@@ -108,7 +109,9 @@ struct StageShape {
   std::string last_collective;
 };
 
-StageShape stage_shape(const std::filesystem::path& path, uint64_t group_size) {
+// `group_size(node)`: the members of a collective's group in the input.
+template <typename GroupSize>
+StageShape stage_shape(const std::filesystem::path& path, const GroupSize& group_size) {
   StageShape shape;
   std::vector<uint64_t> ids;
   std::unordered_set<uint64_t> depended_on;
@@ -130,8 +133,8 @@ StageShape stage_shape(const std::filesystem::path& path, uint64_t group_size) {
     // The tensor the collective leaves on each member (the sizes' meaning
     // as in the re-scale rule above).
     switch (*type) {
-      case pb::ALL_GATHER: shape.last_collective_output_bytes = *size * group_size; break;
-      case pb::REDUCE_SCATTER: shape.last_collective_output_bytes = *size / group_size; break;
+      case pb::ALL_GATHER: shape.last_collective_output_bytes = *size * group_size(node); break;
+      case pb::REDUCE_SCATTER: shape.last_collective_output_bytes = *size / group_size(node); break;
       case pb::ALL_REDUCE:
       case pb::ALL_TO_ALL: shape.last_collective_output_bytes = *size; break;
       default: break;
@@ -164,15 +167,65 @@ pb::Node pipeline_node(uint64_t id, bool send, uint64_t stage, uint64_t peer, ui
   return node;
 }
 
+// Which parallel dimension a collective's group spans.
+enum class GroupAxis { kTensor, kData };
+
 struct InputScan {
   RetargetLayout layout;
   bool has_point_to_point = false;
+  std::optional<GroupAxis> world_axis;        // collectives without pg_name (all N ranks)
+  std::map<std::string, GroupAxis> group_axis;  // the named groups the collectives use
+  bool has_tensor_collectives = false;
+  bool has_data_collectives = false;
+
+  GroupAxis axis_of(const pb::Node& node) const {
+    const auto pg = chakra::NodeView(node).pg_name();
+    if (pg.has_value() && !pg->empty()) return group_axis.at(*pg);
+    return *world_axis;
+  }
 };
 
-InputScan scan_input(const std::filesystem::path& prefix) {
+// With T_in ranks per tensor-parallel group and D_in = N / T_in replicas,
+// a group is either a tensor-parallel block (T_in consecutive ranks from a
+// multiple of T_in) or a data-parallel set (D_in ranks T_in apart, one per
+// replica); a group that is neither has no retarget rule.
+std::optional<GroupAxis> classify_group(const std::vector<uint64_t>& members, uint64_t tp_in, uint64_t dp_in) {
+  if (members.empty()) return std::nullopt;
+  const auto strided = [&](uint64_t size, uint64_t stride) {
+    if (members.size() != size) return false;
+    for (size_t k = 1; k < members.size(); ++k) {
+      if (members[k] != members[0] + k * stride) return false;
+    }
+    return true;
+  };
+  if (members[0] % tp_in == 0 && strided(tp_in, 1)) return GroupAxis::kTensor;
+  if (members[0] < tp_in && strided(dp_in, tp_in)) return GroupAxis::kData;
+  return std::nullopt;
+}
+
+// T_in when --input-tp does not say: the size of the groups that are blocks
+// of consecutive ranks, else the stride of strided groups, else N (every
+// collective spans all ranks: one tensor-parallel group).
+uint64_t infer_tp(uint64_t n, const std::map<std::string, std::vector<uint64_t>>& groups,
+                  const std::set<std::string>& used) {
+  std::optional<uint64_t> block, stride;
+  for (const auto& id : used) {
+    const auto& members = groups.at(id);
+    if (members.size() < 2 || members.size() == n) continue;
+    if (members.back() - members.front() + 1 == members.size()) {
+      block = block.value_or(members.size());
+    } else {
+      stride = stride.value_or(members[1] - members[0]);
+    }
+  }
+  return block.value_or(stride.value_or(n));
+}
+
+InputScan scan_input(const std::filesystem::path& prefix, uint64_t input_tp) {
   const auto files = chakra::resolve_trace_argument(prefix);
   const uint64_t n = files.size();
-  std::set<std::string> named_groups;
+  std::map<std::string, std::vector<uint64_t>> groups;
+  std::set<std::string> used_groups;
   bool world_collectives = false;
   std::vector<std::pair<uint64_t, int64_t>> peers;  // (rank, peer) of point-to-point nodes
   pb::Node node;
@@ -183,11 +236,21 @@ InputScan scan_input(const std::filesystem::path& prefix) {
       const chakra::NodeView view(node);
       if (node.type() == pb::COMM_COLL_NODE) {
         const auto pg = view.pg_name();
-        if (pg.has_value() && !pg->empty()) {
-          named_groups.insert(*pg);
-        } else {
+        if (!pg.has_value() || pg->empty()) {
           world_collectives = true;
+          continue;
         }
+        if (groups.empty()) groups = read_groups(prefix);
+        const auto it = groups.find(*pg);
+        if (it == groups.end()) {
+          throw Error(fmt::format("{}: process group '{}' is not in {}", prefix.string(), *pg,
+                                  groups_path(prefix).string()));
+        }
+        if (!std::binary_search(it->second.begin(), it->second.end(), file.rank)) {
+          throw Error(fmt::format("{}: rank {} runs node {} ({}) in process group '{}', which does not list it",
+                                  file.path.string(), file.rank, node.id(), node.name(), *pg));
+        }
+        used_groups.insert(*pg);
       } else {
         const auto peer = node.type() == pb::COMM_SEND_NODE ? view.comm_dst() : view.comm_src();
         if (!peer.has_value()) {
@@ -197,44 +260,39 @@ InputScan scan_input(const std::filesystem::path& prefix) {
       }
     }
   }
+  const uint64_t tp_in = input_tp > 0 ? input_tp : infer_tp(n, groups, used_groups);
+  if (n % tp_in != 0) {
+    throw Error(fmt::format("{}: --input-tp {} does not divide its {} ranks", prefix.string(), tp_in, n));
+  }
   InputScan scan;
-  scan.layout.ranks = n;
-  scan.layout.tp = n;
-  scan.layout.dp = 1;
-  if (!named_groups.empty()) {
-    if (world_collectives) {
-      throw Error(fmt::format("{}: collectives over all ranks and over process groups are mixed; the trace has no "
-                              "replica symmetry to retarget by",
-                              prefix.string()));
-    }
-    const auto groups = read_groups(prefix);
-    uint64_t size = 0;
-    std::set<uint64_t> covered;
-    for (const auto& id : named_groups) {
-      const auto it = groups.find(id);
-      if (it == groups.end()) throw Error(fmt::format("{}: process group '{}' is not in {}", prefix.string(), id,
-                                                      groups_path(prefix).string()));
-      const auto& members = it->second;
-      if (size == 0) size = members.size();
-      const bool block = !members.empty() && members.size() == size && members.front() % size == 0 &&
-                         members.back() == members.front() + size - 1;
-      if (!block) {
-        throw Error(fmt::format("{}: process group '{}' is not a block of {} consecutive ranks starting at a multiple "
-                                "of {}; the retarget rules need equal contiguous groups",
-                                prefix.string(), id, size, size));
-      }
-      covered.insert(members.front());
-    }
-    if (n % size != 0 || covered.size() != n / size) {
-      throw Error(fmt::format("{}: its process groups of {} ranks do not tile its {} ranks", prefix.string(), size, n));
-    }
-    scan.layout.tp = size;
-    scan.layout.dp = n / size;
+  scan.layout = {n, tp_in, n / tp_in, 1};
+  const auto no_rule = [&](const std::string& what) {
+    return Error(fmt::format("{}: {} is neither a tensor-parallel group ({} consecutive ranks from a multiple of {}) "
+                             "nor a data-parallel one ({} ranks {} apart) of a tp {} x dp {} layout; the retarget "
+                             "rules need one of the two{}",
+                             prefix.string(), what, tp_in, tp_in, n / tp_in, tp_in, tp_in, n / tp_in,
+                             input_tp > 0 ? "" : " (--input-tp sets the layout)"));
+  };
+  const auto note = [&](GroupAxis axis) {
+    (axis == GroupAxis::kTensor ? scan.has_tensor_collectives : scan.has_data_collectives) = true;
+  };
+  if (world_collectives) {
+    std::vector<uint64_t> all(n);
+    for (uint64_t r = 0; r < n; ++r) all[r] = r;
+    scan.world_axis = classify_group(all, tp_in, n / tp_in);
+    if (!scan.world_axis) throw no_rule("a collective over all ranks");
+    note(*scan.world_axis);
+  }
+  for (const auto& id : used_groups) {
+    const auto axis = classify_group(groups.at(id), tp_in, n / tp_in);
+    if (!axis) throw no_rule(fmt::format("process group '{}'", id));
+    scan.group_axis.emplace(id, *axis);
+    note(*axis);
   }
   for (const auto& [rank, peer] : peers) {
-    if (peer < 0 || static_cast<uint64_t>(peer) / scan.layout.tp != rank / scan.layout.tp) {
-      throw Error(fmt::format("{}: rank {} exchanges point-to-point data with rank {} of another group; pipeline "
-                              "or cross-replica traffic has no retarget rule",
+    if (peer < 0 || static_cast<uint64_t>(peer) / tp_in != rank / tp_in) {
+      throw Error(fmt::format("{}: rank {} exchanges point-to-point data with rank {} of another tensor-parallel "
+                              "group; pipeline or cross-replica traffic has no retarget rule",
                               prefix.string(), rank, peer));
     }
   }
@@ -242,13 +300,82 @@ InputScan scan_input(const std::filesystem::path& prefix) {
   return scan;
 }
 
+// The output's process groups: tensor-parallel group g = d + D x s holds
+// ranks T x g .. T x g + T - 1; data-parallel group (t, s) holds
+// t + T x (d + D x s) for every replica d. Ids count tensor-parallel groups
+// first (as the input's own numbering when it was written here).
+struct OutputGroups {
+  uint64_t tp, dp, pp, ranks;
+  bool write_tensor, write_data;
+
+  static bool needed(bool used, uint64_t size, uint64_t ranks) { return used && size > 1 && size < ranks; }
+
+  uint64_t tensor_id(uint64_t g) const { return g + 1; }
+  uint64_t data_id(uint64_t t, uint64_t stage) const { return (write_tensor ? dp * pp : 0) + 1 + t + tp * stage; }
+
+  std::vector<uint64_t> tensor_members(uint64_t g) const {
+    std::vector<uint64_t> members(tp);
+    for (uint64_t t = 0; t < tp; ++t) members[t] = t + tp * g;
+    return members;
+  }
+  std::vector<uint64_t> data_members(uint64_t t, uint64_t stage) const {
+    std::vector<uint64_t> members(dp);
+    for (uint64_t d = 0; d < dp; ++d) members[d] = t + tp * (d + dp * stage);
+    return members;
+  }
+
+  // The groups output rank (t, g = d + D x stage) belongs to.
+  std::vector<chakra::ProcessGroupMembers> of_rank(uint64_t t, uint64_t g) const {
+    std::vector<chakra::ProcessGroupMembers> groups;
+    if (write_tensor) groups.push_back({std::to_string(tensor_id(g)), tensor_members(g)});
+    if (write_data) groups.push_back({std::to_string(data_id(t, g / dp)), data_members(t, g / dp)});
+    return groups;
+  }
+
+  nlohmann::ordered_json json() const {
+    nlohmann::ordered_json groups = nlohmann::ordered_json::object();
+    if (write_tensor) {
+      for (uint64_t g = 0; g < dp * pp; ++g) groups[std::to_string(tensor_id(g))] = tensor_members(g);
+    }
+    if (write_data) {
+      for (uint64_t stage = 0; stage < pp; ++stage) {
+        for (uint64_t t = 0; t < tp; ++t) groups[std::to_string(data_id(t, stage))] = data_members(t, stage);
+      }
+    }
+    return groups;
+  }
+};
+
+void erase_attributes(pb::Node& node, std::initializer_list<std::string_view> names) {
+  auto* attrs = node.mutable_attr();
+  attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
+                              [&](const pb::AttributeProto& a) {
+                                return std::find(names.begin(), names.end(), a.name()) != names.end();
+                              }),
+               attrs->end());
+}
+
+// A collective whose group shrank to one rank moves nothing: it stays as a
+// zero-time compute node so the dependencies through it hold.
+void make_single_rank_noop(pb::Node& node) {
+  node.set_type(pb::COMP_NODE);
+  node.set_duration_micros(0);
+  namespace attr = chakra::attr_name;
+  erase_attributes(node, {attr::kCommType, attr::kCommSize, attr::kPgName});
+  auto* a = node.add_attr();
+  a->set_name("retarget");
+  a->set_string_val("collective over one rank: no transfer");
+}
+
 }  // namespace
 
-RetargetLayout infer_layout(const std::filesystem::path& prefix) { return scan_input(prefix).layout; }
+RetargetLayout infer_layout(const std::filesystem::path& prefix, uint64_t input_tp) {
+  return scan_input(prefix, input_tp).layout;
+}
 
 RetargetSummary retarget_trace(const std::filesystem::path& prefix, const RetargetOptions& options,
                                const std::filesystem::path& output_prefix) {
-  const InputScan scan = scan_input(prefix);
+  const InputScan scan = scan_input(prefix, options.input_tp);
   const RetargetLayout& in = scan.layout;
   const uint64_t m = options.npus;
   const uint64_t pp = options.pp == 0 ? 1 : options.pp;
@@ -273,13 +400,16 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
                             prefix.string(), in.tp, tp));
   }
   const bool identity = tp == in.tp && dp == in.dp && pp == 1;
-  // Tensor-parallel groups: one per (replica, stage), g = d + D x s.
-  const uint64_t groups_count = dp * pp;
+  const OutputGroups out_groups{tp, dp, pp, m, OutputGroups::needed(scan.has_tensor_collectives, tp, m),
+                                OutputGroups::needed(scan.has_data_collectives, dp, m)};
+  const auto input_group_size = [&](const pb::Node& collective) {
+    return scan.axis_of(collective) == GroupAxis::kTensor ? in.tp : in.dp;
+  };
   std::map<uint64_t, StageShape> shapes;  // per source rank, pipelined outputs only
   auto shape_of = [&](uint64_t source) -> const StageShape& {
     auto it = shapes.find(source);
     if (it == shapes.end()) {
-      it = shapes.emplace(source, stage_shape(chakra::rank_trace_path(prefix, source), in.tp)).first;
+      it = shapes.emplace(source, stage_shape(chakra::rank_trace_path(prefix, source), input_group_size)).first;
     }
     return it->second;
   };
@@ -301,6 +431,30 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
   RetargetSummary summary;
   summary.input = in;
   summary.output = {m, tp, dp, pp};
+  // A collective of output rank (t, d, stage), whose tensor-parallel group is g = d + D x stage.
+  const auto retarget_collective = [&](pb::Node& node, uint64_t t, uint64_t stage, uint64_t g) {
+    const GroupAxis axis = scan.axis_of(node);
+    const uint64_t size = axis == GroupAxis::kTensor ? tp : dp;
+    if (size == 1) {
+      make_single_rank_noop(node);
+      return;
+    }
+    if (tp != in.tp) {
+      // A member's share re-scales with the tensor-parallel degree: an
+      // all-gather's contribution, and every data-parallel buffer (the
+      // rank's shard of the parameters or gradients).
+      const auto type = chakra::NodeView(node).comm_type();
+      if (axis == GroupAxis::kData || (type.has_value() && *type == pb::ALL_GATHER)) {
+        scale_attribute(node, "comm_size", in.tp, tp);
+      }
+    }
+    if (size == m) {
+      erase_attributes(node, {chakra::attr_name::kPgName});  // spans every rank
+    } else {
+      set_pg_name(node, std::to_string(axis == GroupAxis::kTensor ? out_groups.tensor_id(g)
+                                                                   : out_groups.data_id(t, stage)));
+    }
+  };
   output::StagedPrefix staged(output_prefix);
   pb::Node node;
   for (uint64_t r = 0; r < m; ++r) {
@@ -327,23 +481,15 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
     }
     while (reader.next(node)) {
       if (!identity) {
-        if (tp != in.tp) {
-          if (node.type() == pb::COMP_NODE) {
-            node.set_duration_micros((node.duration_micros() * in.tp + tp / 2) / tp);
-            scale_attribute(node, "num_ops", in.tp, tp);
-            scale_attribute(node, "tensor_size", in.tp, tp);
-          } else if (node.type() == pb::COMM_COLL_NODE) {
-            const auto type = chakra::NodeView(node).comm_type();
-            if (type.has_value() && *type == pb::ALL_GATHER) scale_attribute(node, "comm_size", in.tp, tp);
-          }
+        if (tp != in.tp && node.type() == pb::COMP_NODE) {
+          node.set_duration_micros((node.duration_micros() * in.tp + tp / 2) / tp);
+          scale_attribute(node, "num_ops", in.tp, tp);
+          scale_attribute(node, "tensor_size", in.tp, tp);
         }
-        if (node.type() == pb::COMM_COLL_NODE && groups_count > 1) set_pg_name(node, std::to_string(g + 1));
-        if (node.type() == pb::COMM_COLL_NODE && groups_count == 1 && in.dp > 1) {
-          // One replica left: its collectives span all ranks.
-          auto* attrs = node.mutable_attr();
-          attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
-                                      [](const pb::AttributeProto& a) { return a.name() == "pg_name"; }),
-                       attrs->end());
+        if (node.type() == pb::COMM_COLL_NODE) retarget_collective(node, t, stage, g);
+        if (node.type() == pb::METADATA_NODE && node.name() == chakra::kProcessGroupInitNode) {
+          // The input's groups no longer hold: describe this rank's own.
+          node.mutable_inputs()->set_values(chakra::process_group_init_values(out_groups.of_rank(t, g)));
         }
         if (node.type() == pb::COMM_SEND_NODE || node.type() == pb::COMM_RECV_NODE) {
           const chakra::NodeView view(node);
@@ -370,14 +516,8 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
       write_file_atomic(groups_path(staged.staged_prefix()), read_file(groups_path(prefix)));
       summary.comm_groups = groups_path(output_prefix);
     }
-  } else if (groups_count > 1) {
-    nlohmann::ordered_json groups = nlohmann::ordered_json::object();
-    for (uint64_t g = 0; g < groups_count; ++g) {
-      std::vector<uint64_t> members(tp);
-      for (uint64_t t = 0; t < tp; ++t) members[t] = t + tp * g;
-      groups[std::to_string(g + 1)] = members;
-    }
-    write_file_atomic(groups_path(staged.staged_prefix()), groups.dump() + "\n");
+  } else if (out_groups.write_tensor || out_groups.write_data) {
+    write_file_atomic(groups_path(staged.staged_prefix()), out_groups.json().dump() + "\n");
     summary.comm_groups = groups_path(output_prefix);
   }
   staged.commit();

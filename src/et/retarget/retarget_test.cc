@@ -10,6 +10,7 @@
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_reader.h"
 #include "formats/chakra/et_writer.h"
+#include "formats/chakra/process_group_init.h"
 #include "formats/chakra/rank_files.h"
 
 namespace snr::et {
@@ -27,42 +28,72 @@ class Retarget : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // A 4-rank tensor-parallel step: compute, all-gather of 1 KiB per member,
-  // reduce-scatter of 4 KiB, compute.
-  fs::path write_input(uint64_t ranks = 4) {
-    const fs::path prefix = dir_ / "in";
+  static pb::Node compute(uint64_t id, uint64_t micros) {
+    pb::Node n;
+    n.set_id(id);
+    n.set_name("matmul");
+    n.set_type(pb::COMP_NODE);
+    n.set_duration_micros(micros);
+    return n;
+  }
+  static pb::Node collective(uint64_t id, std::string name, uint64_t after, pb::CollectiveCommType type,
+                             int64_t bytes) {
+    pb::Node n;
+    n.set_id(id);
+    n.set_name(std::move(name));
+    n.set_type(pb::COMM_COLL_NODE);
+    n.add_data_deps(after);
+    chakra::set_comm_type(n, type);
+    chakra::set_comm_size(n, bytes);
+    return n;
+  }
+  // Writes PREFIX.<rank>.et for ranks 0 .. ranks-1 with the nodes `of_rank(r)` gives.
+  template <typename Nodes>
+  fs::path write_trace(const fs::path& prefix, uint64_t ranks, const Nodes& of_rank) {
     for (uint64_t r = 0; r < ranks; ++r) {
       pb::GlobalMetadata metadata;
       metadata.set_version("0.0.4");
       chakra::EtWriter writer(chakra::rank_trace_path(prefix, r), metadata);
-      pb::Node n;
-      n.set_id(0);
-      n.set_name("matmul");
-      n.set_type(pb::COMP_NODE);
-      n.set_duration_micros(40);
-      chakra::set_num_ops(n, 4000);
-      chakra::set_tensor_size(n, 800);
-      writer.write(n);
-      pb::Node ag;
-      ag.set_id(1);
-      ag.set_name("all_gather");
-      ag.set_type(pb::COMM_COLL_NODE);
-      ag.add_data_deps(0);
-      chakra::set_comm_type(ag, pb::ALL_GATHER);
-      chakra::set_comm_size(ag, 1024);
-      writer.write(ag);
-      pb::Node rs = ag;
-      rs.set_id(2);
-      rs.set_name("reduce_scatter");
-      rs.clear_data_deps();
-      rs.add_data_deps(1);
-      rs.clear_attr();
-      chakra::set_comm_type(rs, pb::REDUCE_SCATTER);
-      chakra::set_comm_size(rs, 4096);
-      writer.write(rs);
+      for (const pb::Node& n : of_rank(r)) writer.write(n);
       writer.commit();
     }
     return prefix;
+  }
+
+  // A 4-rank tensor-parallel step: compute, all-gather of 1 KiB per member,
+  // reduce-scatter of 4 KiB.
+  fs::path write_input(uint64_t ranks = 4) {
+    return write_trace(dir_ / "in", ranks, [](uint64_t) {
+      pb::Node mm = compute(0, 40);
+      chakra::set_num_ops(mm, 4000);
+      chakra::set_tensor_size(mm, 800);
+      return std::vector<pb::Node>{mm, collective(1, "all_gather", 0, pb::ALL_GATHER, 1024),
+                                   collective(2, "reduce_scatter", 1, pb::REDUCE_SCATTER, 4096)};
+    });
+  }
+
+  // A tp 2 x dp 2 training step on 4 ranks: process_group:init, compute,
+  // a tensor-parallel all-gather of 1 KiB per member (groups "1" {0,1} and
+  // "2" {2,3}), a data-parallel all-reduce of 8 KiB (groups "3" {0,2} and
+  // "4" {1,3}).
+  fs::path write_training_input() {
+    const fs::path prefix = dir_ / "train";
+    write_file_atomic(prefix.string() + ".comm_groups.json",
+                      R"({"1": [0, 1], "2": [2, 3], "3": [0, 2], "4": [1, 3]})");
+    return write_trace(prefix, 4, [](uint64_t r) {
+      pb::Node init;
+      init.set_id(0);
+      init.set_name(std::string(chakra::kProcessGroupInitNode));
+      init.set_type(pb::METADATA_NODE);
+      init.mutable_inputs()->set_values(chakra::process_group_init_values(
+          {{"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}}));
+      pb::Node mm = compute(1, 40);
+      pb::Node ag = collective(2, "tp_all_gather", 1, pb::ALL_GATHER, 1024);
+      chakra::set_pg_name(ag, r < 2 ? "1" : "2");
+      pb::Node ar = collective(3, "dp_all_reduce", 2, pb::ALL_REDUCE, 8192);
+      chakra::set_pg_name(ar, r % 2 == 0 ? "3" : "4");
+      return std::vector<pb::Node>{init, mm, ag, ar};
+    });
   }
 
   static int64_t attr(const pb::Node& node, const std::string& name) {
@@ -198,19 +229,8 @@ TEST_F(Retarget, PipelineStagesHandTheActivationOn) {
 
 TEST_F(Retarget, PipelineStagesRefusals) {
   // No collective: the activation size is unknown unless given.
-  const fs::path compute_only = dir_ / "comp";
-  for (uint64_t r = 0; r < 2; ++r) {
-    pb::GlobalMetadata metadata;
-    metadata.set_version("0.0.4");
-    chakra::EtWriter writer(chakra::rank_trace_path(compute_only, r), metadata);
-    pb::Node n;
-    n.set_id(0);
-    n.set_name("matmul");
-    n.set_type(pb::COMP_NODE);
-    n.set_duration_micros(10);
-    writer.write(n);
-    writer.commit();
-  }
+  const fs::path compute_only =
+      write_trace(dir_ / "comp", 2, [](uint64_t) { return std::vector<pb::Node>{compute(0, 10)}; });
   try {
     (void)retarget_trace(compute_only, {.npus = 4, .pp = 2}, dir_ / "out");
     ADD_FAILURE() << "no refusal";
@@ -222,11 +242,7 @@ TEST_F(Retarget, PipelineStagesRefusals) {
   EXPECT_EQ(retarget_trace(compute_only, {.npus = 4, .pp = 2, .activation_bytes = 64}, dir_ / "ok").nodes_written,
             4u + 2u + 2u);
   // A trace with point-to-point nodes may be a pipeline stage already.
-  const fs::path p2p = dir_ / "p2p";
-  for (uint64_t r = 0; r < 2; ++r) {
-    pb::GlobalMetadata metadata;
-    metadata.set_version("0.0.4");
-    chakra::EtWriter writer(chakra::rank_trace_path(p2p, r), metadata);
+  const fs::path p2p = write_trace(dir_ / "p2p", 2, [](uint64_t r) {
     pb::Node n;
     n.set_id(0);
     n.set_name(r == 0 ? "send" : "recv");
@@ -234,15 +250,136 @@ TEST_F(Retarget, PipelineStagesRefusals) {
     if (r == 0) chakra::set_comm_dst(n, 1);
     if (r == 1) chakra::set_comm_src(n, 0);
     chakra::set_comm_size(n, 64);
-    writer.write(n);
-    writer.commit();
-  }
+    return std::vector<pb::Node>{n};
+  });
   try {
     (void)retarget_trace(p2p, {.npus = 4, .pp = 2, .activation_bytes = 64}, dir_ / "out");
     ADD_FAILURE() << "no refusal";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("point-to-point nodes of its own"), std::string::npos) << e.what();
   }
+  EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
+}
+
+TEST_F(Retarget, TensorAndDataParallelGroupsGrowByFormula) {
+  const auto in = write_training_input();
+  const auto layout = infer_layout(in);
+  EXPECT_EQ(layout.tp, 2u);  // the consecutive groups' size
+  EXPECT_EQ(layout.dp, 2u);
+  // tp 2 -> 4, dp 2 -> 4: rank r = t + 4 d.
+  const auto summary = retarget_trace(in, {.npus = 16, .tp = 4}, dir_ / "out");
+  EXPECT_EQ(summary.output.dp, 4u);
+  EXPECT_EQ(summary.nodes_written, 16u * 4);
+  const auto groups = nlohmann::json::parse(read_file(summary.comm_groups));
+  ASSERT_EQ(groups.size(), 4u + 4u);  // D tensor-parallel groups, then T data-parallel ones
+  for (uint64_t d = 0; d < 4; ++d) {
+    EXPECT_EQ(groups[std::to_string(d + 1)], nlohmann::json({4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3}));
+  }
+  for (uint64_t t = 0; t < 4; ++t) {
+    EXPECT_EQ(groups[std::to_string(4 + 1 + t)], nlohmann::json({t, t + 4, t + 8, t + 12}));
+  }
+  for (uint64_t r = 0; r < 16; ++r) {
+    const uint64_t t = r % 4, d = r / 4;
+    const auto trace = chakra::read_trace(chakra::rank_trace_path(dir_ / "out", r));
+    ASSERT_EQ(trace.nodes.size(), 4u);
+    EXPECT_EQ(trace.nodes[1].duration_micros(), 20u);  // half the shard
+    EXPECT_EQ(chakra::find_attribute(trace.nodes[2], "pg_name")->string_val(), std::to_string(d + 1));
+    EXPECT_EQ(attr(trace.nodes[2], "comm_size"), 512);  // a member's share of the all-gather
+    EXPECT_EQ(chakra::find_attribute(trace.nodes[3], "pg_name")->string_val(), std::to_string(5 + t));
+    EXPECT_EQ(attr(trace.nodes[3], "comm_size"), 4096);  // the rank's gradient shard halves too
+    // The trace describes the rank's own groups (snr sim reads them when no
+    // comm-group file is given).
+    EXPECT_EQ(trace.nodes[0].inputs().values(),
+              chakra::process_group_init_values(
+                  {{std::to_string(d + 1), {4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3}},
+                   {std::to_string(5 + t), {t, t + 4, t + 8, t + 12}}}));
+  }
+  // The same layout is the input, groups file included.
+  const auto same = retarget_trace(in, {.npus = 4}, dir_ / "same");
+  for (uint64_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(read_file(chakra::rank_trace_path(in, r)), read_file(chakra::rank_trace_path(dir_ / "same", r)));
+  }
+  EXPECT_EQ(read_file(same.comm_groups), read_file(in.string() + ".comm_groups.json"));
+}
+
+TEST_F(Retarget, DataParallelJobGrowsItsAllReduceGroup) {
+  // DDP: every collective on one group of all ranks ("0"); --input-tp 1
+  // reads it as data-parallel (by default it would be one tensor-parallel group).
+  const auto in = write_training_input();
+  const fs::path ddp = write_trace(dir_ / "ddp", 4, [&](uint64_t r) {
+    std::vector<pb::Node> nodes;
+    for (auto& node : chakra::read_trace(chakra::rank_trace_path(in, r)).nodes) {
+      if (node.name() == "tp_all_gather") continue;
+      if (node.type() == pb::COMM_COLL_NODE) {
+        for (auto& a : *node.mutable_attr()) {
+          if (a.name() == "pg_name") a.set_string_val("0");
+        }
+        node.clear_data_deps();
+        node.add_data_deps(1);
+      }
+      nodes.push_back(node);
+    }
+    return nodes;
+  });
+  write_file_atomic(ddp.string() + ".comm_groups.json", R"({"0": [0, 1, 2, 3]})");
+  EXPECT_EQ(infer_layout(ddp).tp, 4u);
+  EXPECT_EQ(infer_layout(ddp, 1).dp, 4u);
+  const auto summary = retarget_trace(ddp, {.npus = 512, .input_tp = 1}, dir_ / "out");
+  EXPECT_EQ(summary.output.tp, 1u);
+  EXPECT_EQ(summary.output.dp, 512u);
+  EXPECT_EQ(summary.nodes_written, 512u * 3);
+  EXPECT_TRUE(summary.comm_groups.empty());  // the one group spans every rank
+  for (uint64_t r : {0u, 3u, 4u, 511u}) {
+    const auto trace = chakra::read_trace(chakra::rank_trace_path(dir_ / "out", r));
+    ASSERT_EQ(trace.nodes.size(), 3u);
+    EXPECT_EQ(attr(trace.nodes[2], "comm_size"), 8192);  // each replica reduces its whole gradient
+    EXPECT_EQ(chakra::find_attribute(trace.nodes[2], "pg_name"), nullptr);
+    EXPECT_EQ(trace.nodes[0].inputs().values(), "['[]']");
+  }
+  // M = N with the same reading is the input, byte for byte.
+  (void)retarget_trace(ddp, {.npus = 4, .input_tp = 1}, dir_ / "same");
+  for (uint64_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(read_file(chakra::rank_trace_path(ddp, r)), read_file(chakra::rank_trace_path(dir_ / "same", r)));
+  }
+}
+
+TEST_F(Retarget, OneRankGroupsBecomeNoOps) {
+  // tp 4 -> 1: the tensor-parallel collectives have one member and move
+  // nothing; they stay as zero-time compute nodes so dependencies hold.
+  const auto in = write_input();
+  const auto summary = retarget_trace(in, {.npus = 8, .tp = 1}, dir_ / "out");
+  EXPECT_EQ(summary.output.dp, 8u);
+  EXPECT_TRUE(summary.comm_groups.empty());
+  const auto trace = chakra::read_trace(chakra::rank_trace_path(dir_ / "out", 5));
+  ASSERT_EQ(trace.nodes.size(), 3u);
+  EXPECT_EQ(trace.nodes[0].duration_micros(), 160u);  // the whole step on one rank
+  for (size_t i : {1u, 2u}) {
+    EXPECT_EQ(trace.nodes[i].type(), pb::COMP_NODE);
+    EXPECT_EQ(trace.nodes[i].duration_micros(), 0u);
+    EXPECT_EQ(chakra::find_attribute(trace.nodes[i], "comm_size"), nullptr);
+  }
+  EXPECT_EQ(trace.nodes[2].data_deps(0), 1u);
+}
+
+TEST_F(Retarget, GroupsWithoutARule) {
+  const auto in = write_training_input();
+  // A group that is neither a block of 2 nor a stride-2 set of 2.
+  write_file_atomic(in.string() + ".comm_groups.json", R"({"1": [0, 1], "2": [2, 3], "3": [0, 2, 3], "4": [1, 3]})");
+  try {
+    (void)retarget_trace(in, {.npus = 8}, dir_ / "out");
+    ADD_FAILURE() << "no refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("neither a tensor-parallel group"), std::string::npos) << e.what();
+  }
+  // A collective in a group that does not list its rank.
+  write_file_atomic(in.string() + ".comm_groups.json", R"({"1": [2, 3], "2": [0, 1], "3": [0, 2], "4": [1, 3]})");
+  try {
+    (void)retarget_trace(in, {.npus = 8}, dir_ / "out");
+    ADD_FAILURE() << "no refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("which does not list it"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)retarget_trace(in, {.npus = 8, .input_tp = 3}, dir_ / "out"), Error);  // 3 does not divide 4
   EXPECT_FALSE(fs::exists(dir_ / "out.0.et"));
 }
 
