@@ -11,6 +11,8 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/output.h"
+#include "common/file_io.h"
+#include "dsim/inputs_file.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
 
@@ -110,7 +112,9 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   auto opts = std::make_shared<SimOptions>();
   auto* sub = app.add_subcommand("sim", "Simulate Chakra traces on N NPUs (ASTRA-sim compatible)");
   add_sim_options(sub, *opts);
-  sub->add_option("-o,--output", opts->output_dir, "directory for npus.json/csv, links.csv, summary.json, timeline.json");
+  sub->add_option("-o,--output", opts->output_dir,
+                  "directory for npus.json/csv, links.csv, summary.json, timeline.json and inputs.json (what was "
+                  "simulated, for snr et critical-path DIR)");
   snr::cli::set_examples(sub, {"snr sim --workload-configuration out/ar --system-configuration sys.json "
                                "--network-configuration net.yml --remote-memory-configuration mem.json -o result/",
                                "snr sim --workload-configuration=feeder/chakra --system-configuration=sys.json "
@@ -136,6 +140,7 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
       snr::output::StagedDirectory staged(opts->output_dir);
       snr::dsim::write_result_files(result, staged.path());
       snr::dsim::write_timeline(result, staged.path() / "timeline.json");
+      snr::write_file_atomic(staged.path() / snr::dsim::kInputsFileName, snr::dsim::inputs_json(opts->inputs));
       staged.commit();
     }
   });

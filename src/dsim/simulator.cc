@@ -60,6 +60,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   if (record_timeline) {
     result.timeline = workload.timeline();
     result.graphs = workload.graphs();
+    for (const auto& [name, members] : groups.groups) result.group_members.push_back(members);
   }
   return result;
 }

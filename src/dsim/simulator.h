@@ -46,6 +46,7 @@ struct SimulationResult {
   std::vector<LinkStats> links;
   std::vector<RankGraph> graphs;                         // kept for timeline names
   std::vector<std::vector<TimelineSlice>> timeline;
+  std::vector<std::vector<uint32_t>> group_members;      // by WorkNode::group (with the timeline)
   uint64_t events_processed = 0;
   uint64_t messages_sent = 0;
   uint64_t skipped_records = 0;

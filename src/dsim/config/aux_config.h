@@ -40,4 +40,10 @@ std::vector<uint32_t> read_group_members(const nlohmann::json& list, std::string
 CommGroups parse_comm_groups(std::string_view json_text, std::string_view source, uint64_t npus_count);
 CommGroups load_comm_groups(const std::filesystem::path& path, uint64_t npus_count);
 
+// The index (in name order) of the group a collective's pg_name names, or
+// -1 for every NPU: "" and PyTorch's default group "0" mean every NPU unless
+// a group of that name is given (ASTRA-sim's rule). Throws snr::Error for
+// any other name that is not a group.
+int32_t group_index_of(const CommGroups& groups, std::string_view pg_name);
+
 }  // namespace snr::dsim

@@ -92,17 +92,7 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
             throw Error(
                 fmt::format("comm_size {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", node.comm_bytes));
           }
-          // "" and PyTorch's default group "0" mean every NPU unless a group
-          // of that name is given (ASTRA-sim's rule).
-          if (const auto pg = view.pg_name(); pg.has_value() && !pg->empty()) {
-            const auto it = groups.groups.find(*pg);
-            if (it != groups.groups.end()) {
-              node.group = static_cast<int32_t>(std::distance(groups.groups.begin(), it));
-            } else if (*pg != "0") {
-              throw Error(fmt::format("pg_name '{}' is neither in the communicator-group configuration nor "
-                                      "described by the traces' process_group:init nodes", *pg));
-            }
-          }
+          node.group = group_index_of(groups, view.pg_name().value_or(""));
           if (const auto dims = view.involved_dim(); dims.has_value()) node.involved_dimensions = *dims;
           if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE) {
             node.action = NodeAction::kCollective;
