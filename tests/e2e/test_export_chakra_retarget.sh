@@ -103,5 +103,15 @@ expect_fail "$SNR" et retarget "$WORK/d4" --npus 10 -o "$WORK/bad"
 expect_contains "$WORK/expect_fail.out" "not divisible"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --pp 3 -o "$WORK/bad"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --tp 4 --dp 2 -o "$WORK/bad"
+# Groups that break the symmetry (the 2-replica trace with its groups
+# edited): a group that does not list a rank running on it, and one that is
+# neither 4 consecutive ranks nor a stride.
+"$SNR" et retarget "$WORK/d4" --npus 8 -o "$WORK/t8" >/dev/null
+echo '{"1": [0, 1, 2, 5], "2": [3, 4, 6, 7]}' >"$WORK/t8.comm_groups.json"
+expect_fail "$SNR" et retarget "$WORK/t8" --npus 16 -o "$WORK/bad"
+expect_contains "$WORK/expect_fail.out" "which does not list it"
+echo '{"1": [0, 1, 2, 3, 5], "2": [4, 5, 6, 7]}' >"$WORK/t8.comm_groups.json"
+expect_fail "$SNR" et retarget "$WORK/t8" --npus 16 -o "$WORK/bad"
+expect_contains "$WORK/expect_fail.out" "process group '1' is neither a tensor-parallel group"
 compgen -G "$WORK/bad*" >/dev/null && fail "partial output after a refusal"
 echo "ok"
