@@ -180,8 +180,11 @@ struct InputScan {
 
   GroupAxis axis_of(const pb::Node& node) const {
     const auto pg = chakra::NodeView(node).pg_name();
-    if (pg.has_value() && !pg->empty()) return group_axis.at(*pg);
-    return *world_axis;
+    if (pg.has_value() && !pg->empty()) {
+      const auto it = group_axis.find(*pg);
+      if (it != group_axis.end()) return it->second;
+    }
+    return *world_axis;  // no pg_name, or PyTorch's default group "0" undescribed
   }
 };
 
@@ -240,9 +243,15 @@ InputScan scan_input(const std::filesystem::path& prefix, uint64_t input_tp) {
           world_collectives = true;
           continue;
         }
-        if (groups.empty()) groups = read_groups(prefix);
+        if (groups.empty() && std::filesystem::exists(groups_path(prefix))) groups = read_groups(prefix);
         const auto it = groups.find(*pg);
         if (it == groups.end()) {
+          // PyTorch's default group: every rank unless described (ASTRA-sim's rule).
+          if (*pg == "0") {
+            world_collectives = true;
+            continue;
+          }
+          if (groups.empty()) (void)read_groups(prefix);  // names the missing file
           throw Error(fmt::format("{}: process group '{}' is not in {}", prefix.string(), *pg,
                                   groups_path(prefix).string()));
         }

@@ -341,6 +341,13 @@ TEST_F(Retarget, DataParallelJobGrowsItsAllReduceGroup) {
   for (uint64_t r = 0; r < 4; ++r) {
     EXPECT_EQ(read_file(chakra::rank_trace_path(ddp, r)), read_file(chakra::rank_trace_path(dir_ / "same", r)));
   }
+  // Without a groups file, PyTorch's default group "0" is every rank.
+  fs::remove(ddp.string() + ".comm_groups.json");
+  const auto undescribed = retarget_trace(ddp, {.npus = 16, .input_tp = 1}, dir_ / "undescribed");
+  EXPECT_EQ(undescribed.output.dp, 16u);
+  EXPECT_EQ(chakra::find_attribute(chakra::read_trace(chakra::rank_trace_path(dir_ / "undescribed", 9)).nodes[2],
+                                   "pg_name"),
+            nullptr);
 }
 
 TEST_F(Retarget, OneRankGroupsBecomeNoOps) {
