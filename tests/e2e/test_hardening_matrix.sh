@@ -62,6 +62,9 @@ CASES=(
   "et|et synthesize fit FILE -o OUT"
   "model|et synthesize sample FILE --npus 4 -o OUT"
   "et|et synthesize compare FILE $S/ar"
+  "et|et retarget FILE --npus 4 -o OUT"
+  "et|et critical-path FILE --perfetto OUT"
+  "db|export FILE --chakra OUT"
 )
 SIM_VERBS="sim|et timeline"
 

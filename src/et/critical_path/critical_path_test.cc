@@ -6,7 +6,12 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "et/critical_path/builders.h"
 #include "et/critical_path/report.h"
+#include "formats/chakra/attributes.h"
+#include "formats/chakra/et_writer.h"
+#include "formats/chakra/process_group_init.h"
+#include "formats/chakra/rank_files.h"
 #include "et/critical_path/timeline.h"
 #include "formats/perfetto/trace_validator.h"
 
@@ -174,6 +179,56 @@ TEST(CriticalPath, TimelineHighlightsThePath) {
   EXPECT_NE(text.find("compute: matmul"), std::string::npos);
   EXPECT_NE(text.find("\"critical path\""), std::string::npos);
   std::filesystem::remove(file);
+}
+
+TEST(CriticalPath, MeasuredTraceWithItsOwnGroups) {
+  // Two ranks with measured times (us since some epoch); the all-reduce is
+  // on group "7", described only by the traces' process_group:init node.
+  namespace pb = ChakraProtoMsg;
+  const auto prefix = std::filesystem::temp_directory_path() / "snr_critical_path_measured";
+  for (uint64_t r = 0; r < 2; ++r) {
+    pb::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    chakra::EtWriter writer(chakra::rank_trace_path(prefix, r), metadata);
+    pb::Node init;
+    init.set_id(1);
+    init.set_name(std::string(chakra::kProcessGroupInitNode));
+    init.set_type(pb::METADATA_NODE);
+    init.mutable_inputs()->set_values(chakra::process_group_init_values({{"7", {0, 1}}}));
+    writer.write(init);
+    pb::Node mm;
+    mm.set_id(2);
+    mm.set_name("aten::mm");
+    mm.set_type(pb::COMP_NODE);
+    chakra::set_is_cpu_op(mm, true);
+    mm.set_start_time_micros(1000);
+    mm.set_duration_micros(r == 0 ? 10 : 30);
+    writer.write(mm);
+    pb::Node ar;
+    ar.set_id(3);
+    ar.set_name("all_reduce");
+    ar.set_type(pb::COMM_COLL_NODE);
+    ar.add_data_deps(2);
+    chakra::set_comm_type(ar, pb::ALL_REDUCE);
+    chakra::set_comm_size(ar, 64);
+    chakra::set_pg_name(ar, "7");
+    ar.set_start_time_micros(r == 0 ? 1010 : 1030);
+    ar.set_duration_micros(r == 0 ? 30 : 10);
+    writer.write(ar);
+    writer.commit();
+  }
+  const MeasuredTrace measured = from_measured_trace(prefix);
+  EXPECT_EQ(measured.untimed_nodes, 0u);
+  ASSERT_EQ(measured.job.groups.size(), 1u);
+  EXPECT_EQ(measured.job.ranks[0].nodes[2].group, 0);
+  const CriticalPath path = find_critical_path(measured.job);
+  EXPECT_EQ(path.origin_ns, 1000 * 1000);
+  EXPECT_EQ(path.makespan_ns(), 40 * 1000);
+  // Rank 1's 30 us host op, then 10 us of all-reduce.
+  EXPECT_EQ(path.total[Category::kHost], 30 * 1000);
+  EXPECT_EQ(path.total[Category::kCommunication], 10 * 1000);
+  EXPECT_EQ(path.per_rank[1][Category::kHost], 30 * 1000);
+  for (uint64_t r = 0; r < 2; ++r) std::filesystem::remove(chakra::rank_trace_path(prefix, r));
 }
 
 TEST(CriticalPath, EmptyJobIsAnError) {

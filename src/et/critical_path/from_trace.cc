@@ -9,6 +9,7 @@
 #include "et/critical_path/builders.h"
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_reader.h"
+#include "formats/chakra/process_group_init.h"
 #include "formats/chakra/rank_files.h"
 
 namespace snr::et::critical_path {
@@ -25,12 +26,16 @@ MeasuredTrace from_measured_trace(const std::filesystem::path& prefix) {
   const auto files = chakra::resolve_trace_argument(prefix);
   const uint64_t ranks = files.size();
   const std::filesystem::path groups_file = prefix.string() + ".comm_groups.json";
-  const dsim::CommGroups groups = std::filesystem::exists(groups_file)
-                                      ? dsim::load_comm_groups(groups_file, ranks)
-                                      : dsim::comm_groups_from_traces(prefix, ranks);
+  const bool groups_from_file = std::filesystem::exists(groups_file);
+  // Without the file, the traces' own process_group:init nodes (read on the way).
+  dsim::CommGroups groups = groups_from_file ? dsim::load_comm_groups(groups_file, ranks) : dsim::CommGroups{};
+  struct PendingGroup {
+    uint32_t rank, index;
+    std::string pg_name, where;
+  };
+  std::vector<PendingGroup> pending;  // collectives, resolved once every group is known
   MeasuredTrace out;
   out.job.source = "measured";
-  for (const auto& [name, members] : groups.groups) out.job.groups.push_back(members);
   out.job.ranks.resize(ranks);
   uint64_t timed = 0;
   pb::Node proto;
@@ -57,10 +62,13 @@ MeasuredTrace from_measured_trace(const std::filesystem::path& prefix) {
         case pb::COMM_RECV_NODE: n.category = Category::kCommunication; break;
         default: n.instant = true; break;
       }
+      if (proto.type() == pb::METADATA_NODE && proto.name() == chakra::kProcessGroupInitNode && !groups_from_file) {
+        dsim::parse_process_group_metadata(proto.inputs().values(), where(), ranks, groups);
+      }
       if (proto.type() == pb::COMM_COLL_NODE) {
         n.comm = CommRole::kCollective;
-        n.group = with_error_context(where(),
-                                     [&] { return dsim::group_index_of(groups, view.pg_name().value_or("")); });
+        pending.push_back({static_cast<uint32_t>(file.rank), static_cast<uint32_t>(nodes.size()),
+                           view.pg_name().value_or(""), where()});
       } else if (proto.type() == pb::COMM_SEND_NODE || proto.type() == pb::COMM_RECV_NODE) {
         const bool send = proto.type() == pb::COMM_SEND_NODE;
         n.comm = send ? CommRole::kSend : CommRole::kRecv;
@@ -101,6 +109,11 @@ MeasuredTrace from_measured_trace(const std::filesystem::path& prefix) {
         nodes[i].parents.push_back(it->second);
       }
     }
+  }
+  for (const auto& [name, members] : groups.groups) out.job.groups.push_back(members);
+  for (const PendingGroup& p : pending) {
+    out.job.ranks[p.rank].nodes[p.index].group =
+        with_error_context(p.where, [&] { return dsim::group_index_of(groups, p.pg_name); });
   }
   if (timed == 0) {
     throw Error(fmt::format("{}: no node carries a measured start time (start_time_micros); give the simulator's "
