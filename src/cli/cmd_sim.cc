@@ -10,8 +10,8 @@
 
 #include "cli/command.h"
 #include "common/error.h"
-#include "common/output.h"
 #include "common/file_io.h"
+#include "common/output.h"
 #include "dsim/inputs_file.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"

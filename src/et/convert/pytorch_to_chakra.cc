@@ -399,7 +399,11 @@ class Converter {
       if (call.stream >= 0 && stream_key.second != call.stream) continue;
       const auto it = std::lower_bound(launches.begin(), launches.end(),
                                        std::make_pair(call.ts_ns, uint64_t{0}));
-      if (it != launches.begin()) waits.push_back({call.ts_ns, std::prev(it)->second});
+      if (it == launches.begin()) continue;
+      const uint64_t node = std::prev(it)->second;
+      const bool pending =
+          std::any_of(waits.begin(), waits.end(), [&](const SyncWait& w) { return w.device_node == node; });
+      if (!pending) waits.push_back({call.ts_ns, node});
     }
   }
 

@@ -170,13 +170,13 @@ CriticalPath find_critical_path(const TimedJob& job) {
     const TimedNode& at = node_at(cur);
     const auto& nodes = job.ranks[cur.rank].nodes;
     int64_t best = -1;
+    const auto later = [&](int64_t candidate) {
+      return best < 0 || nodes[static_cast<size_t>(candidate)].end_ns > nodes[static_cast<size_t>(best)].end_ns;
+    };
     for (const uint32_t p : at.parents) {
-      if (best < 0 || nodes[p].end_ns > nodes[static_cast<size_t>(best)].end_ns) best = p;
+      if (later(p)) best = p;
     }
-    if (at.lane_predecessor >= 0 &&
-        (best < 0 || nodes[static_cast<size_t>(at.lane_predecessor)].end_ns > nodes[static_cast<size_t>(best)].end_ns)) {
-      best = at.lane_predecessor;
-    }
+    if (at.lane_predecessor >= 0 && later(at.lane_predecessor)) best = at.lane_predecessor;
     if (best < 0) {
       add(cur.rank, -1, Category::kIdle, path.origin_ns, t);
       break;

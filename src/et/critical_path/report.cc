@@ -24,7 +24,9 @@ nlohmann::ordered_json ops_json(const TimedJob& job, const CriticalPath& path, s
   return out;
 }
 
-double share(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
+double share(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 
 void append_breakdown(std::string& out, const CriticalPath& path) {
   for (const Category c : kCategories) {
