@@ -51,8 +51,8 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     workload.check_all_finished();
   } catch (const Error& e) {
     if (system.scheduling_policy != SchedulingPolicy::kLifo) throw;
-    // A known gap to ASTRA-sim, which lets a chunk start only once every
-    // NPU has it first in line: snr's NPUs pick chunks on their own.
+    // Each NPU picks its chunks on its own (as ASTRA-sim 2.x does): under
+    // LIFO, collectives that reach NPUs at different times can cross.
     throw Error(fmt::format("{}; with scheduling-policy LIFO, NPUs that issue overlapping collectives at different "
                             "times (a straggler, uneven compute) can also pick their chunks in different orders and "
                             "wait on each other, which snr does not prevent yet: scheduling-policy FIFO or a larger "

@@ -7,8 +7,8 @@ source "$(dirname "$0")/lib.sh"
 A="$DATA/astra-sim"
 if [[ ! -d "$A" ]]; then echo "SKIP: $A not present"; exit 77; fi
 # FIFO: with LIFO and one active chunk, a straggler's overlapping gradient
-# all-reduces deadlock snr sim (its NPUs schedule chunks independently,
-# where ASTRA-sim agrees on the order across NPUs first).
+# all-reduces deadlock snr sim (each NPU schedules its chunks on its own;
+# docs/simulator-distributed.md, "Deviations and limits").
 sed 's/"LIFO"/"FIFO"/' "$A/system/native_collectives/Ring_4chunks.json" >"$WORK/sys.json"
 SYS="$WORK/sys.json"
 MEM="$A/remote_memory/analytical/no_memory_expansion.json"

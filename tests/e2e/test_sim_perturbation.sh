@@ -73,7 +73,7 @@ expect_contains "$WORK/expect_fail.out" "missing.json"
 
 # A straggler in a data-parallel step: its gradient all-reduces overlap and
 # reach the NPUs at different times. With LIFO and one active chunk the NPUs
-# can pick chunks in different orders (a known gap to ASTRA-sim): the stall
+# can pick chunks in different orders (each NPU schedules its own): the stall
 # says so and what avoids it; FIFO runs, and the straggler sets the pace.
 "$SNR" et generate --pattern dp --npus 8 --layers 4 --compute-us 100 -o "$WORK/dp" >/dev/null
 echo '{"compute": [{"npu": 5, "slowdown": 3.0}]}' >"$WORK/straggler.json"
