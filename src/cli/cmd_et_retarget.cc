@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/cli_numbers.h"
 #include "common/output.h"
 #include "et/retarget/retarget.h"
 
@@ -19,7 +20,9 @@ void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto args = std::make_shared<RetargetArgs>();
   auto* sub = parent.add_subcommand("retarget", "Grow or shrink a trace to M ranks by its parallel groups' symmetry");
   sub->add_option("prefix", args->prefix, "input trace prefix (PREFIX.<rank>.et)")->required();
-  sub->add_option("--npus", args->options.npus, "ranks of the output, M")->required();
+  sub->add_option("--npus", args->options.npus, "ranks of the output, M")
+      ->required()
+      ->check(snr::cli::in_range(1, snr::limits::kMaxRanks));
   sub->add_option("--tp", args->options.tp, "tensor-parallel group size (default: the input's)");
   sub->add_option("--dp", args->options.dp, "data-parallel replicas (default: M / (tp x pp))");
   sub->add_option("--input-tp", args->options.input_tp,

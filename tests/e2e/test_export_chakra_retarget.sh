@@ -103,6 +103,9 @@ expect_fail "$SNR" et retarget "$WORK/d4" --npus 10 -o "$WORK/bad"
 expect_contains "$WORK/expect_fail.out" "not divisible"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --pp 3 -o "$WORK/bad"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --tp 4 --dp 2 -o "$WORK/bad"
+expect_fail "$SNR" et retarget "$WORK/d4" --npus 0 -o "$WORK/bad"
+expect_fail "$SNR" et retarget "$WORK/d4" --npus 2000000 -o "$WORK/bad"
+expect_contains "$WORK/expect_fail.out" "2000000"
 # Groups that break the symmetry (the 2-replica trace with its groups
 # edited): a group that does not list a rank running on it, and one that is
 # neither 4 consecutive ranks nor a stride.

@@ -13,6 +13,7 @@
 #include "common/file_io.h"
 #include "common/json_input.h"
 #include "common/output.h"
+#include "common/progress.h"
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_reader.h"
 #include "formats/chakra/et_writer.h"
@@ -464,9 +465,18 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
                                                                    : out_groups.data_id(t, stage)));
     }
   };
+  // Refuse before writing what cannot fit: each output rank is about the
+  // size of its source rank (pipeline send/recv nodes add a few bytes).
+  uint64_t input_bytes = 0;
+  for (uint64_t source = 0; source < in.ranks; ++source) {
+    input_bytes += std::filesystem::file_size(chakra::rank_trace_path(prefix, source));
+  }
+  output::check_output_fits(output_prefix, input_bytes / in.ranks * m + m * 64, m + 1, "snr et retarget");
   output::StagedPrefix staged(output_prefix);
+  ProgressMeter progress(fmt::format("writing {}", output_prefix.string()), m, "ranks");
   pb::Node node;
   for (uint64_t r = 0; r < m; ++r) {
+    progress.update(r);
     const uint64_t t = r % tp, g = r / tp, d = g % dp, stage = g / dp;
     const uint64_t source = (t % in.tp) + in.tp * (d % in.dp);
     auto reader = chakra::EtReader::open(chakra::rank_trace_path(prefix, source));
