@@ -24,16 +24,6 @@ std::string absolute_text(const std::filesystem::path& path) {
   return path.empty() ? std::string() : std::filesystem::absolute(path).lexically_normal().string();
 }
 
-// Deliberately broken for the CI check of issue 20: clang's -Wunused-private-field
-// (GCC has no such warning) must fail the fuzz build.
-class NeverRead {
- public:
-  [[nodiscard]] int value() const { return 0; }
-
- private:
-  int never_read_ = 0;
-};
-
 const char* dangling_name(DanglingDependencies d) { return d == DanglingDependencies::kIgnore ? "ignore" : "error"; }
 
 }  // namespace
