@@ -21,7 +21,14 @@ using pytorch::HostTrace;
 
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
 
-enum class Role { kScope, kEmitted, kAbsorbed, kDevice, kAnnotation };
+enum class Role { kScope, kEmitted, kAbsorbed, kDevice, kAnnotation, kBackendWork };
+
+// gloo's record of a collective it runs on the host ("gloo:all_reduce"):
+// its span is the collective's own execution (transfers and reduction on
+// the CPU), started asynchronously. The collective is the c10d op's
+// COMM_COLL node, timed by the simulator; emitting this record too would
+// count the collective twice and block its thread for it.
+bool is_backend_collective_work(std::string_view name) { return name.starts_with("gloo:"); }
 
 struct TensorKey {
   uint64_t tensor_id;
@@ -208,6 +215,9 @@ class Converter {
           role_[i] = Role::kDevice;
         } else if (pytorch::is_trace_annotation(node.name)) {
           role_[i] = Role::kAnnotation;
+        } else if (is_backend_collective_work(node.name)) {
+          role_[i] = Role::kBackendWork;
+          ++stats_.backend_collective_work;
         } else if (inside_emitted) {
           role_[i] = Role::kAbsorbed;
         } else if (is_comm_record(node.name) || c10d_comm[i] || (!holds_comm[i] && (!node.op_schema.empty() ||
@@ -589,13 +599,13 @@ std::string describe(const PytorchConvertStats& stats) {
       "{} not placed (no device node on one side)\n"
       "notes: {} device nodes without a launching op, {} unknown collectives, "
       "{} NCCL kernels without record_param_comms, {} c10d collective ops without record_param_comms "
-      "(group unknown: every rank)\n",
+      "(group unknown: every rank), {} gloo collective records left out (the simulator times the collective)\n",
       stats.cpu_ops, stats.gpu_ops, stats.comm_coll, stats.comm_send, stats.comm_recv,
       stats.scopes_looked_through, stats.ops_absorbed, stats.orphan_nodes, stats.data_deps,
       stats.stream_deps, stats.sync_deps, stats.wait_deps, stats.ctrl_deps, stats.stream_wait_deps,
       stats.stream_waits_unknown_stream, stats.stream_waits_no_node,
       stats.device_nodes_without_op, stats.unknown_collectives, stats.comm_kernels_without_record,
-      stats.c10d_collectives);
+      stats.c10d_collectives, stats.backend_collective_work);
 }
 
 }  // namespace snr::et_convert

@@ -44,6 +44,7 @@ struct PytorchConvertStats {
   size_t unknown_collectives = 0;      // record_param_comms with an unknown name -> CPU op
   size_t comm_kernels_without_record = 0;  // NCCL kernel with no record_param_comms above it
   size_t c10d_collectives = 0;         // c10d:: collective ops with no record_param_comms below (gloo)
+  size_t backend_collective_work = 0;  // gloo:* records of a collective's execution, not emitted
   size_t orphan_nodes = 0;             // parent id not in the trace (treated as roots)
   size_t data_deps = 0;
   size_t ctrl_deps = 0;

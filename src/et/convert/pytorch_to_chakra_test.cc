@@ -152,5 +152,64 @@ TEST(PytorchToChakra, StreamWaitsOrderStreams) {
   EXPECT_FALSE(depends_on(node_with_id(convert_sync_example(plain_stats), 10), 8));
 }
 
+// Rank 0 of the 8-rank H100 DDP job in miniature: an async record (id 21)
+// nested under aten::reshape makes a synchronising call at t = 260 while
+// aten::mul (id 30, started at 150, a higher id) runs and has launched
+// its kernel at 250. The wait goes to the first op starting after the
+// call (aten::add), not to aten::mul: that would make mul wait for its
+// own kernel. gloo's records are left out altogether.
+pytorch::HostTrace async_record_trace(const std::string& record_name) {
+  pytorch::HostTrace trace;
+  trace.linked = true;
+  const auto op = [&](uint64_t id, std::string name, std::optional<uint64_t> parent, int64_t ts, int64_t dur) {
+    pytorch::HostNode n;
+    n.id = id;
+    n.name = std::move(name);
+    n.parent_id = parent;
+    n.tid = 4;
+    n.ts_ns = ts;
+    n.dur_ns = dur;
+    n.op_schema = n.name + "(Tensor self) -> Tensor";
+    trace.nodes.push_back(n);
+    return trace.nodes.size() - 1;
+  };
+  op(10, "[pytorch|profiler|execution_trace|thread]", std::nullopt, 0, 0);
+  trace.nodes.back().op_schema.clear();
+  trace.nodes.back().ts_ns.reset();
+  trace.nodes.back().dur_ns.reset();
+  op(20, "aten::reshape", 10, 100, 10);
+  const size_t record = op(21, record_name, 20, 200, 500);
+  trace.nodes[record].op_schema.clear();
+  trace.nodes[record].syncs.push_back({"cudaStreamSynchronize", 260, -1});
+  op(30, "aten::mul", 10, 150, 200);
+  pytorch::HostNode kernel;
+  kernel.id = 31;
+  kernel.name = "mul_kernel";
+  kernel.parent_id = 30;
+  kernel.kind = pytorch::HostNodeKind::kKernel;
+  kernel.ts_ns = 300;
+  kernel.dur_ns = 20;
+  kernel.launch_ts_ns = 250;
+  kernel.stream = 7;
+  kernel.device = 0;
+  trace.nodes.push_back(kernel);
+  op(40, "aten::add", 10, 400, 10);
+  return trace;
+}
+
+TEST(PytorchToChakra, SyncWaitsGoToOpsThatStartAfterTheCall) {
+  for (const std::string name : {"record_function_async", "gloo:all_reduce"}) {
+    PytorchConvertStats stats;
+    const auto graph = convert_pytorch_trace(async_record_trace(name), {}, stats);
+    EXPECT_FALSE(depends_on(node_with_id(graph, 30), 31)) << name;  // mul does not wait for its own kernel
+    EXPECT_TRUE(depends_on(node_with_id(graph, 40), 31)) << name;   // add, after the call, does
+    EXPECT_EQ(stats.sync_deps, 1u) << name;
+    const bool emitted = std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                                     [](const ConvertedNode& n) { return n.id == 21; });
+    EXPECT_FALSE(emitted) << name;  // absorbed into reshape, or gloo's and left out
+    EXPECT_EQ(stats.backend_collective_work, name.starts_with("gloo:") ? 1u : 0u) << name;
+  }
+}
+
 }  // namespace
 }  // namespace snr::et_convert
