@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -115,6 +116,13 @@ void setup_critical_path(CLI::App& parent, snr::cli::CommandContext& ctx) {
                                "net.yml --remote-memory-configuration mem.json"});
   sub->callback([opts, &ctx] {
     if (!opts->perfetto.empty()) snr::output::check_output_file(opts->perfetto);
+    // CLI::Range lets NaN through; a communication size needs a positive scale.
+    if (!std::isfinite(opts->what_if_compute)) {
+      throw snr::Error(fmt::format("--what-if-compute-scale {}: expected a number in 0 .. 1e6", opts->what_if_compute));
+    }
+    if (!std::isfinite(opts->what_if_comm) || opts->what_if_comm <= 0) {
+      throw snr::Error(fmt::format("--what-if-comm-scale {}: expected a number above 0 up to 1e6", opts->what_if_comm));
+    }
     const bool what_if = opts->what_if_compute != 1 || opts->what_if_comm != 1;
     Baseline baseline = load(*opts);
     if (what_if && !baseline.sim) {
