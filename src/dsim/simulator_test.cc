@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "dsim/workload/test_graphs.h"
 
 namespace snr::dsim {
 namespace {
@@ -90,17 +91,7 @@ TEST(AstraSimReference, CustomCollectiveMscclRingAllReduce) {
   }
 }
 
-RankGraph one_collective(CollectiveKind kind, uint64_t bytes) {
-  RankGraph graph;
-  WorkNode node;
-  node.name = "collective";
-  node.node_class = NodeClass::kGpuComm;
-  node.action = NodeAction::kCollective;
-  node.collective = kind;
-  node.comm_bytes = bytes;
-  graph.nodes.push_back(node);
-  return graph;
-}
+using test_graphs::one_collective;
 
 SystemConfig small_system() {
   SystemConfig system = parse_system_config(

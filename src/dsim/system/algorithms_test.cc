@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "dsim/simulator.h"
+#include "dsim/workload/test_graphs.h"
 
 namespace snr::dsim {
 namespace {
@@ -18,17 +19,7 @@ namespace {
 constexpr std::string_view kAware = "analytical-congestion-aware";
 constexpr std::string_view kUnaware = "analytical-congestion-unaware";
 
-RankGraph one_collective(CollectiveKind kind, uint64_t bytes) {
-  RankGraph graph;
-  WorkNode node;
-  node.name = "collective";
-  node.node_class = NodeClass::kGpuComm;
-  node.action = NodeAction::kCollective;
-  node.collective = kind;
-  node.comm_bytes = bytes;
-  graph.nodes.push_back(node);
-  return graph;
-}
+using test_graphs::one_collective;
 
 SystemConfig system_with(const std::string& algorithm) {
   return parse_system_config(

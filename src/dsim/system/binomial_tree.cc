@@ -41,6 +41,11 @@ BinomialTreePhase::BinomialTreePhase(const PhasePlan& plan)
 
 NpuId BinomialTreePhase::npu_at(uint32_t v) const { return ring_.member((v + root_position_) % ring_.size); }
 
+uint64_t BinomialTreePhase::message_bytes(uint32_t v) const {
+  const bool whole_subtree = kind_ == CollectiveKind::kGather || kind_ == CollectiveKind::kScatter;
+  return whole_subtree ? subtree_size(v, ring_.size) * block_bytes_ : block_bytes_;
+}
+
 bool BinomialTreePhase::downward() const {
   return kind_ == CollectiveKind::kBroadcast || kind_ == CollectiveKind::kScatter;
 }
@@ -50,17 +55,11 @@ void BinomialTreePhase::start(uint32_t stream, PhaseActions& actions) {
     if (v_ == 0) {
       actions.process_packet(stream, false, block_bytes_);
     } else {
-      const uint64_t bytes = kind_ == CollectiveKind::kScatter ? subtree_size(v_, ring_.size) * block_bytes_
-                                                               : block_bytes_;
-      actions.post_recv(stream, npu_at(static_cast<uint32_t>(parent_of(v_))), bytes);
+      actions.post_recv(stream, npu_at(static_cast<uint32_t>(parent_of(v_))), message_bytes(v_));
     }
     return;
   }
-  for (uint32_t child : children_) {
-    const uint64_t bytes = kind_ == CollectiveKind::kGather ? subtree_size(child, ring_.size) * block_bytes_
-                                                            : block_bytes_;
-    actions.post_recv(stream, npu_at(child), bytes);
-  }
+  for (uint32_t child : children_) actions.post_recv(stream, npu_at(child), message_bytes(child));
   actions.process_packet(stream, false, block_bytes_);
 }
 
@@ -73,11 +72,7 @@ void BinomialTreePhase::on_packet_received(uint32_t stream, PhaseActions& action
 void BinomialTreePhase::on_packet_ready(uint32_t stream, PhaseActions& actions) {
   ++ready_;
   if (downward()) {
-    for (uint32_t child : children_) {
-      const uint64_t bytes = kind_ == CollectiveKind::kScatter ? subtree_size(child, ring_.size) * block_bytes_
-                                                               : block_bytes_;
-      actions.send(stream, npu_at(child), bytes);
-    }
+    for (uint32_t child : children_) actions.send(stream, npu_at(child), message_bytes(child));
     finished_ = true;
     actions.phase_finished(stream);
     return;
@@ -87,11 +82,7 @@ void BinomialTreePhase::on_packet_ready(uint32_t stream, PhaseActions& actions) 
 
 void BinomialTreePhase::finish_up(uint32_t stream, PhaseActions& actions) {
   if (finished_ || ready_ < children_.size() + 1) return;
-  if (v_ != 0) {
-    const uint64_t bytes = kind_ == CollectiveKind::kGather ? subtree_size(v_, ring_.size) * block_bytes_
-                                                            : block_bytes_;
-    actions.send(stream, npu_at(static_cast<uint32_t>(parent_of(v_))), bytes);
-  }
+  if (v_ != 0) actions.send(stream, npu_at(static_cast<uint32_t>(parent_of(v_))), message_bytes(v_));
   finished_ = true;
   actions.phase_finished(stream);
 }

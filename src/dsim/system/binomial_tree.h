@@ -48,6 +48,9 @@ class BinomialTreePhase final : public CollectivePhase {
  private:
   [[nodiscard]] NpuId npu_at(uint32_t v) const;
   [[nodiscard]] bool downward() const;
+  // Bytes of the message between tree node v and its parent: v's whole
+  // subtree for gather and scatter, one block otherwise.
+  [[nodiscard]] uint64_t message_bytes(uint32_t v) const;
   void finish_up(uint32_t stream, PhaseActions& actions);
 
   CollectiveKind kind_;

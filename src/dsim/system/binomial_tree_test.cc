@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "dsim/simulator.h"
+#include "dsim/workload/test_graphs.h"
 
 namespace snr::dsim {
 namespace {
@@ -25,17 +26,20 @@ TEST(BinomialTree, ShapeIsMpichsBinomialTree) {
   EXPECT_EQ(BinomialTreePhase::subtree_size(1, 6), 1u);
 }
 
-RankGraph one_collective(CollectiveKind kind, uint64_t bytes, int64_t root = -1) {
-  RankGraph graph;
-  WorkNode node;
-  node.name = "collective";
-  node.node_class = NodeClass::kGpuComm;
-  node.action = NodeAction::kCollective;
-  node.collective = kind;
-  node.comm_bytes = bytes;
-  node.peer = root;
-  graph.nodes.push_back(node);
-  return graph;
+using test_graphs::one_collective;
+
+// Endpoint delay 10 ns, reductions at 1000 B/ns, one chunk.
+SystemConfig tree_system() {
+  return parse_system_config(
+      R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+          "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+          "collective-optimization": "baseline", "local-mem-bw": 1000})",
+      "test");
+}
+
+NetworkConfig four_npus_fully_connected() {
+  return parse_network_config("topology: [FullyConnected]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [100]\n",
+                              "t");
 }
 
 // 4 NPUs fully connected: every message is one hop of (int)(100 ns + bytes /
@@ -43,13 +47,8 @@ RankGraph one_collective(CollectiveKind kind, uint64_t bytes, int64_t root = -1)
 // 3 x floor(bytes / 1000 B/ns); one chunk.
 std::vector<TimeNs> finish_times(CollectiveKind kind, uint64_t bytes, int64_t root = -1,
                                  const CommGroups& groups = {}, int32_t group = -1) {
-  const SystemConfig system = parse_system_config(
-      R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
-          "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
-          "collective-optimization": "baseline", "local-mem-bw": 1000})",
-      "test");
-  const auto network = parse_network_config(
-      "topology: [FullyConnected]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [100]\n", "t");
+  const SystemConfig system = tree_system();
+  const NetworkConfig network = four_npus_fully_connected();
   std::vector<RankGraph> graphs(4, one_collective(kind, bytes, root));
   for (auto& g : graphs) g.nodes[0].group = group;
   std::vector<TimeNs> out;
@@ -93,13 +92,8 @@ TEST(BinomialTree, GatherAndScatterMoveSubtreesHandComputed) {
 TEST(BinomialTree, RunsOnACommunicatorGroup) {
   CommGroups groups;
   groups.groups["1"] = {3, 1};  // ring order: root (position 0) is NPU 3
-  const SystemConfig system = parse_system_config(
-      R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
-          "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
-          "collective-optimization": "baseline", "local-mem-bw": 1000})",
-      "test");
-  const auto network = parse_network_config(
-      "topology: [FullyConnected]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [100]\n", "t");
+  const SystemConfig system = tree_system();
+  const NetworkConfig network = four_npus_fully_connected();
   std::vector<RankGraph> graphs(4);
   graphs[1] = one_collective(CollectiveKind::kBroadcast, 4096);
   graphs[3] = one_collective(CollectiveKind::kBroadcast, 4096);

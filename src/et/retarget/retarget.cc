@@ -29,14 +29,11 @@ std::filesystem::path groups_path(const std::filesystem::path& prefix) {
   return prefix.string() + ".comm_groups.json";
 }
 
-// Members of each group named in PREFIX.comm_groups.json.
+// Members of each group named in PREFIX.comm_groups.json (none without the file).
 std::map<std::string, std::vector<uint64_t>> read_groups(const std::filesystem::path& prefix) {
   const auto path = groups_path(prefix);
-  if (!std::filesystem::exists(path)) {
-    throw Error(fmt::format("{}: the trace's collectives name process groups, but {} is missing", prefix.string(),
-                            path.string()));
-  }
   std::map<std::string, std::vector<uint64_t>> groups;
+  if (!std::filesystem::exists(path)) return groups;
   try {
     const auto doc = parse_json_input(read_file(path), path.string());
     for (const auto& [id, members] : doc.items()) {
@@ -228,7 +225,7 @@ uint64_t infer_tp(uint64_t n, const std::map<std::string, std::vector<uint64_t>>
 InputScan scan_input(const std::filesystem::path& prefix, uint64_t input_tp) {
   const auto files = chakra::resolve_trace_argument(prefix);
   const uint64_t n = files.size();
-  std::map<std::string, std::vector<uint64_t>> groups;
+  std::optional<std::map<std::string, std::vector<uint64_t>>> groups;  // read at the first named group
   std::set<std::string> used_groups;
   bool world_collectives = false;
   std::vector<std::pair<uint64_t, int64_t>> peers;  // (rank, peer) of point-to-point nodes
@@ -244,15 +241,18 @@ InputScan scan_input(const std::filesystem::path& prefix, uint64_t input_tp) {
           world_collectives = true;
           continue;
         }
-        if (groups.empty() && std::filesystem::exists(groups_path(prefix))) groups = read_groups(prefix);
-        const auto it = groups.find(*pg);
-        if (it == groups.end()) {
+        if (!groups) groups = read_groups(prefix);
+        const auto it = groups->find(*pg);
+        if (it == groups->end()) {
           // PyTorch's default group: every rank unless described (ASTRA-sim's rule).
           if (*pg == "0") {
             world_collectives = true;
             continue;
           }
-          if (groups.empty()) (void)read_groups(prefix);  // names the missing file
+          if (!std::filesystem::exists(groups_path(prefix))) {
+            throw Error(fmt::format("{}: the trace's collectives name process group '{}', but {} is missing",
+                                    prefix.string(), *pg, groups_path(prefix).string()));
+          }
           throw Error(fmt::format("{}: process group '{}' is not in {}", prefix.string(), *pg,
                                   groups_path(prefix).string()));
         }
@@ -270,7 +270,7 @@ InputScan scan_input(const std::filesystem::path& prefix, uint64_t input_tp) {
       }
     }
   }
-  const uint64_t tp_in = input_tp > 0 ? input_tp : infer_tp(n, groups, used_groups);
+  const uint64_t tp_in = input_tp > 0 ? input_tp : infer_tp(n, groups.value_or(decltype(groups)::value_type{}), used_groups);
   if (n % tp_in != 0) {
     throw Error(fmt::format("{}: --input-tp {} does not divide its {} ranks", prefix.string(), tp_in, n));
   }
@@ -294,7 +294,7 @@ InputScan scan_input(const std::filesystem::path& prefix, uint64_t input_tp) {
     note(*scan.world_axis);
   }
   for (const auto& id : used_groups) {
-    const auto axis = classify_group(groups.at(id), tp_in, n / tp_in);
+    const auto axis = classify_group(groups->at(id), tp_in, n / tp_in);
     if (!axis) throw no_rule(fmt::format("process group '{}'", id));
     scan.group_axis.emplace(id, *axis);
     note(*axis);
