@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "common/cli_numbers.h"
 #include "common/output.h"
+#include "dsim/workload/workload_options.h"
 #include "et/retarget/retarget.h"
 
 namespace {
@@ -23,15 +24,20 @@ void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--npus", args->options.npus, "ranks of the output, M")
       ->required()
       ->check(snr::cli::in_range(1, snr::limits::kMaxRanks));
-  sub->add_option("--tp", args->options.tp, "tensor-parallel group size (default: the input's)");
-  sub->add_option("--dp", args->options.dp, "data-parallel replicas (default: M / (tp x pp))");
+  // 0 means "not given" inside; given, every count is at least 1.
+  const auto ranks = snr::cli::in_range(1, snr::limits::kMaxRanks);
+  sub->add_option("--tp", args->options.tp, "tensor-parallel group size (default: the input's)")->check(ranks);
+  sub->add_option("--dp", args->options.dp, "data-parallel replicas (default: M / (tp x pp))")->check(ranks);
   sub->add_option("--input-tp", args->options.input_tp,
                   "tensor-parallel group size of the input (default: its consecutive-rank groups' size, else its "
-                  "strided groups' stride, else all ranks); 1 reads a data-parallel job such as DDP");
+                  "strided groups' stride, else all ranks); 1 reads a data-parallel job such as DDP")
+      ->check(ranks);
   sub->add_option("--pp", args->options.pp, "pipeline stages: each runs the traced step and hands its activation on")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(ranks);
   sub->add_option("--activation-bytes", args->options.activation_bytes,
-                  "bytes a pipeline stage sends to the next (default: the last collective's output tensor)");
+                  "bytes a pipeline stage sends to the next (default: the last collective's output tensor)")
+      ->check(snr::cli::in_range(1, snr::dsim::kMaxMessageBytes));  // the largest message snr sim takes
   sub->add_option("-o,--output", args->output, "output trace prefix (OUT.<rank>.et)")->required();
   snr::cli::set_examples(sub, {"snr et retarget decode --npus 64 -o decode64",
                                "snr et retarget decode --npus 16 --tp 2 -o decode16",

@@ -2,7 +2,8 @@
 # snr et critical-path on a simulated job with one straggler (the path runs
 # through its compute; a what-if halving compute shortens the step), on a
 # sim result directory and on the same trace with configs (same answer), on
-# the measured times of a converted PyTorch job, and its refusals.
+# the measured times of converted PyTorch jobs (the H100 DDP example and
+# PARAM's linear pair from ../shared/data), and its refusals.
 source "$(dirname "$0")/lib.sh"
 A="$DATA/astra-sim"
 if [[ ! -d "$A" ]]; then echo "SKIP: $A not present"; exit 77; fi
@@ -79,6 +80,24 @@ assert sum(cp["categories"].values()) == cp["makespan_ns"] > 0, cp["categories"]
 assert cp["categories"]["host_ns"] > 0, cp["categories"]
 assert len(cp["top_ops"]) == 10, cp["top_ops"]
 PY
+
+# Measured, from ../shared/data: the PARAM `linear` pair (one rank). The
+# path holds host ops (aten::mm, aten::linear, ...) and GPU kernels.
+P="$DATA/pytorch/param"
+if [[ -d "$P" ]]; then
+  "$SNR" et link --host "$P/linear_et.json.gz" --device "$P/linear_kineto.json.gz" -o "$WORK/lin.json" >/dev/null 2>&1
+  "$SNR" et convert "$WORK/lin.json" -o "$WORK/lin" >/dev/null
+  "$SNR" et critical-path "$WORK/lin" --json --perfetto "$WORK/lin_path.json" >"$WORK/lin_cp.json"
+  python3 - "$WORK/lin_cp.json" <<'PY'
+import json, sys
+cp = json.load(open(sys.argv[1]))
+assert cp["source"] == "measured" and cp["ranks"] == 1 and cp["rank_changes"] == 0, cp
+c = cp["categories"]
+assert sum(c.values()) == cp["makespan_ns"] > 0, c
+assert c["host_ns"] > 0 and c["compute_ns"] > 0 and c["communication_ns"] == 0, c
+assert "aten::mm" in [op["name"] for op in cp["top_ops"]], cp["top_ops"]
+PY
+fi
 
 # Refusals: a what-if needs a simulation; a directory must come from snr sim;
 # configs come together; no start times and no configs.

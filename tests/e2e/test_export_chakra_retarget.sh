@@ -104,6 +104,11 @@ expect_contains "$WORK/expect_fail.out" "not divisible"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --pp 3 -o "$WORK/bad"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 16 --tp 4 --dp 2 -o "$WORK/bad"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 0 -o "$WORK/bad"
+for option in --tp --dp --pp --input-tp --activation-bytes; do
+  expect_fail "$SNR" et retarget "$WORK/d4" --npus 4 "$option" 0 -o "$WORK/bad"
+  expect_contains "$WORK/expect_fail.out" "$option"
+done
+expect_fail "$SNR" et retarget "$WORK/d4" --npus 8 --pp 2 --activation-bytes 1e30 -o "$WORK/bad"
 expect_fail "$SNR" et retarget "$WORK/d4" --npus 2000000 -o "$WORK/bad"
 expect_contains "$WORK/expect_fail.out" "2000000"
 # Groups that break the symmetry (the 2-replica trace with its groups
