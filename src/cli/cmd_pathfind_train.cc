@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "pathfind/llm/calculon.h"
+#include "pathfind/llm/report_json.h"
 
 namespace {
 
@@ -20,15 +21,6 @@ struct TrainArgs {
   uint64_t vocab = 0;
   bool json = false;
 };
-
-std::string_view kind_name(snr::pathfind::KernelKind k) {
-  switch (k) {
-    case snr::pathfind::KernelKind::kGemm: return "gemm";
-    case snr::pathfind::KernelKind::kStream: return "stream";
-    case snr::pathfind::KernelKind::kComm: return "comm";
-  }
-  return "?";
-}
 
 int run_train(const TrainArgs& a) {
   using namespace snr::pathfind;
@@ -51,20 +43,8 @@ int run_train(const TrainArgs& a) {
     j["microbatches"] = r.microbatches;
     j["blocks_per_device"] = r.blocks_per_device;
     j["mfu"] = r.mfu;
-    j["memory"] = {{"weights_bytes", r.memory.weights_bytes},   {"gradients_bytes", r.memory.gradients_bytes},
-                   {"optimizer_bytes", r.memory.optimizer_bytes}, {"activations_bytes", r.memory.activations_bytes},
-                   {"total_bytes", r.memory.total_bytes},         {"capacity_bytes", r.memory.capacity_bytes},
-                   {"fits", r.memory.fits}};
-    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
-    for (const KernelTime& k : r.kernels) {
-      kernels.push_back({{"name", k.name},
-                         {"kind", std::string(kind_name(k.kind))},
-                         {"bound", k.bound},
-                         {"forward_s", k.forward_s},
-                         {"backward_s", k.backward_s},
-                         {"recompute_s", k.recompute_s}});
-    }
-    j["kernels"] = kernels;
+    j["memory"] = memory_json(r.memory);
+    j["kernels"] = kernel_times_json(r.kernels);
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("{}: {} devices = tp {} x pp {} (interleave {}) x dp {}, {}, recompute {}\n", model.name, p.devices,
@@ -77,7 +57,7 @@ int run_train(const TrainArgs& a) {
                r.pipeline_p2p_s * 1e3);
     fmt::print("  {:<36} {:<6} {:<9} {:>10} {:>10} {:>10}\n", "kernel", "kind", "bound", "fwd ms", "bwd ms", "recomp ms");
     for (const KernelTime& k : r.kernels) {
-      fmt::print("  {:<36} {:<6} {:<9} {:>10.3f} {:>10.3f} {:>10.3f}\n", k.name, kind_name(k.kind), k.bound,
+      fmt::print("  {:<36} {:<6} {:<9} {:>10.3f} {:>10.3f} {:>10.3f}\n", k.name, kernel_kind_name(k.kind), k.bound,
                  k.forward_s * 1e3, k.backward_s * 1e3, k.recompute_s * 1e3);
     }
     const double gib = 1024.0 * 1024 * 1024;

@@ -232,22 +232,6 @@ DeviceSpec device_preset(std::string_view name) {
   return d;
 }
 
-namespace {
-
-double bandwidth_of(std::string_view text) {
-  return parse_bandwidth(text).value().bytes_per_second;
-}
-double bytes_of(std::string_view text) {
-  return static_cast<double>(parse_bytes(text).value().count);
-}
-double frequency_of(std::string_view text) {
-  return parse_frequency(text).value().hertz;
-}
-double seconds_of(std::string_view text) {
-  return static_cast<double>(parse_duration(text).value().picoseconds) * 1e-12;
-}
-
-}  // namespace
 
 DeviceSpec parse_device_yaml(std::string_view text, std::string_view source) {
   YAML::Node root = load_yaml_text(text, source);
@@ -264,18 +248,18 @@ DeviceSpec parse_device_yaml(std::string_view text, std::string_view source) {
   d.max_utilization = mcu.number_or("max_utilization", 1.0, 1e-3, 1.0);
   mcu.finish();
   d.bundles = static_cast<uint32_t>(m.count("bundles", 1, 1 << 20));
-  d.frequency_hz = m.quantity("frequency", frequency_of, 1e6, 1e11);
+  d.frequency_hz = m.quantity("frequency", parse_frequency_hz, 1e6, 1e11);
   d.fp32_rate_ratio = m.number_or("fp32_rate_ratio", 0.0, 0.0, 1.0);
   d.supports_bf16 = m.string_or("bf16", "true") == "true";
   d.vector_flops_per_s = m.quantity("vector_rate", parse_flops_per_s, 1e6, 1e20);
-  d.kernel_overhead_s = m.has("kernel_overhead") ? m.quantity("kernel_overhead", seconds_of, 0, 1) : 0.0;
+  d.kernel_overhead_s = m.has("kernel_overhead") ? m.quantity("kernel_overhead", parse_duration_s, 0, 1) : 0.0;
   for (const StrictMap& l : m.list_of_maps("memory")) {
     MemoryLevel level;
     level.name = l.string("name");
     std::string scope = l.string("scope");
     level.scope = with_error_context(l.where("scope"), [&] { return parse_scope(scope); });
-    level.capacity_bytes = l.quantity("capacity", bytes_of, 1, 1e18);
-    level.bandwidth_bytes_per_s = l.quantity("bandwidth", bandwidth_of, 1, 1e18);
+    level.capacity_bytes = l.quantity("capacity", parse_bytes_count, 1, 1e18);
+    level.bandwidth_bytes_per_s = l.quantity("bandwidth", parse_bandwidth_bytes_per_s, 1, 1e18);
     level.efficiency = l.number_or("efficiency", 1.0, 1e-3, 1.0);
     std::string partial = l.string_or("partial_sums", level.scope == Scope::kGlobal ? "true" : "false");
     if (partial != "true" && partial != "false") throw_with_where(l.where("partial_sums"), "expected true or false");
@@ -288,8 +272,8 @@ DeviceSpec parse_device_yaml(std::string_view text, std::string_view source) {
       NetworkTier tier;
       tier.name = n.string("name");
       tier.size = n.count("size", 1, 1ull << 32);
-      tier.bandwidth_bytes_per_s = n.quantity("bandwidth", bandwidth_of, 1, 1e18);
-      tier.latency_s = n.has("latency") ? n.quantity("latency", seconds_of, 0, 1) : 0.0;
+      tier.bandwidth_bytes_per_s = n.quantity("bandwidth", parse_bandwidth_bytes_per_s, 1, 1e18);
+      tier.latency_s = n.has("latency") ? n.quantity("latency", parse_duration_s, 0, 1) : 0.0;
       tier.efficiency = n.number_or("efficiency", 1.0, 1e-3, 1.0);
       n.finish();
       d.network.push_back(std::move(tier));

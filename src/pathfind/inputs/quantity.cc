@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "common/units.h"
 #include "common/yaml_input.h"
 
 namespace snr::pathfind {
@@ -71,7 +72,19 @@ double parse_length_mm(std::string_view text) { return parse_si(text, {"m"}, "le
 double parse_area_mm2(std::string_view text) {
   std::string_view s = trim(text);
   if (s.size() >= 3 && s.substr(s.size() - 3) == "mm2") return parse_si(s.substr(0, s.size() - 3), {""}, "area");
-  throw Error(fmt::format("'{}' is not an area: write it in mm2 (e.g. 826mm2)", text));
+  if (s.size() >= 3 && s.substr(s.size() - 3) == "um2") {
+    return parse_si(s.substr(0, s.size() - 3), {""}, "area") * 1e-6;
+  }
+  throw Error(fmt::format("'{}' is not an area: write it in mm2 or um2 (e.g. 826mm2, 0.027um2)", text));
+}
+
+double parse_bytes_count(std::string_view text) { return static_cast<double>(parse_bytes(text).value().count); }
+double parse_bandwidth_bytes_per_s(std::string_view text) {
+  return parse_bandwidth(text).value().bytes_per_second;
+}
+double parse_frequency_hz(std::string_view text) { return parse_frequency(text).value().hertz; }
+double parse_duration_s(std::string_view text) {
+  return static_cast<double>(parse_duration(text).value().picoseconds) * 1e-12;
 }
 
 void throw_with_where(const std::string& where, const std::string& message) {

@@ -12,7 +12,7 @@
 
 namespace snr::pathfind {
 
-// "400W", "1.2kW"; "826mm2"; "0.75V", "750mV"; "1.1pJ"; "2.5mm";
+// "400W", "1.2kW"; "826mm2", "0.027um2"; "0.75V", "750mV"; "1.1pJ"; "2.5mm";
 // "312TFLOP/s" (also "TFLOPS"). SI prefixes p n u m k M G T P.
 // Throws snr::Error naming the text and the expected unit.
 double parse_power_w(std::string_view text);
@@ -21,6 +21,12 @@ double parse_voltage_v(std::string_view text);
 double parse_energy_j(std::string_view text);
 double parse_length_mm(std::string_view text);
 double parse_flops_per_s(std::string_view text);
+// The units of src/common/units (bytes "64KiB", bandwidth "2TB/s",
+// frequency "1.41GHz", duration "30us") as plain doubles in base units.
+double parse_bytes_count(std::string_view text);
+double parse_bandwidth_bytes_per_s(std::string_view text);
+double parse_frequency_hz(std::string_view text);
+double parse_duration_s(std::string_view text);
 
 [[noreturn]] void throw_with_where(const std::string& where, const std::string& message);
 

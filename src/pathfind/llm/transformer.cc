@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "pathfind/roofline/gemm.h"
+#include "pathfind/roofline/gemm_cache.h"
 
 namespace snr::pathfind {
 
@@ -15,6 +16,15 @@ std::string_view recompute_name(Recompute r) {
     case Recompute::kNone: return "none";
     case Recompute::kFull: return "full";
     case Recompute::kSelective: return "selective";
+  }
+  return "?";
+}
+
+std::string_view kernel_kind_name(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kGemm: return "gemm";
+    case KernelKind::kStream: return "stream";
+    case KernelKind::kComm: return "comm";
   }
   return "?";
 }
@@ -30,6 +40,9 @@ void TransformerModel::validate() const {
   need(attn_size, "attn_size");
   need(num_blocks, "num_blocks");
   if (vocab_size > (1ull << 24)) throw Error(fmt::format("model '{}': vocab_size must be at most 2^24", name));
+  if (kv_heads > attn_heads || (kv_heads > 0 && attn_heads % kv_heads != 0)) {
+    throw Error(fmt::format("model '{}': kv_heads {} must divide attn_heads {}", name, kv_heads, attn_heads));
+  }
 }
 
 double TransformerModel::block_parameters() const {
@@ -90,20 +103,6 @@ double send_recv_s(const NetworkTier& tier, double bytes) {
 }
 
 namespace {
-
-struct GemmCache {
-  const DeviceSpec* device;
-  DType dtype;
-  std::vector<std::pair<GemmShape, GemmPrediction>> entries;
-
-  const GemmPrediction& get(GemmShape s) {
-    for (const auto& [shape, p] : entries) {
-      if (shape.m == s.m && shape.n == s.n && shape.k == s.k) return p;
-    }
-    entries.emplace_back(s, predict_gemm(*device, s, dtype));
-    return entries.back().second;
-  }
-};
 
 struct BlockBuilder {
   const DeviceSpec& device;
@@ -177,8 +176,7 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   const bool sel = par.recompute == Recompute::kSelective || full;
   const NetworkTier* tp_net = t > 1 ? &device.network[par.tp_tier] : nullptr;
 
-  GemmCache gemms{&device, job.dtype, {}};
-  gemms.entries.reserve(16);
+  GemmCache gemms(device, job.dtype);
   r.kernels.reserve(20);
   BlockBuilder blk{device, gemms, constants, par, r.kernels};
 

@@ -31,9 +31,13 @@ struct TransformerModel {
   // Vocabulary of the embedding and the output layer (0: no embedding/head).
   // The output layer runs on the last pipeline stage, making it the slowest.
   uint64_t vocab_size = 0;
+  // Key/value heads (grouped-query attention); 0 means attn_heads. Only
+  // inference reads it: the training model keeps full multi-head attention.
+  uint64_t kv_heads = 0;
   void validate() const;
   // Weights of one block: QKV, projection, two MLP matrices, biases and two layer norms.
   [[nodiscard]] double block_parameters() const;
+  [[nodiscard]] uint64_t key_value_heads() const { return kv_heads == 0 ? attn_heads : kv_heads; }
 };
 
 enum class Recompute { kNone, kFull, kSelective };
@@ -80,6 +84,7 @@ struct IterationConstants {
 };
 
 enum class KernelKind { kGemm, kStream, kComm };
+std::string_view kernel_kind_name(KernelKind kind);  // "gemm", "stream", "comm"
 
 // One kernel of one block, for one microbatch on one device.
 struct KernelTime {

@@ -1,0 +1,140 @@
+// snr pathfind generate [--tech T] [--arch A] [--budget B] [--json] [-o device.yaml]
+// The micro-architecture generator (seed 004 §4): technology library,
+// architecture template and budgets -> MCUs, clock, memory capacities and
+// bandwidths, network bandwidth, each with the budget that bound it. The
+// device it writes is what `pathfind gemm/train/predict --hw` read.
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/command.h"
+#include "common/file_io.h"
+#include "common/output.h"
+#include "pathfind/age/builtin_inputs.h"
+#include "pathfind/age/generate.h"
+#include "pathfind/inputs/device_writer.h"
+
+namespace {
+
+struct GenerateArgs {
+  std::string tech = "n7";
+  std::string arch = "gpu-16x16";
+  std::string budget = "a100-like";
+  std::string output;
+  std::string print_input;
+  bool json = false;
+};
+
+std::string si(double value, std::string_view unit) {
+  static constexpr std::pair<double, std::string_view> kPrefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"},
+                                                                      {1e6, "M"},  {1e3, "k"}};
+  for (auto [scale, prefix] : kPrefixes) {
+    if (value >= scale) return fmt::format("{:.4g} {}{}", value / scale, prefix, unit);
+  }
+  return fmt::format("{:.4g} {}", value, unit);
+}
+
+std::string bytes(double value) {
+  static constexpr std::pair<double, std::string_view> kPrefixes[] = {
+      {1024.0 * 1024 * 1024 * 1024, "TiB"}, {1024.0 * 1024 * 1024, "GiB"}, {1024.0 * 1024, "MiB"}, {1024.0, "KiB"}};
+  for (auto [scale, prefix] : kPrefixes) {
+    if (value >= scale) return fmt::format("{:.4g} {}", value / scale, prefix);
+  }
+  return fmt::format("{:.4g} B", value);
+}
+
+nlohmann::ordered_json component_json(const snr::pathfind::age::ComponentReport& c) {
+  return {{"name", c.name},
+          {"kind", c.kind},
+          {"units", c.units},
+          {"bound", c.bound},
+          {"why", c.why},
+          {"area_budget_mm2", c.area_budget_mm2},
+          {"area_used_mm2", c.area_used_mm2},
+          {"power_budget_w", c.power_budget_w},
+          {"power_used_w", c.power_used_w},
+          {"perimeter_budget_mm", c.perimeter_budget_mm},
+          {"perimeter_used_mm", c.perimeter_used_mm},
+          {"voltage_v", c.voltage_v},
+          {"frequency_hz", c.frequency_hz},
+          {"capacity_bytes", c.capacity_bytes},
+          {"bandwidth_bytes_per_s", c.bandwidth_bytes_per_s}};
+}
+
+void print_report(const snr::pathfind::age::GeneratedArchitecture& g) {
+  const snr::pathfind::DeviceSpec& d = g.device;
+  fmt::print("{}: {} bundles x {} MCUs of {}x{} at {} = {} (16-bit, equation 1)\n", d.name, d.bundles,
+             d.mcus_per_bundle, d.mcu_rows, d.mcu_cols, si(d.frequency_hz, "Hz"), si(g.peak_flops_per_s, "FLOP/s"));
+  fmt::print("  {:<14} {:>8} {:>19} {:>19} {:>17}  {:<26} {}\n", "component", "units", "area mm2 (budget)",
+             "power W (budget)", "edge mm (budget)", "result", "bound");
+  for (const auto& c : g.components) {
+    std::string result;
+    if (c.kind == "core") {
+      result = fmt::format("{} at {:.3f} V", si(c.frequency_hz, "Hz"), c.voltage_v);
+    } else if (c.kind == "network") {
+      result = fmt::format("{} each way", si(c.bandwidth_bytes_per_s, "B/s"));
+    } else {
+      result = fmt::format("{}, {}", bytes(c.capacity_bytes), si(c.bandwidth_bytes_per_s, "B/s"));
+    }
+    std::string edge = c.perimeter_budget_mm > 0
+                           ? fmt::format("{:.1f} ({:.1f})", c.perimeter_used_mm, c.perimeter_budget_mm)
+                           : std::string("-");
+    fmt::print("  {:<14} {:>8} {:>19} {:>19} {:>17}  {:<26} {}\n", c.name, c.units,
+               fmt::format("{:.2f} ({:.2f})", c.area_used_mm2, c.area_budget_mm2),
+               fmt::format("{:.2f} ({:.2f})", c.power_used_w, c.power_budget_w), edge, result, c.bound);
+  }
+  fmt::print("why:\n");
+  for (const auto& c : g.components) fmt::print("  {}: {}\n", c.name, c.why);
+}
+
+void run_generate(const GenerateArgs& a) {
+  using namespace snr::pathfind::age;
+  if (!a.print_input.empty()) {
+    fmt::print("{}", builtin_input_yaml(a.print_input));
+    return;
+  }
+  if (!a.output.empty()) snr::output::check_output_file(a.output);
+  GeneratedArchitecture g =
+      generate_architecture(load_technology(a.tech), load_template(a.arch), load_budget(a.budget));
+  if (!a.output.empty()) snr::write_file_atomic(a.output, snr::pathfind::format_device_yaml(g.device));
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["device"] = g.device.name;
+    j["peak_flops_per_s"] = g.peak_flops_per_s;
+    j["frequency_hz"] = g.device.frequency_hz;
+    j["bundles"] = g.device.bundles;
+    j["mcus"] = g.device.mcu_count();
+    nlohmann::ordered_json components = nlohmann::ordered_json::array();
+    for (const auto& c : g.components) components.push_back(component_json(c));
+    j["components"] = components;
+    fmt::print("{}\n", j.dump());
+    return;
+  }
+  print_report(g);
+  if (!a.output.empty()) fmt::print("device written to {}\n", a.output);
+}
+
+void setup_pathfind_generate(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {
+  auto args = std::make_shared<GenerateArgs>();
+  auto* sub = parent.add_subcommand(
+      "generate", "Generate a device from a technology library, an architecture template and budgets (AGE)");
+  sub->add_option("--tech", args->tech, "technology library: built-in name (n7) or YAML file")->capture_default_str();
+  sub->add_option("--arch", args->arch, "architecture template: built-in name (gpu-16x16) or YAML file")
+      ->capture_default_str();
+  sub->add_option("--budget", args->budget, "area/power/perimeter budgets: built-in name (a100-like) or YAML file")
+      ->capture_default_str();
+  sub->add_option("-o,--output", args->output, "write the generated device as YAML (readable by --hw)");
+  sub->add_option("--print-input", args->print_input, "print a built-in library, template or budget as YAML and exit");
+  sub->add_flag("--json", args->json, "print one JSON object (device, peak_flops_per_s, components with bounds)");
+  snr::cli::set_examples(sub, {"snr pathfind generate", "snr pathfind generate --print-input a100-like > budget.yaml",
+                               "snr pathfind generate --budget budget.yaml -o chip.yaml && "
+                               "snr pathfind gemm 8192 8192 8192 --hw chip.yaml"});
+  sub->callback([args] { run_generate(*args); });
+}
+
+}  // namespace
+
+SNR_REGISTER_SUBCOMMAND(pathfind, "Cross-stack performance model: kernels, training iterations, generated hardware",
+                        generate, setup_pathfind_generate);

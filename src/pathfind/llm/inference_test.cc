@@ -1,0 +1,104 @@
+#include "pathfind/llm/inference.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "pathfind/roofline/gemm.h"
+
+namespace snr::pathfind {
+namespace {
+
+// A Llama-2-7B-like shape with grouped-query attention (8 KV heads).
+TransformerModel llama() {
+  TransformerModel m;
+  m.name = "llama-like";
+  m.hidden = 4096;
+  m.feedforward = 11008;
+  m.seq_size = 4096;
+  m.attn_heads = 32;
+  m.attn_size = 128;
+  m.kv_heads = 8;
+  m.num_blocks = 32;
+  m.vocab_size = 32000;
+  return m;
+}
+
+Parallelism par(uint64_t tp, uint64_t pp, uint64_t dp) {
+  Parallelism p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.devices = tp * pp * dp;
+  p.tp_tier = 0;
+  p.pp_tier = 0;
+  p.dp_tier = 1;
+  return p;
+}
+
+const KernelTime& kernel(const InferencePrediction& r, std::string_view name) {
+  for (const KernelTime& k : r.kernels) {
+    if (k.name == name) return k;
+  }
+  throw Error("no kernel");
+}
+
+TEST(PathfindInference, DecodeAttentionStreamsTheKvCache) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  InferenceJob job{InferencePhase::kDecode, 16, 1, 2047, DType::kBf16};
+  InferencePrediction r = predict_inference(a100, llama(), par(2, 1, 1), job);
+  // Per device: 4 KV heads x 128 x 2048 cached tokens x 16 sequences x K and V x 2 bytes,
+  // plus the new keys/values and the queries read.
+  const double kv_read = 16.0 * 4 * 128 * 2048 * 2 * 2;
+  const double bytes = kv_read + 16.0 * 2 * 4 * 128 * 2 + 2 * 16.0 * 16 * 128 * 2;
+  const double flops = 4.0 * 16 * 16 * 128 * 2048;
+  EXPECT_DOUBLE_EQ(kernel(r, "attn.decode").forward_s, predict_streaming_s(a100, bytes, flops));
+  // KV cache per device after the step: 32 blocks x 16 x 2 x 4 x 128 x 2048 x 2 B = 2 GiB.
+  EXPECT_DOUBLE_EQ(r.kv_cache_bytes, 32.0 * 16 * 2 * 4 * 128 * 2048 * 2);
+  EXPECT_EQ(r.blocks_per_device, 32u);
+  EXPECT_NEAR(r.tokens_per_s, 16 / r.step_s, 1e-9);
+  EXPECT_TRUE(r.memory.fits);
+}
+
+TEST(PathfindInference, DecodeIsBoundByReadingTheWeights) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  InferencePrediction r = predict_inference(a100, llama(), par(1, 1, 1), {InferencePhase::kDecode, 1, 1, 127, DType::kBf16});
+  // One token reads every weight once: about 13.5 GB at 2039 GB/s x 0.9,
+  // plus the preset's fixed cost per kernel; the step cannot be faster than
+  // the weights, and the KV cache of 128 tokens adds little.
+  const double weights_s = r.memory.weights_bytes / (2039e9 * 0.9);
+  const double kernels = static_cast<double>(r.kernels.size() * 32 + r.head_kernels.size());
+  EXPECT_GT(r.step_s, weights_s + kernels * a100.kernel_overhead_s);
+  EXPECT_LT(r.step_s, weights_s * 1.1 + kernels * a100.kernel_overhead_s);
+  EXPECT_EQ(kernel(r, "mlp.fc1").bound, "hbm");
+}
+
+TEST(PathfindInference, PrefillIsComputeBoundAndPipelineAddsStages) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  InferenceJob job{InferencePhase::kPrefill, 8, 2048, 0, DType::kBf16};
+  InferencePrediction one = predict_inference(a100, llama(), par(1, 1, 1), job);
+  EXPECT_EQ(kernel(one, "mlp.fc1").bound, "compute");
+  InferencePrediction two = predict_inference(a100, llama(), par(1, 2, 1), job);
+  EXPECT_EQ(two.blocks_per_device, 16u);
+  // The batch goes through both stages in turn: no faster, plus one transfer.
+  EXPECT_NEAR(two.step_s, one.step_s + two.pipeline_p2p_s, one.step_s * 1e-9);
+  EXPECT_NEAR(one.tokens_per_s, 8.0 * 2048 / one.step_s, 1e-6);
+}
+
+TEST(PathfindInference, BadCombinationsNameTheField) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  Parallelism p = par(1, 1, 1);
+  p.recompute = Recompute::kFull;
+  EXPECT_THROW((void)predict_inference(a100, llama(), p, {}), Error);
+  try {
+    (void)predict_inference(a100, llama(), par(1, 1, 2), {InferencePhase::kDecode, 3, 1, 10, DType::kBf16});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("batch"), std::string::npos) << e.what();
+  }
+  TransformerModel m = llama();
+  m.kv_heads = 3;
+  EXPECT_THROW((void)predict_inference(a100, m, par(1, 1, 1), {}), Error);
+}
+
+}  // namespace
+}  // namespace snr::pathfind

@@ -1,0 +1,33 @@
+// One GEMM C[M,N] = A[M,K] B[K,N] spread over devices (seed 004 §3.3):
+// RC-{KP1}-{KP2} shards A by rows KP1 ways and B by columns KP2 ways, so
+// each device computes a [M/KP1, N/KP2] block over the full K, and the
+// row groups all-gather their blocks into whole rows; CR-{KP1} cuts K, so
+// each device computes a partial [M, N] over K/KP1 and the partials are
+// all-reduced. Data parallelism splits M into independent shards.
+#pragma once
+
+#include <string>
+
+#include "pathfind/inputs/device.h"
+#include "pathfind/inputs/shapes.h"
+#include "pathfind/mapping/notation.h"
+#include "pathfind/roofline/gemm.h"
+
+namespace snr::pathfind {
+
+struct DistributedGemmPrediction {
+  GemmShape local;            // one device's GEMM (ceil of each split)
+  GemmPrediction kernel;      // its roofline prediction
+  double comm_s = 0;
+  double comm_bytes = 0;      // the collective's whole buffer
+  std::string collective;     // "all_gather", "all_reduce" or "" (none)
+  double time_s = 0;          // kernel + collective
+};
+
+// `kernel_row` / `kernel_col`: the tiers the two kernel dimensions
+// communicate over (after mapping); unused ones may be null.
+DistributedGemmPrediction predict_distributed_gemm(const DeviceSpec& device, GemmShape shape,
+                                                   const ParallelismNotation& notation, DType dtype,
+                                                   const NetworkTier* kernel_row, const NetworkTier* kernel_col);
+
+}  // namespace snr::pathfind

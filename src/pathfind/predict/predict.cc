@@ -1,0 +1,193 @@
+#include "pathfind/predict/predict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/error.h"
+#include "pathfind/predict/system.h"
+
+namespace snr::pathfind {
+namespace {
+
+// What one logical edge of each parallel dimension carries per iteration:
+// only the ratios between dimensions matter, for ranking orderings.
+std::array<double, kParallelDimCount> bytes_per_edge(const Workload& w, const Strategy& s) {
+  std::array<double, kParallelDimCount> bytes{};
+  const ParallelismNotation& n = s.notation;
+  const double e = dtype_bytes(w.dtype);
+  auto ring = [](uint64_t k) { return k > 1 ? 2.0 * static_cast<double>(k - 1) / static_cast<double>(k) : 0.0; };
+  auto& row = bytes[index_of(ParallelDim::kKernelRow)];
+  auto& col = bytes[index_of(ParallelDim::kKernelCol)];
+  auto& pipe = bytes[index_of(ParallelDim::kPipeline)];
+  auto& data = bytes[index_of(ParallelDim::kData)];
+  if (w.kind == WorkloadKind::kGemm) {
+    const double m = static_cast<double>(w.gemm.m) / static_cast<double>(n.dp);
+    if (n.kind == KernelSplit::kColumnRow) row = ring(n.kp1) * m * static_cast<double>(w.gemm.n) * e;
+    if (n.kind == KernelSplit::kRowColumn) {
+      col = ring(n.kp2) / 2 * m / static_cast<double>(n.kp1) * static_cast<double>(w.gemm.n) * e;
+    }
+    return bytes;
+  }
+  const TransformerModel& t = w.model;
+  const double tp = static_cast<double>(s.tensor_parallel());
+  const double blocks = static_cast<double>(t.num_blocks) / static_cast<double>(n.lp);
+  if (w.phase == WorkloadPhase::kTraining) {
+    const double act = static_cast<double>(w.microbatch * t.seq_size * t.hidden) * e;
+    const double micro = static_cast<double>(w.batch) / static_cast<double>(n.dp * w.microbatch);
+    row = 4 * ring(s.tensor_parallel()) * act * blocks * micro;
+    pipe = n.lp > 1 ? 2 * act / tp * micro : 0;
+    data = ring(n.dp) * blocks * t.block_parameters() / tp * e;
+  } else {
+    const double tokens = static_cast<double>(w.batch / n.dp) *
+                          static_cast<double>(w.phase == WorkloadPhase::kPrefill ? t.seq_size : 1);
+    const double act = tokens * static_cast<double>(t.hidden) * e;
+    row = 2 * ring(s.tensor_parallel()) * act * blocks;
+    pipe = n.lp > 1 ? act : 0;
+  }
+  return bytes;
+}
+
+NetworkTier mapped_tier(const DeviceSpec& device, ParallelDim dim, uint64_t size, const DimensionTraffic& traffic) {
+  const NetworkTier& base = device.network.empty() ? NetworkTier{"none", 1, 1.0, 0, 1.0}
+                                                   : device.network[std::min(traffic.bottleneck_tier,
+                                                                             device.network.size() - 1)];
+  NetworkTier t = base;
+  t.name = fmt::format("{}:{}", parallel_dim_name(dim), base.name);
+  t.size = size;
+  if (traffic.edges > 0) t.bandwidth_bytes_per_s = traffic.effective_bandwidth_bytes_per_s;
+  return t;
+}
+
+std::string cause_of(const KernelTime& k) {
+  if (k.kind == KernelKind::kComm) return "network:" + k.bound;
+  return k.bound == "compute" ? "compute" : "memory:" + k.bound;
+}
+
+void add_cause(std::map<std::string, double>& causes, const std::string& cause, double seconds) {
+  if (seconds > 0) causes[cause] += seconds;
+}
+
+}  // namespace
+
+Prediction predict(const PredictInputs& in) {
+  const Strategy& s = in.strategy;
+  s.notation.validate();
+  const Workload& w = in.workload;
+  Prediction r;
+  r.devices = s.devices();
+  if (w.kind == WorkloadKind::kTransformer && s.notation.kind == KernelSplit::kRowColumn) {
+    throw Error(fmt::format("parallelism {}: a transformer's tensor parallelism is Megatron's CR-{{TP}} (column- then "
+                            "row-parallel GEMM pairs); write CR-{}-d{}-p{} or tp={}",
+                            s.notation.to_string(), s.tensor_parallel(), s.notation.dp, s.notation.lp,
+                            s.tensor_parallel()));
+  }
+  const age::ArchitectureTemplate* arch = in.arch ? &*in.arch : nullptr;
+  SystemGraph system = build_system(in.device, arch, r.devices);
+  const ParallelDims dims = parallel_dims(s.notation);
+  const std::array<double, kParallelDimCount> bytes = bytes_per_edge(w, s);
+  DeviceMapper mapper(dims, system);
+  if (in.order) {
+    r.mapping = mapper.evaluate(*in.order, bytes);
+    r.orderings.emplace_back(order_name(*in.order), r.mapping.score_s);
+  } else {
+    OrderingSearch search = mapper.best_ordering(bytes);
+    r.mapping = std::move(search.best);
+    for (const Mapping& m : search.all) r.orderings.emplace_back(order_name(m.order), m.score_s);
+  }
+  DeviceSpec device = in.device;
+  device.network.clear();
+  for (ParallelDim dim : kAllParallelDims) {
+    MappedDimension& md = r.dims[index_of(dim)];
+    md.dim = dim;
+    md.size = dims[dim];
+    md.bytes_per_edge = bytes[index_of(dim)];
+    md.traffic = r.mapping.dims[index_of(dim)];
+    md.tier = mapped_tier(in.device, dim, md.size, md.traffic);
+    device.network.push_back(md.tier);
+  }
+
+  std::map<std::string, double> causes;
+  if (w.kind == WorkloadKind::kGemm) {
+    r.time_name = "gemm";
+    r.gemm = predict_distributed_gemm(device, w.gemm, s.notation, w.dtype, &device.network[0], &device.network[1]);
+    const GemmPrediction& k = r.gemm->kernel;
+    r.kernels.push_back({"gemm", KernelKind::kGemm, std::string(k.bound), k.time_s, 0, 0});
+    if (!r.gemm->collective.empty()) {
+      size_t tier = r.gemm->collective == "all_reduce" ? 0 : 1;
+      r.kernels.push_back({r.gemm->collective, KernelKind::kComm, device.network[tier].name, r.gemm->comm_s, 0, 0});
+    }
+    for (const KernelTime& kt : r.kernels) add_cause(causes, cause_of(kt), kt.forward_s);
+    r.time_s = r.gemm->time_s;
+    const double e = dtype_bytes(w.dtype);
+    const GemmShape& l = r.gemm->local;
+    r.memory.weights_bytes = static_cast<double>(l.k * l.n) * e;
+    r.memory.activations_bytes = static_cast<double>(l.m * l.k + l.m * w.gemm.n) * e;
+    r.memory.total_bytes = r.memory.weights_bytes + r.memory.activations_bytes;
+    r.memory.capacity_bytes = device.main_memory().capacity_bytes;
+    r.memory.fits = r.memory.total_bytes <= r.memory.capacity_bytes;
+  } else {
+    Parallelism par;
+    par.devices = r.devices;
+    par.tp = s.tensor_parallel();
+    par.pp = s.notation.lp;
+    par.dp = s.notation.dp;
+    par.interleave = s.interleave;
+    par.sequence_parallel = s.sequence_parallel;
+    par.recompute = s.recompute;
+    par.optimizer_sharding = s.optimizer_sharding;
+    par.tp_tier = index_of(ParallelDim::kKernelRow);
+    par.pp_tier = index_of(ParallelDim::kPipeline);
+    par.dp_tier = index_of(ParallelDim::kData);
+    if (w.phase == WorkloadPhase::kTraining) {
+      r.time_name = "iteration";
+      IterationPrediction it =
+          predict_training_iteration(device, w.model, par, TrainingJob{w.batch, w.microbatch, w.dtype, true});
+      const double blocks = static_cast<double>(it.blocks_per_device);
+      const double micro = static_cast<double>(it.microbatches);
+      for (const KernelTime& k : it.kernels) {
+        add_cause(causes, cause_of(k), (k.forward_s + k.backward_s + k.recompute_s) * blocks * micro);
+      }
+      for (const KernelTime& k : it.head_kernels) add_cause(causes, cause_of(k), (k.forward_s + k.backward_s) * micro);
+      add_cause(causes, "network:" + device.network[par.pp_tier].name, it.pipeline_p2p_s * micro);
+      add_cause(causes, "pipeline bubble", it.bubble_s);
+      add_cause(causes, "network:" + device.network[par.dp_tier].name, it.dp_allreduce_s);
+      add_cause(causes, "memory:" + device.main_memory().name + " (optimizer)", it.optimizer_s);
+      r.time_s = it.iteration_s;
+      r.mfu = it.mfu;
+      r.kernels = it.kernels;
+      r.head_kernels = it.head_kernels;
+      r.memory = it.memory;
+      r.training = std::move(it);
+    } else {
+      r.time_name = w.phase == WorkloadPhase::kPrefill ? "prefill step" : "decode step";
+      InferenceJob job{w.phase == WorkloadPhase::kPrefill ? InferencePhase::kPrefill : InferencePhase::kDecode,
+                       w.batch, w.model.seq_size, w.context, w.dtype};
+      InferencePrediction inf = predict_inference(device, w.model, par, job);
+      const double blocks = static_cast<double>(inf.blocks_per_device * par.pp);
+      for (const KernelTime& k : inf.kernels) add_cause(causes, cause_of(k), k.forward_s * blocks);
+      for (const KernelTime& k : inf.head_kernels) add_cause(causes, cause_of(k), k.forward_s);
+      add_cause(causes, "network:" + device.network[par.pp_tier].name,
+                inf.pipeline_p2p_s * static_cast<double>(par.pp - 1));
+      r.time_s = inf.step_s;
+      r.tokens_per_s = inf.tokens_per_s;
+      r.kernels = inf.kernels;
+      r.head_kernels = inf.head_kernels;
+      r.memory = inf.memory;
+      r.inference = std::move(inf);
+    }
+  }
+  for (const auto& [cause, seconds] : causes) r.causes.push_back({cause, seconds});
+  std::stable_sort(r.causes.begin(), r.causes.end(),
+                   [](const TimeCause& a, const TimeCause& b) { return a.seconds > b.seconds; });
+  double total = 0;
+  for (const TimeCause& c : r.causes) total += c.seconds;
+  if (!r.causes.empty() && total > 0) {
+    r.bottleneck = fmt::format("{} ({:.0f}% of the {})", r.causes.front().cause,
+                               100 * r.causes.front().seconds / total, r.time_name);
+  }
+  return r;
+}
+
+}  // namespace snr::pathfind

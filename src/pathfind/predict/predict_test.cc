@@ -1,0 +1,150 @@
+#include "pathfind/predict/predict.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "pathfind/age/generate.h"
+
+namespace snr::pathfind {
+namespace {
+
+Workload gpt3_training() {
+  Workload w;
+  w.name = "gpt3-175B";
+  w.kind = WorkloadKind::kTransformer;
+  w.phase = WorkloadPhase::kTraining;
+  w.model = {"gpt3-175B", 12288, 49152, 2048, 96, 128, 96, 51200};
+  w.batch = 64;
+  w.microbatch = 1;
+  w.dtype = DType::kFp16;
+  return w;
+}
+
+Workload gemm(uint64_t m, uint64_t n, uint64_t k) {
+  Workload w;
+  w.name = "gemm";
+  w.kind = WorkloadKind::kGemm;
+  w.gemm = {m, n, k};
+  w.dtype = DType::kFp16;
+  return w;
+}
+
+PredictInputs inputs(DeviceSpec device, Workload w, std::string_view strategy) {
+  PredictInputs in;
+  in.device = std::move(device);
+  in.workload = std::move(w);
+  in.strategy = parse_strategy(strategy);
+  return in;
+}
+
+// CR-8 on one 8-GPU NVLink board: each GPU multiplies 8192x8192 over
+// K/8 = 1024 and the partial products (8192 x 8192 x 2 B) are all-reduced;
+// on a switch no two logical edges share a port, so the ring sees the full
+// 300 GB/s.
+TEST(PathfindPredict, ColumnRowGemmOnOneBoard) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  Prediction r = predict(inputs(a100, gemm(8192, 8192, 8192), "CR-8-d1-p1"));
+  ASSERT_TRUE(r.gemm.has_value());
+  EXPECT_EQ(r.gemm->local.k, 1024u);
+  EXPECT_EQ(r.gemm->collective, "all_reduce");
+  const double expected_comm = all_reduce_s(a100.network[0], 8, 8192.0 * 8192 * 2);
+  EXPECT_DOUBLE_EQ(r.gemm->comm_s, expected_comm);
+  EXPECT_DOUBLE_EQ(r.time_s, predict_gemm(a100, {8192, 8192, 1024}, DType::kFp16).time_s + expected_comm);
+  EXPECT_EQ(r.dims[0].traffic.max_sharing, 1u);
+  EXPECT_EQ(r.orderings.size(), 24u);
+}
+
+// RC-4-2: blocks of [8192/4, 8192/2] over the full K; row groups of two
+// all-gather whole rows (2048 x 8192 x 2 B).
+TEST(PathfindPredict, RowColumnGemmGathersRows) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  Prediction r = predict(inputs(a100, gemm(8192, 8192, 8192), "RC-4-2-d1-p1"));
+  EXPECT_EQ(r.gemm->local.m, 2048u);
+  EXPECT_EQ(r.gemm->local.n, 4096u);
+  EXPECT_EQ(r.gemm->collective, "all_gather");
+  EXPECT_DOUBLE_EQ(r.gemm->comm_bytes, 2048.0 * 8192 * 2);
+}
+
+// Korthikanti et al.'s GPT-3 run: TP 8 inside a board, PP 8 across boards.
+// The best ordering keeps the tensor-parallel ring on NVLink, so the
+// prediction equals the Megatron model on the preset's own two tiers.
+TEST(PathfindPredict, BestOrderingKeepsTensorParallelismOnTheBoard) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  Prediction r = predict(inputs(a100, gpt3_training(), "tp=8,pp=8,dp=1,interleave=1,sp,recompute=selective"));
+  Parallelism par;
+  par.devices = 64;
+  par.tp = 8;
+  par.pp = 8;
+  par.sequence_parallel = true;
+  par.recompute = Recompute::kSelective;
+  par.tp_tier = 0;
+  par.pp_tier = 1;
+  par.dp_tier = 1;
+  IterationPrediction direct = predict_training_iteration(a100, gpt3_training().model, par, {64, 1, DType::kFp16, true});
+  EXPECT_NEAR(r.time_s, direct.iteration_s, direct.iteration_s * 1e-12);
+  EXPECT_EQ(r.dims[index_of(ParallelDim::kKernelRow)].traffic.bottleneck_tier, 0u);
+  EXPECT_EQ(r.dims[index_of(ParallelDim::kPipeline)].traffic.bottleneck_tier, 1u);
+  EXPECT_EQ(r.time_name, "iteration");
+  EXPECT_NE(r.bottleneck.find("compute"), std::string::npos) << r.bottleneck;
+  double total = 0;
+  for (const TimeCause& c : r.causes) total += c.seconds;
+  EXPECT_NEAR(total, r.time_s, r.time_s * 1e-9);
+}
+
+TEST(PathfindPredict, AWorseOrderingPutsTensorParallelismOnTheFabric) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  PredictInputs in = inputs(a100, gpt3_training(), "tp=8,pp=8,dp=1,sp,recompute=selective");
+  Prediction best = predict(in);
+  in.order = DimOrder{ParallelDim::kPipeline, ParallelDim::kKernelRow, ParallelDim::kKernelCol, ParallelDim::kData};
+  Prediction worse = predict(in);
+  EXPECT_EQ(worse.orderings.size(), 1u);
+  EXPECT_EQ(worse.dims[index_of(ParallelDim::kKernelRow)].traffic.bottleneck_tier, 1u);
+  EXPECT_GT(worse.time_s, best.time_s * 1.2);
+}
+
+TEST(PathfindPredict, DecodeOnAGeneratedChip) {
+  age::GeneratedArchitecture g = age::generate_architecture(
+      age::builtin_technology("n7"), age::builtin_template("gpu-16x16"), age::builtin_budget("a100-like"));
+  Workload w;
+  w.name = "llama-like";
+  w.kind = WorkloadKind::kTransformer;
+  w.phase = WorkloadPhase::kDecode;
+  w.model = {"llama-like", 4096, 11008, 4096, 32, 128, 32, 32000, 8};
+  w.batch = 32;
+  w.context = 1023;
+  PredictInputs in = inputs(g.device, w, "tp=2,pp=1,dp=1");
+  in.arch = age::builtin_template("gpu-16x16");
+  Prediction r = predict(in);
+  EXPECT_EQ(r.time_name, "decode step");
+  EXPECT_NEAR(r.tokens_per_s, 32 / r.time_s, 1e-6);
+  EXPECT_TRUE(r.memory.fits);
+  EXPECT_NE(r.bottleneck.find("memory:hbm"), std::string::npos) << r.bottleneck;
+}
+
+TEST(PathfindPredict, InconsistentInputsNameTheField) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  auto error = [&](Workload w, std::string_view strategy) {
+    try {
+      (void)predict(inputs(a100, std::move(w), strategy));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error(gpt3_training(), "RC-4-2-d1-p8").find("CR-8-d1-p8"), std::string::npos);
+  EXPECT_NE(error(gpt3_training(), "tp=8,pp=8,dp=1,interleave=5").find("interleave"), std::string::npos);
+  EXPECT_NE(error(gemm(64, 64, 64), "CR-4-d1-p2").find("pipeline"), std::string::npos);
+  EXPECT_NE(error(gemm(64, 64, 64), "d12-p1").find("packages"), std::string::npos);
+  Workload big = gpt3_training();
+  big.batch = 65;
+  EXPECT_NE(error(big, "tp=8,pp=4,dp=2").find("global batch"), std::string::npos);
+}
+
+TEST(PathfindPredict, ModelThatDoesNotFitIsAVerdict) {
+  Prediction r = predict(inputs(device_preset("a100-80gb"), gpt3_training(), "tp=8,pp=1,dp=1"));
+  EXPECT_FALSE(r.memory.fits);
+  EXPECT_GT(r.memory.total_bytes, r.memory.capacity_bytes);
+}
+
+}  // namespace
+}  // namespace snr::pathfind

@@ -1,0 +1,88 @@
+#include "pathfind/predict/workload.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "pathfind/inputs/quantity.h"
+
+namespace snr::pathfind {
+
+std::string_view workload_phase_name(WorkloadPhase phase) {
+  switch (phase) {
+    case WorkloadPhase::kTraining: return "training";
+    case WorkloadPhase::kPrefill: return "prefill";
+    case WorkloadPhase::kDecode: return "decode";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr uint64_t kMaxDimension = uint64_t{1} << 24;
+
+WorkloadPhase parse_phase(const StrictMap& m) {
+  std::string text = m.string_or("phase", "training");
+  if (text == "training") return WorkloadPhase::kTraining;
+  if (text == "prefill") return WorkloadPhase::kPrefill;
+  if (text == "decode") return WorkloadPhase::kDecode;
+  throw_with_where(m.where("phase"), fmt::format("'{}' is not a phase (training, prefill, decode)", text));
+}
+
+}  // namespace
+
+Workload parse_workload_yaml(std::string_view text, std::string_view source) {
+  YAML::Node root = load_yaml_text(text, source);
+  StrictMap top(root, std::string(source), "");
+  StrictMap w = top.map("workload");
+  Workload out;
+  out.name = w.string("name");
+  std::string kind = w.string_or("kind", "transformer");
+  std::string dtype = w.string_or("dtype", "bf16");
+  try {
+    out.dtype = parse_dtype(dtype);
+  } catch (const Error& e) {
+    throw_with_where(w.where("dtype"), e.what());
+  }
+  if (kind == "transformer") {
+    out.kind = WorkloadKind::kTransformer;
+    StrictMap m = w.map("model");
+    TransformerModel& t = out.model;
+    t.name = out.name;
+    t.hidden = m.count("hidden", 1, kMaxDimension);
+    t.attn_heads = m.count("heads", 1, kMaxDimension);
+    t.kv_heads = m.has("kv_heads") ? m.count("kv_heads", 1, kMaxDimension) : 0;
+    t.attn_size = m.count("head_dim", 1, kMaxDimension);
+    t.feedforward = m.count("ffn", 1, kMaxDimension);
+    t.num_blocks = m.count("layers", 1, kMaxDimension);
+    t.vocab_size = m.has("vocab") ? m.count("vocab", 1, kMaxDimension) : 0;
+    m.finish();
+    out.phase = parse_phase(w);
+    out.batch = w.count("batch", 1, kMaxDimension);
+    t.seq_size = w.count("sequence", 1, kMaxDimension);
+    if (out.phase == WorkloadPhase::kTraining) {
+      out.microbatch = w.count("microbatch", 1, kMaxDimension);
+    }
+    if (out.phase == WorkloadPhase::kDecode) out.context = w.count("context", 0, uint64_t{1} << 30);
+    try {
+      t.validate();
+    } catch (const Error& e) {
+      throw e.with_context(std::string(source));
+    }
+  } else if (kind == "gemm") {
+    out.kind = WorkloadKind::kGemm;
+    StrictMap g = w.map("gemm");
+    out.gemm = {g.count("m", 1, uint64_t{1} << 40), g.count("n", 1, uint64_t{1} << 40),
+                g.count("k", 1, uint64_t{1} << 40)};
+    g.finish();
+  } else {
+    throw_with_where(w.where("kind"), fmt::format("'{}' is not a workload kind (transformer, gemm)", kind));
+  }
+  w.finish();
+  top.finish();
+  return out;
+}
+
+Workload load_workload(const std::string& path) { return parse_workload_yaml(read_file(path), path); }
+
+}  // namespace snr::pathfind
