@@ -12,12 +12,12 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/pathfind_predict_options.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/output.h"
-#include "pathfind/age/generate.h"
 #include "pathfind/inputs/device_writer.h"
-#include "pathfind/llm/report_json.h"
+#include "pathfind/predict/prediction_json.h"
 #include "pathfind/predict/predict.h"
 
 namespace {
@@ -25,83 +25,10 @@ namespace {
 using namespace snr::pathfind;
 
 struct PredictArgs {
-  std::string hw, tech, arch, budget;
-  std::string model;
-  std::string parallelism;
-  std::string mapping = "best";
+  snr::cli::PredictOptions inputs;
   std::string output;
   bool json = false;
 };
-
-DimOrder parse_order(const std::string& text) {
-  DimOrder order{};
-  size_t count = 0, start = 0;
-  std::array<bool, kParallelDimCount> seen{};
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    bool found = false;
-    for (ParallelDim dim : kAllParallelDims) {
-      std::string_view name = parallel_dim_name(dim);
-      if (part == name || (part.size() == 1 && part[0] == "rcpd"[index_of(dim)])) {
-        if (seen[index_of(dim)] || count == kParallelDimCount) break;
-        seen[index_of(dim)] = true;
-        order[count++] = dim;
-        found = true;
-      }
-    }
-    if (!found) {
-      throw snr::Error(fmt::format(
-          "--mapping '{}': '{}' is not a new parallel dimension (kernel_row, kernel_col, pipeline, data, or r, c, p, d)",
-          text, part));
-    }
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  if (count != kParallelDimCount) {
-    throw snr::Error(fmt::format("--mapping '{}': name all four parallel dimensions once, or 'best'", text));
-  }
-  return order;
-}
-
-nlohmann::ordered_json prediction_json(const Prediction& r, const DeviceSpec& device, const Workload& w,
-                                       const Strategy& s) {
-  nlohmann::ordered_json j;
-  j["time_s"] = r.time_s;
-  j["time_name"] = r.time_name;
-  j["bottleneck"] = r.bottleneck;
-  j["workload"] = w.name;
-  j["phase"] = w.kind == WorkloadKind::kGemm ? "gemm" : std::string(workload_phase_name(w.phase));
-  j["parallelism"] = s.to_string();
-  j["devices"] = r.devices;
-  j["device"] = {{"name", device.name},
-                 {"peak_flops_per_s", device.peak_flops_per_s(w.dtype)},
-                 {"main_memory_bytes", device.main_memory().capacity_bytes},
-                 {"main_memory_bytes_per_s", device.main_memory().bandwidth_bytes_per_s}};
-  if (r.inference) j["tokens_per_s"] = r.tokens_per_s;
-  if (r.training) j["mfu"] = r.mfu;
-  nlohmann::ordered_json causes = nlohmann::ordered_json::array();
-  for (const TimeCause& c : r.causes) causes.push_back({{"cause", c.cause}, {"seconds", c.seconds}});
-  j["causes"] = causes;
-  nlohmann::ordered_json dims = nlohmann::ordered_json::array();
-  for (const MappedDimension& d : r.dims) {
-    dims.push_back({{"dimension", std::string(parallel_dim_name(d.dim))},
-                    {"size", d.size},
-                    {"tier", d.tier.name},
-                    {"edges", d.traffic.edges},
-                    {"max_hops", d.traffic.max_hops},
-                    {"max_sharing", d.traffic.max_sharing},
-                    {"effective_bandwidth_bytes_per_s", d.traffic.effective_bandwidth_bytes_per_s},
-                    {"bytes_per_edge", d.bytes_per_edge}});
-  }
-  nlohmann::ordered_json orderings = nlohmann::ordered_json::array();
-  for (const auto& [name, score] : r.orderings) orderings.push_back({{"order", name}, {"score_s", score}});
-  j["mapping"] = {{"order", order_name(r.mapping.order)}, {"dimensions", dims}, {"orderings", orderings}};
-  j["kernels"] = kernel_times_json(r.kernels);
-  j["head_kernels"] = kernel_times_json(r.head_kernels);
-  j["memory"] = memory_json(r.memory);
-  return j;
-}
 
 std::string kernels_csv(const Prediction& r) {
   std::string out = "part,name,kind,bound,forward_s,backward_s,recompute_s\n";
@@ -153,27 +80,10 @@ void print_summary(const Prediction& r, const DeviceSpec& device, const Workload
 }
 
 int run_predict(const PredictArgs& a) {
-  bool generated = !a.tech.empty() || !a.arch.empty() || !a.budget.empty();
-  if (generated == !a.hw.empty()) {
-    throw snr::Error("give either --hw (a device preset or file) or --tech, --arch and --budget (a generated device)");
-  }
-  if (generated && (a.tech.empty() || a.arch.empty() || a.budget.empty())) {
-    throw snr::Error("a generated device needs all three of --tech, --arch and --budget");
-  }
   if (!a.output.empty()) snr::output::check_output_directory(a.output);
-  PredictInputs in;
-  if (generated) {
-    age::ArchitectureTemplate arch = age::load_template(a.arch);
-    in.device = age::generate_architecture(age::load_technology(a.tech), arch, age::load_budget(a.budget)).device;
-    in.arch = std::move(arch);
-  } else {
-    in.device = load_device(a.hw);
-  }
-  in.workload = load_workload(a.model);
-  in.strategy = parse_strategy(a.parallelism);
-  if (a.mapping != "best") in.order = parse_order(a.mapping);
+  PredictInputs in = snr::cli::load_predict_inputs(a.inputs);
   Prediction r = predict(in);
-  nlohmann::ordered_json j = prediction_json(r, in.device, in.workload, in.strategy);
+  nlohmann::ordered_json j = prediction_json(in, r);
   if (!a.output.empty()) {
     snr::output::StagedDirectory staged(a.output);
     snr::write_file_atomic(staged.path() / "prediction.json", j.dump(2) + "\n");
@@ -195,17 +105,7 @@ void setup_pathfind_predict(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* sub = parent.add_subcommand(
       "predict", "Predict a workload on a device under a parallelism: mapping, end-to-end time, bottleneck, memory "
                  "(exit 3 when it does not fit in memory)");
-  sub->add_option("--hw", args->hw, "device preset (v100, a100-80gb, h100-sxm, tpu-v4-like, tpu-v5e-like) or YAML");
-  sub->add_option("--tech", args->tech, "technology library for a generated device (built-in n7 or YAML)");
-  sub->add_option("--arch", args->arch, "architecture template for a generated device (built-in gpu-16x16 or YAML)");
-  sub->add_option("--budget", args->budget, "budgets for a generated device (built-in a100-like or YAML)");
-  sub->add_option("--model", args->model, "workload YAML (transformer training/prefill/decode or a GEMM)")->required();
-  sub->add_option("--parallelism", args->parallelism,
-                  "RC-{KP1}-{KP2}-d{DP}-p{LP}, CR-{KP1}-d{DP}-p{LP}, or tp=,pp=,dp=,interleave=,sp,recompute=,zero1")
-      ->required();
-  sub->add_option("--mapping", args->mapping,
-                  "order of the parallel dimensions on the system, fastest first (e.g. r,c,p,d), or best of all 24")
-      ->capture_default_str();
+  snr::cli::add_predict_options(sub, args->inputs);
   sub->add_option("-o,--output", args->output, "directory for prediction.json, kernels.csv and device.yaml");
   sub->add_flag("--json", args->json, "print one JSON object (time_s, bottleneck, causes, mapping, kernels, memory)");
   snr::cli::set_examples(

@@ -99,6 +99,38 @@ expect_fail "$SNR" pathfind predict --hw a100-80gb --tech n7 --model "$EX/gemm-8
 sed 's/heads: 96/heads: 95/' "$EX/gpt3-175B-train.yaml" >"$WORK/bad_model.yaml"
 expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$WORK/bad_model.yaml" --parallelism tp=8,pp=8
 expect_contains "$WORK/expect_fail.out" "heads"
+# emit: the same design as traces and configs that validate and simulate;
+# the simulator's time stays near the prediction (it adds store-and-forward
+# switches and the exact 1F1B interleaving of transfers).
+cat >"$WORK/small.yaml" <<'YAML'
+workload:
+  name: small
+  kind: transformer
+  model: {hidden: 2048, heads: 16, head_dim: 128, ffn: 8192, layers: 8}
+  phase: training
+  batch: 16
+  microbatch: 1
+  sequence: 1024
+  dtype: fp16
+YAML
+"$SNR" pathfind emit --hw a100-80gb --model "$WORK/small.yaml" --parallelism tp=2,pp=2,dp=4 -o "$WORK/emit" >"$WORK/emit.txt"
+expect_contains "$WORK/emit.txt" "run: snr sim"
+"$SNR" et validate "$WORK/emit/trace" >"$WORK/validate.txt"
+expect_contains "$WORK/validate.txt" "OK: 16 rank(s), 0 error(s)"
+"$SNR" sim --workload-configuration="$WORK/emit/trace" --system-configuration="$WORK/emit/system.json" \
+  --network-configuration="$WORK/emit/network.yml" --remote-memory-configuration="$WORK/emit/remote_memory.json" \
+  --comm-group-configuration="$WORK/emit/trace.comm_groups.json" -o "$WORK/emit/sim" >/dev/null
+python3 - "$WORK/emit/prediction.json" "$WORK/emit/sim/summary.json" <<'PY'
+import json, sys
+predicted = json.load(open(sys.argv[1]))["time_s"]
+simulated = json.load(open(sys.argv[2]))["finish_ns"] * 1e-9
+assert 0.8 < simulated / predicted < 1.3, (predicted, simulated)
+PY
+"$SNR" pathfind emit --hw a100-80gb --model "$EX/llama-7b-decode.yaml" --parallelism tp=4,pp=2 -o "$WORK/emit_decode" >/dev/null
+"$SNR" et validate "$WORK/emit_decode/trace" >/dev/null
+expect_fail "$SNR" pathfind emit --hw a100-80gb --model "$WORK/small.yaml" --parallelism tp=2,pp=2,dp=4,interleave=2 -o "$WORK/emit_bad"
+expect_contains "$WORK/expect_fail.out" "interleave"
+
 status=0
 "$SNR" pathfind predict --hw a100-80gb --model "$EX/gpt3-175B-train.yaml" --parallelism tp=8 >"$WORK/oom.txt" || status=$?
 ((status == 3)) || fail "expected exit 3 for out of memory, got $status"

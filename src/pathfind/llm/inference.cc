@@ -22,14 +22,16 @@ struct ForwardBuilder {
 
   void gemm(std::string name, GemmShape shape) {
     const GemmPrediction& p = gemms.get(shape);
-    out.push_back({std::move(name), KernelKind::kGemm, std::string(p.bound), p.time_s, 0, 0});
+    out.push_back({std::move(name), KernelKind::kGemm, std::string(p.bound), p.time_s, 0, 0, CollectiveKind::kNone,
+                   CollectiveKind::kNone, 0});
   }
   void stream(std::string name, double bytes, double flops) {
     out.push_back({std::move(name), KernelKind::kStream, device.main_memory().name,
-                   predict_streaming_s(device, bytes, flops), 0, 0});
+                   predict_streaming_s(device, bytes, flops), 0, 0, CollectiveKind::kNone, CollectiveKind::kNone, 0});
   }
-  void comm(std::string name, const NetworkTier& tier, double seconds) {
-    out.push_back({std::move(name), KernelKind::kComm, tier.name, seconds, 0, 0});
+  void comm(std::string name, const NetworkTier& tier, double seconds, CollectiveKind collective, double bytes) {
+    out.push_back({std::move(name), KernelKind::kComm, tier.name, seconds, 0, 0, collective, CollectiveKind::kNone,
+                   bytes});
   }
 };
 
@@ -89,14 +91,14 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
     blk.stream("attn.decode", kv_read + kv_new_bytes + 2 * static_cast<double>(b * q_dev * d) * e, flops);
   }
   blk.gemm("attn.proj", {tokens, h, q_dev * d});
-  if (tp_net) blk.comm("attn.all_reduce", *tp_net, all_reduce_s(*tp_net, t, th * e));
+  if (tp_net) blk.comm("attn.all_reduce", *tp_net, all_reduce_s(*tp_net, t, th * e), CollectiveKind::kAllReduce, th * e);
   blk.stream("attn.residual", 3 * th * e, th);
   blk.stream("mlp.layernorm", 2 * th * e, 8 * th);
   blk.gemm("mlp.fc1", {tokens, f / t, h});
   const double ft = static_cast<double>(tokens * f / t);
   blk.stream("mlp.activation", 2 * ft * e, 8 * ft);
   blk.gemm("mlp.fc2", {tokens, h, f / t});
-  if (tp_net) blk.comm("mlp.all_reduce", *tp_net, all_reduce_s(*tp_net, t, th * e));
+  if (tp_net) blk.comm("mlp.all_reduce", *tp_net, all_reduce_s(*tp_net, t, th * e), CollectiveKind::kAllReduce, th * e);
   blk.stream("mlp.residual", 3 * th * e, th);
   for (const KernelTime& k : r.kernels) r.block_s += k.forward_s;
 
@@ -106,14 +108,16 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
     ForwardBuilder head{device, gemms, r.head_kernels};
     head.gemm("head.logits", {b, model.vocab_size / t, h});
     if (tp_net) {
-      head.comm("head.all_gather", *tp_net,
-                all_gather_s(*tp_net, t, static_cast<double>(b * model.vocab_size) * e));
+      const double logits_bytes = static_cast<double>(b * model.vocab_size) * e;
+      head.comm("head.all_gather", *tp_net, all_gather_s(*tp_net, t, logits_bytes), CollectiveKind::kAllGather,
+                logits_bytes);
     }
     for (const KernelTime& k : r.head_kernels) r.head_s += k.forward_s;
   }
 
   r.blocks_per_device = model.num_blocks / par.pp;
-  if (par.pp > 1) r.pipeline_p2p_s = send_recv_s(device.network[par.pp_tier], th * e);
+  r.pipeline_message_bytes = th * e;
+  if (par.pp > 1) r.pipeline_p2p_s = send_recv_s(device.network[par.pp_tier], r.pipeline_message_bytes);
   const double stage_s = static_cast<double>(r.blocks_per_device) * r.block_s;
   r.step_s = static_cast<double>(par.pp) * stage_s + static_cast<double>(par.pp - 1) * r.pipeline_p2p_s + r.head_s;
   r.tokens_per_s = static_cast<double>(job.batch * s) / r.step_s;

@@ -32,6 +32,7 @@ struct InferencePrediction {
   double block_s = 0;          // one block on one device
   double head_s = 0;           // output layer, last stage
   double pipeline_p2p_s = 0;   // per stage boundary
+  double pipeline_message_bytes = 0;  // the activations handed to the next stage
   uint64_t blocks_per_device = 0;
   uint64_t sequences_per_replica = 0;
   std::vector<KernelTime> kernels;       // one block (forward_s only)

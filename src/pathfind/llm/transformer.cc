@@ -20,6 +20,16 @@ std::string_view recompute_name(Recompute r) {
   return "?";
 }
 
+std::string_view collective_kind_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kNone: return "";
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+  }
+  return "?";
+}
+
 std::string_view kernel_kind_name(KernelKind kind) {
   switch (kind) {
     case KernelKind::kGemm: return "gemm";
@@ -112,7 +122,7 @@ struct BlockBuilder {
   std::vector<KernelTime>& out;
 
   KernelTime& add(std::string name, KernelKind kind) {
-    out.push_back(KernelTime{std::move(name), kind, "", 0, 0, 0});
+    out.push_back(KernelTime{std::move(name), kind, "", 0, 0, 0, CollectiveKind::kNone, CollectiveKind::kNone, 0});
     return out.back();
   }
 
@@ -136,12 +146,16 @@ struct BlockBuilder {
 
   // Forward collective and its backward counterpart (all-reduce <-> identity,
   // reduce-scatter <-> all-gather).
-  void comm(std::string name, double forward_s, double backward_s, bool recomputed) {
+  void comm(std::string name, double forward_s, double backward_s, bool recomputed, CollectiveKind forward,
+            CollectiveKind backward, double bytes) {
     KernelTime& k = add(std::move(name), KernelKind::kComm);
     k.bound = device.network[par.tp_tier].name;
     k.forward_s = forward_s;
     k.backward_s = backward_s;
     if (recomputed) k.recompute_s = forward_s;
+    k.forward_collective = forward;
+    k.backward_collective = backward;
+    k.comm_bytes = bytes;
   }
 };
 
@@ -188,18 +202,22 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
     if (par.sequence_parallel) {
       double ag = all_gather_s(*tp_net, t, act_bytes);
       double rs = reduce_scatter_s(*tp_net, t, act_bytes);
-      blk.comm(std::move(name) + ".all_gather", ag, rs + (par.redo_all_gather ? ag : 0), full);
+      blk.comm(std::move(name) + ".all_gather", ag, rs + (par.redo_all_gather ? ag : 0), full,
+               CollectiveKind::kAllGather, CollectiveKind::kReduceScatter, act_bytes);
     } else {
-      blk.comm(std::move(name) + ".identity_fwd_all_reduce_bwd", 0, all_reduce_s(*tp_net, t, act_bytes), full);
+      blk.comm(std::move(name) + ".identity_fwd_all_reduce_bwd", 0, all_reduce_s(*tp_net, t, act_bytes), full,
+               CollectiveKind::kNone, CollectiveKind::kAllReduce, act_bytes);
     }
   };
   auto tp_exit = [&](std::string name) {
     if (!tp_net) return;
     if (par.sequence_parallel) {
       blk.comm(std::move(name) + ".reduce_scatter", reduce_scatter_s(*tp_net, t, act_bytes),
-               all_gather_s(*tp_net, t, act_bytes), full);
+               all_gather_s(*tp_net, t, act_bytes), full, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
+               act_bytes);
     } else {
-      blk.comm(std::move(name) + ".all_reduce", all_reduce_s(*tp_net, t, act_bytes), 0, full);
+      blk.comm(std::move(name) + ".all_reduce", all_reduce_s(*tp_net, t, act_bytes), 0, full,
+               CollectiveKind::kAllReduce, CollectiveKind::kNone, act_bytes);
     }
   };
   const double norm_bytes = 2 * act_bytes / sp_div;
@@ -252,6 +270,7 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   if (p > 1) {
     // Megatron splits the boundary tensor over the TP ranks (scatter-gather).
     double msg = act_bytes / static_cast<double>(t);
+    r.pipeline_message_bytes = msg;
     r.pipeline_p2p_s = 2.0 * static_cast<double>(v) * send_recv_s(device.network[par.pp_tier], msg);
   }
   // The last stage also runs the output layer: the slowest stage sets the pace.
@@ -264,7 +283,8 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   // Blocks of one stage plus the output layer's weights (tied to the embedding).
   const double params_dev = (blocks * model.block_parameters() + static_cast<double>(model.vocab_size * h)) /
                             static_cast<double>(t);
-  if (par.dp > 1) r.dp_allreduce_s = all_reduce_s(device.network[par.dp_tier], par.dp, params_dev * e);
+  r.dp_allreduce_bytes = params_dev * e;
+  if (par.dp > 1) r.dp_allreduce_s = all_reduce_s(device.network[par.dp_tier], par.dp, r.dp_allreduce_bytes);
   const double opt_share = par.optimizer_sharding ? static_cast<double>(par.dp) : 1.0;
   r.optimizer_s = predict_streaming_s(device, params_dev * constants.optimizer_bytes_per_parameter / opt_share,
                                       10.0 * params_dev / opt_share);

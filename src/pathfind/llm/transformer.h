@@ -87,6 +87,9 @@ enum class KernelKind { kGemm, kStream, kComm };
 std::string_view kernel_kind_name(KernelKind kind);  // "gemm", "stream", "comm"
 
 // One kernel of one block, for one microbatch on one device.
+enum class CollectiveKind { kNone, kAllReduce, kAllGather, kReduceScatter };
+std::string_view collective_kind_name(CollectiveKind kind);  // "", "all_reduce", "all_gather", "reduce_scatter"
+
 struct KernelTime {
   std::string name;
   KernelKind kind = KernelKind::kGemm;
@@ -94,6 +97,12 @@ struct KernelTime {
   double forward_s = 0;
   double backward_s = 0;
   double recompute_s = 0;
+  // Communication kernels: the collective run forward and the one run
+  // backward (recompute repeats the forward one), over the whole tensor of
+  // `comm_bytes`; what a trace writer needs to replay the kernel.
+  CollectiveKind forward_collective = CollectiveKind::kNone;
+  CollectiveKind backward_collective = CollectiveKind::kNone;
+  double comm_bytes = 0;
 };
 
 struct MemoryFootprint {
@@ -113,8 +122,10 @@ struct IterationPrediction {
   double pipeline_s = 0;         // (m*v + p - 1) chunk slots
   double bubble_s = 0;
   double pipeline_p2p_s = 0;     // per microbatch, per stage, included in the slots
+  double pipeline_message_bytes = 0;  // one boundary transfer (activation or its gradient)
   double head_s = 0;             // output layer + loss, one microbatch, forward + backward (last stage)
   double dp_allreduce_s = 0;
+  double dp_allreduce_bytes = 0;  // gradients of one device
   double optimizer_s = 0;
   uint64_t microbatches = 0;
   uint64_t blocks_per_device = 0;

@@ -26,7 +26,7 @@ DistributedGemmPrediction predict_distributed_gemm(const DeviceSpec& device, Gem
       r.local = {ceil_div(m, notation.kp1), ceil_div(shape.n, notation.kp2), shape.k};
       if (notation.kp2 > 1) {
         if (!kernel_col) throw Error("distributed GEMM: RC needs the kernel_col network tier");
-        r.collective = "all_gather";
+        r.collective = CollectiveKind::kAllGather;
         r.comm_bytes = static_cast<double>(r.local.m * shape.n) * e;
         r.comm_s = all_gather_s(*kernel_col, notation.kp2, r.comm_bytes);
       }
@@ -35,7 +35,7 @@ DistributedGemmPrediction predict_distributed_gemm(const DeviceSpec& device, Gem
       r.local = {m, shape.n, ceil_div(shape.k, notation.kp1)};
       if (notation.kp1 > 1) {
         if (!kernel_row) throw Error("distributed GEMM: CR needs the kernel_row network tier");
-        r.collective = "all_reduce";
+        r.collective = CollectiveKind::kAllReduce;
         r.comm_bytes = static_cast<double>(m * shape.n) * e;
         r.comm_s = all_reduce_s(*kernel_row, notation.kp1, r.comm_bytes);
       }

@@ -10,6 +10,7 @@
 
 #include "pathfind/inputs/device.h"
 #include "pathfind/inputs/shapes.h"
+#include "pathfind/llm/transformer.h"
 #include "pathfind/mapping/notation.h"
 #include "pathfind/roofline/gemm.h"
 
@@ -20,7 +21,7 @@ struct DistributedGemmPrediction {
   GemmPrediction kernel;      // its roofline prediction
   double comm_s = 0;
   double comm_bytes = 0;      // the collective's whole buffer
-  std::string collective;     // "all_gather", "all_reduce" or "" (none)
+  CollectiveKind collective = CollectiveKind::kNone;  // all-gather (RC), all-reduce (CR)
   double time_s = 0;          // kernel + collective
 };
 

@@ -96,6 +96,7 @@ Prediction predict(const PredictInputs& in) {
     r.mapping = std::move(search.best);
     for (const Mapping& m : search.all) r.orderings.emplace_back(order_name(m.order), m.score_s);
   }
+  r.system = system;
   DeviceSpec device = in.device;
   device.network.clear();
   for (ParallelDim dim : kAllParallelDims) {
@@ -113,10 +114,13 @@ Prediction predict(const PredictInputs& in) {
     r.time_name = "gemm";
     r.gemm = predict_distributed_gemm(device, w.gemm, s.notation, w.dtype, &device.network[0], &device.network[1]);
     const GemmPrediction& k = r.gemm->kernel;
-    r.kernels.push_back({"gemm", KernelKind::kGemm, std::string(k.bound), k.time_s, 0, 0});
-    if (!r.gemm->collective.empty()) {
-      size_t tier = r.gemm->collective == "all_reduce" ? 0 : 1;
-      r.kernels.push_back({r.gemm->collective, KernelKind::kComm, device.network[tier].name, r.gemm->comm_s, 0, 0});
+    r.kernels.push_back({"gemm", KernelKind::kGemm, std::string(k.bound), k.time_s, 0, 0, CollectiveKind::kNone,
+                         CollectiveKind::kNone, 0});
+    if (r.gemm->collective != CollectiveKind::kNone) {
+      size_t tier = r.gemm->collective == CollectiveKind::kAllReduce ? 0 : 1;
+      r.kernels.push_back({std::string(collective_kind_name(r.gemm->collective)), KernelKind::kComm,
+                           device.network[tier].name, r.gemm->comm_s, 0, 0, r.gemm->collective, CollectiveKind::kNone,
+                           r.gemm->comm_bytes});
     }
     for (const KernelTime& kt : r.kernels) add_cause(causes, cause_of(kt), kt.forward_s);
     r.time_s = r.gemm->time_s;

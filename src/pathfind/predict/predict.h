@@ -54,6 +54,7 @@ struct Prediction {
   std::string bottleneck;    // the largest cause
   std::vector<TimeCause> causes;
   std::array<MappedDimension, kParallelDimCount> dims{};
+  std::optional<SystemGraph> system;             // what the shards were mapped onto
   Mapping mapping;                               // the chosen ordering, with link loads
   std::vector<std::pair<std::string, double>> orderings;  // every ordering tried and its score
   uint64_t devices = 0;

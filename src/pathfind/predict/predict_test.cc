@@ -46,7 +46,7 @@ TEST(PathfindPredict, ColumnRowGemmOnOneBoard) {
   Prediction r = predict(inputs(a100, gemm(8192, 8192, 8192), "CR-8-d1-p1"));
   ASSERT_TRUE(r.gemm.has_value());
   EXPECT_EQ(r.gemm->local.k, 1024u);
-  EXPECT_EQ(r.gemm->collective, "all_reduce");
+  EXPECT_EQ(r.gemm->collective, CollectiveKind::kAllReduce);
   const double expected_comm = all_reduce_s(a100.network[0], 8, 8192.0 * 8192 * 2);
   EXPECT_DOUBLE_EQ(r.gemm->comm_s, expected_comm);
   EXPECT_DOUBLE_EQ(r.time_s, predict_gemm(a100, {8192, 8192, 1024}, DType::kFp16).time_s + expected_comm);
@@ -61,7 +61,7 @@ TEST(PathfindPredict, RowColumnGemmGathersRows) {
   Prediction r = predict(inputs(a100, gemm(8192, 8192, 8192), "RC-4-2-d1-p1"));
   EXPECT_EQ(r.gemm->local.m, 2048u);
   EXPECT_EQ(r.gemm->local.n, 4096u);
-  EXPECT_EQ(r.gemm->collective, "all_gather");
+  EXPECT_EQ(r.gemm->collective, CollectiveKind::kAllGather);
   EXPECT_DOUBLE_EQ(r.gemm->comm_bytes, 2048.0 * 8192 * 2);
 }
 

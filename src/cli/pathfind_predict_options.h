@@ -1,0 +1,95 @@
+// The options `snr pathfind predict` and `snr pathfind emit` share: the
+// device (--hw, or --tech/--arch/--budget for a generated one), the
+// workload, the parallelism and the mapping, and how they become
+// PredictInputs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <string>
+
+#include "common/error.h"
+#include "pathfind/age/generate.h"
+#include "pathfind/predict/predict.h"
+
+namespace snr::cli {
+
+struct PredictOptions {
+  std::string hw, tech, arch, budget;
+  std::string model;
+  std::string parallelism;
+  std::string mapping = "best";
+};
+
+inline void add_predict_options(CLI::App* sub, PredictOptions& o) {
+  sub->add_option("--hw", o.hw, "device preset (v100, a100-80gb, h100-sxm, tpu-v4-like, tpu-v5e-like) or YAML");
+  sub->add_option("--tech", o.tech, "technology library for a generated device (built-in n7 or YAML)");
+  sub->add_option("--arch", o.arch, "architecture template for a generated device (built-in gpu-16x16 or YAML)");
+  sub->add_option("--budget", o.budget, "budgets for a generated device (built-in a100-like or YAML)");
+  sub->add_option("--model", o.model, "workload YAML (transformer training/prefill/decode or a GEMM)")->required();
+  sub->add_option("--parallelism", o.parallelism,
+                  "RC-{KP1}-{KP2}-d{DP}-p{LP}, CR-{KP1}-d{DP}-p{LP}, or tp=,pp=,dp=,interleave=,sp,recompute=,zero1")
+      ->required();
+  sub->add_option("--mapping", o.mapping,
+                  "order of the parallel dimensions on the system, fastest first (e.g. r,c,p,d), or best of all 24")
+      ->capture_default_str();
+}
+
+// "kernel_row,kernel_col,pipeline,data" or "r,c,p,d": each dimension once.
+inline pathfind::DimOrder parse_dimension_order(const std::string& text) {
+  using pathfind::ParallelDim;
+  pathfind::DimOrder order{};
+  size_t count = 0, start = 0;
+  std::array<bool, pathfind::kParallelDimCount> seen{};
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    bool found = false;
+    for (ParallelDim dim : pathfind::kAllParallelDims) {
+      const size_t i = pathfind::index_of(dim);
+      if (part != pathfind::parallel_dim_name(dim) && !(part.size() == 1 && part[0] == "rcpd"[i])) continue;
+      if (!seen[i] && count < pathfind::kParallelDimCount) {
+        seen[i] = true;
+        order[count++] = dim;
+        found = true;
+      }
+    }
+    if (!found) {
+      throw Error(fmt::format(
+          "--mapping '{}': '{}' is not a new parallel dimension (kernel_row, kernel_col, pipeline, data, or r, c, p, d)",
+          text, part));
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (count != pathfind::kParallelDimCount) {
+    throw Error(fmt::format("--mapping '{}': name all four parallel dimensions once, or 'best'", text));
+  }
+  return order;
+}
+
+inline pathfind::PredictInputs load_predict_inputs(const PredictOptions& o) {
+  using namespace pathfind;
+  const bool generated = !o.tech.empty() || !o.arch.empty() || !o.budget.empty();
+  if (generated == !o.hw.empty()) {
+    throw Error("give either --hw (a device preset or file) or --tech, --arch and --budget (a generated device)");
+  }
+  if (generated && (o.tech.empty() || o.arch.empty() || o.budget.empty())) {
+    throw Error("a generated device needs all three of --tech, --arch and --budget");
+  }
+  PredictInputs in;
+  if (generated) {
+    age::ArchitectureTemplate arch = age::load_template(o.arch);
+    in.device = age::generate_architecture(age::load_technology(o.tech), arch, age::load_budget(o.budget)).device;
+    in.arch = std::move(arch);
+  } else {
+    in.device = load_device(o.hw);
+  }
+  in.workload = load_workload(o.model);
+  in.strategy = parse_strategy(o.parallelism);
+  if (o.mapping != "best") in.order = parse_dimension_order(o.mapping);
+  return in;
+}
+
+}  // namespace snr::cli

@@ -1,0 +1,57 @@
+#include "pathfind/emit/sim_config.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace snr::pathfind {
+namespace {
+// ASTRA-sim's analytical network: GB/s of 2^30 B; its system layer: 10^9 B/s.
+constexpr double kNetworkGigabyte = 1073741824.0;
+constexpr double kSystemGigabyte = 1e9;
+std::string number(double value) { return fmt::format("{}", value); }
+}  // namespace
+
+hw::NetworkConfigFiles emit_sim_config(const DeviceSpec& device, const Prediction& r) {
+  if (!r.system) throw Error("emit: the prediction has no system graph");
+  std::string topology, npus, bandwidth, latency;
+  size_t used = 0;
+  for (const SystemDimension& d : r.system->dimensions()) {
+    if (d.size < 2) continue;
+    const NetworkTier& tier = device.network.at(d.tier);
+    const bool switched = d.kind == SystemDimension::Kind::kSwitch;
+    const char* sep = used++ == 0 ? "" : ", ";
+    topology += sep + std::string(switched ? "Switch" : "Ring");
+    npus += sep + std::to_string(d.size);
+    bandwidth += sep + number(d.link_bandwidth_bytes_per_s * tier.efficiency / kNetworkGigabyte);
+    latency += sep + number(tier.latency_s * 1e9 / (switched ? 2.0 : 1.0));
+  }
+  if (used == 0) throw Error("emit: snr sim needs at least two devices (one network dimension)");
+  hw::NetworkConfigFiles files;
+  files.network_yml = fmt::format(
+      "# {} devices of {}, from snr pathfind emit: one dimension per system dimension,\n"
+      "# link bandwidth x tier efficiency in GB/s of 2^30 B, latency per link in ns.\n"
+      "topology: [ {} ]\nnpus_count: [ {} ]\nbandwidth: [ {} ]\nlatency: [ {} ]\n",
+      r.devices, device.name, topology, npus, bandwidth, latency);
+  const std::vector<std::string> per_dim(used, "ring");
+  nlohmann::ordered_json system;
+  system["scheduling-policy"] = "FIFO";
+  system["endpoint-delay"] = 0;
+  system["active-chunks-per-dimension"] = 1;
+  system["preferred-dataset-splits"] = 1;
+  system["collective-optimization"] = "baseline";
+  system["local-mem-bw"] = device.main_memory().bandwidth_bytes_per_s / kSystemGigabyte;
+  system["peak-perf"] = device.peak_flops_per_s(DType::kFp16) / 1e12;
+  system["roofline-enabled"] = 0;  // COMP nodes carry the predicted durations
+  system["all-reduce-implementation"] = per_dim;
+  system["all-gather-implementation"] = per_dim;
+  system["reduce-scatter-implementation"] = per_dim;
+  system["all-to-all-implementation"] = per_dim;
+  files.system_json = system.dump(2) + "\n";
+  files.remote_memory_json = "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n";
+  return files;
+}
+
+}  // namespace snr::pathfind
