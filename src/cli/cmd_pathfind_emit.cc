@@ -13,6 +13,7 @@
 #include "cli/pathfind_predict_options.h"
 #include "common/file_io.h"
 #include "common/output.h"
+#include "pathfind/emit/npu_config.h"
 #include "pathfind/emit/sim_config.h"
 #include "pathfind/emit/trace.h"
 #include "pathfind/predict/prediction_json.h"
@@ -36,6 +37,12 @@ void run_emit(const EmitArgs& a) {
   snr::hw::write_network_config(configs, dir);
   snr::write_file_atomic(dir / "prediction.json", prediction_json(in, r).dump(2) + "\n");
   snr::et::write_workload(workload, dir / "trace");
+  // A generated NPU also becomes a hardware config for snr compile / run.
+  const bool npu = in.arch && in.arch->mcu.rows == 128 && in.arch->mcu.cols == 128;
+  if (npu) {
+    snr::hw::HwConfig hw = npu_config(in.device, r.devices);
+    snr::write_file_atomic(dir / "npu.yaml", "preset: tpu-v4-like\n" + hw.to_yaml());
+  }
   size_t nodes = 0;
   for (const auto& rank : workload.ranks) nodes += rank.size();
   const bool groups = workload.groups.size() > 1;
@@ -45,6 +52,10 @@ void run_emit(const EmitArgs& a) {
              "--network-configuration={0}/network.yml --remote-memory-configuration={0}/remote_memory.json{1}\n",
              dir.string(), groups ? fmt::format(" --comm-group-configuration={}/trace.comm_groups.json", dir.string())
                                   : std::string());
+  if (npu) {
+    fmt::print("NPU config: {0}/npu.yaml (snr compile SPEC -o MODEL --set hardware={0}/npu.yaml; snr run MODEL)\n",
+               dir.string());
+  }
 }
 
 void setup_pathfind_emit(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {

@@ -128,6 +128,19 @@ assert 0.8 < simulated / predicted < 1.3, (predicted, simulated)
 PY
 "$SNR" pathfind emit --hw a100-80gb --model "$EX/llama-7b-decode.yaml" --parallelism tp=4,pp=2 -o "$WORK/emit_decode" >/dev/null
 "$SNR" et validate "$WORK/emit_decode/trace" >/dev/null
+# A generated NPU: the emitted hardware config compiles and runs the decode step.
+"$SNR" pathfind emit --tech n7 --arch npu-128x128 --budget npu-v4-like --model "$EX/npu-decode.yaml" \
+  --parallelism tp=4 -o "$WORK/npu" >"$WORK/npu.txt"
+expect_contains "$WORK/npu.txt" "NPU config"
+"$SNR" compile "$SRC/examples/llm-decode.yaml" -o "$WORK/npu_model" --set hardware="$WORK/npu/npu.yaml" >/dev/null
+"$SNR" run "$WORK/npu_model" --json >"$WORK/npu_run.json"
+python3 - "$WORK/npu_run.json" "$WORK/npu/prediction.json" <<'PY'
+import json, sys
+run, predicted = (json.load(open(f)) for f in sys.argv[1:])
+assert run["chips"] == 4 and run["cycles"] > 0, run["chips"]
+assert abs(run["clock_hz"] / 1.05e9 - 1) < 0.005, run["clock_hz"]
+assert predicted["time_name"] == "decode step" and predicted["time_s"] > 0
+PY
 expect_fail "$SNR" pathfind emit --hw a100-80gb --model "$WORK/small.yaml" --parallelism tp=2,pp=2,dp=4,interleave=2 -o "$WORK/emit_bad"
 expect_contains "$WORK/expect_fail.out" "interleave"
 

@@ -31,6 +31,15 @@ constexpr std::string_view kN7 = R"(technology:
       min_voltage: 0.55V
       max_voltage: 0.9V
       nominal_frequency: 1.41GHz
+    - name: n7-mxu-mac
+      node: N7
+      area_per_mac: 9.0e-4mm2
+      energy_per_flop: 0.349pJ
+      nominal_voltage: 0.75V
+      threshold_voltage: 0.3V
+      min_voltage: 0.55V
+      max_voltage: 0.9V
+      nominal_frequency: 1.05GHz
   on_chip_memory:
     - name: n7-regfile
       technology: SRAM 8T
@@ -63,7 +72,43 @@ constexpr std::string_view kN7 = R"(technology:
       dynamic_energy_per_bit: 0.25pJ
       static_power_per_bit: 1nW
       latency: 200ns
+    - name: n7-vreg
+      technology: SRAM 8T
+      bank_capacity: 4KiB
+      area_per_bit: 0.08um2
+      periphery_overhead: 1.0
+      crossbar_area_per_port: 0.001mm2
+      dynamic_energy_per_bit: 0.015pJ
+      static_power_per_bit: 1nW
+      latency: 1ns
+      bank_bandwidth: 134.4GB/s
+    - name: n7-vmem
+      technology: SRAM 6T high density
+      bank_capacity: 256KiB
+      area_per_bit: 0.027um2
+      periphery_overhead: 1.0
+      controller_area_per_bank: 0.005mm2
+      crossbar_area_per_port: 0.001mm2
+      dynamic_energy_per_bit: 0.1pJ
+      static_power_per_bit: 1nW
+      latency: 50ns
+      bank_bandwidth: 125GB/s
   off_chip_memory:
+    - name: hbm2-stack
+      technology: HBM2
+      device_capacity: 8GiB
+      device_area: 92mm2
+      controller_area: 10mm2
+      links_per_device: 1024
+      links_per_mm: 110
+      dynamic_energy_per_bit: 3.9pJ
+      static_power_per_bit: 5e-12W
+      latency: 500ns
+      nominal_voltage: 1.2V
+      threshold_voltage: 0.4V
+      min_voltage: 1.0V
+      max_voltage: 1.2V
+      nominal_frequency: 2.34375GHz
     - name: hbm2e-stack
       technology: HBM2e
       device_capacity: 16GiB
@@ -86,6 +131,17 @@ constexpr std::string_view kN7 = R"(technology:
       links_per_mm: 4
       energy_per_bit: 4pJ
       latency: 10us
+      nominal_voltage: 0.8V
+      threshold_voltage: 0.3V
+      min_voltage: 0.6V
+      max_voltage: 0.8V
+      nominal_frequency: 50GHz
+    - name: ici-lane
+      technology: 50 Gb/s SerDes, chip-to-chip
+      area_per_link: 0.35mm2
+      links_per_mm: 4
+      energy_per_bit: 4pJ
+      latency: 100ns
       nominal_voltage: 0.8V
       threshold_voltage: 0.3V
       min_voltage: 0.6V
@@ -126,6 +182,49 @@ constexpr std::string_view kGpu16x16 = R"(template:
     inter_package: {technology: hdr-lane, devices: 65536, topology: switch, efficiency: 0.9}
 )";
 
+// snr's own NPU (docs/npu.md): 128x128 weight-stationary matrix units
+// sharing one VMEM, vector registers per unit, HBM, ICI links in a torus.
+// Chosen so `npu-v4-like` lands on the tpu-v4-like hardware preset; the
+// emitted NPU config (`snr pathfind emit`) compiles and runs with it.
+constexpr std::string_view kNpu128 = R"(template:
+  name: npu-128x128
+  mcu: {compute: n7-mxu-mac, rows: 128, cols: 128, per_bundle: 1, dataflow: ws, max_utilization: 0.9}
+  fp32_rate_ratio: 0
+  bf16: true
+  vector_rate_fraction: 0.0078125
+  kernel_overhead: 5us
+  memory:
+    - {name: vreg, technology: n7-vreg, scope: mcu, partial_sums: false}
+    - {name: vmem, technology: n7-vmem, scope: global}
+  main_memory: {name: hbm, technology: hbm2-stack, efficiency: 0.9}
+  network:
+    intra_package: {technology: ici-lane, devices: 4096, topology: torus, efficiency: 0.8}
+)";
+
+// A 400 mm2, 192 W NPU chip with four HBM2 stacks, split so the generator
+// gives the tpu-v4-like preset's 8 matrix units at 1.05 GHz, 16 MiB VMEM,
+// 32 GiB HBM at 1.2 TB/s and six 50 GB/s ICI links.
+constexpr std::string_view kNpuV4Like = R"(name: npu-v4-like
+area_breakdown:
+  node_area_budget: 800mm2
+  proc_chip_area_budget: 400mm2
+  core: 0.30
+  vreg: 0.0041
+  vmem: 0.0203
+  hbm: 0.10
+  network: {intra_package: 0.086}
+power_breakdown:
+  TDP: 192W
+  core: 0.501
+  vreg: 0.025
+  vmem: 0.04
+  hbm: 0.21
+  network: {intra_package: 0.11}
+perimeter_breakdown:
+  hbm: 0.5
+  network: {intra_package: 0.3}
+)";
+
 // The A100 SXM4 80 GB's public totals (826 mm2 die, 400 W) with a split
 // chosen so the generator lands on its published counts.
 constexpr std::string_view kA100Like = R"(name: a100-like
@@ -156,8 +255,8 @@ struct Builtin {
   std::string_view yaml;
 };
 constexpr Builtin kTechnologies[] = {{"n7", kN7}};
-constexpr Builtin kTemplates[] = {{"gpu-16x16", kGpu16x16}};
-constexpr Builtin kBudgets[] = {{"a100-like", kA100Like}};
+constexpr Builtin kTemplates[] = {{"gpu-16x16", kGpu16x16}, {"npu-128x128", kNpu128}};
+constexpr Builtin kBudgets[] = {{"a100-like", kA100Like}, {"npu-v4-like", kNpuV4Like}};
 
 template <size_t N>
 std::string_view find_yaml(const Builtin (&table)[N], std::string_view name, std::string_view kind) {

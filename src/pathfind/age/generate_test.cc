@@ -191,3 +191,28 @@ TEST(PathfindAgeGenerate, BuiltinA100LikeRegeneratesTheA100) {
 
 }  // namespace
 }  // namespace snr::pathfind::age
+
+namespace snr::pathfind::age {
+namespace {
+
+// The NPU template and budget regenerate the tpu-v4-like preset.
+TEST(PathfindAgeGenerate, BuiltinNpuV4LikeRegeneratesTheNpuPreset) {
+  GeneratedArchitecture g =
+      generate_architecture(builtin_technology("n7"), builtin_template("npu-128x128"), builtin_budget("npu-v4-like"));
+  const DeviceSpec preset = device_preset("tpu-v4-like");
+  EXPECT_EQ(g.device.mcu_count(), preset.mcu_count());
+  EXPECT_NEAR(g.device.frequency_hz / preset.frequency_hz, 1.0, 0.005);
+  EXPECT_DOUBLE_EQ(g.device.levels[1].capacity_bytes, preset.levels[1].capacity_bytes);
+  EXPECT_NEAR(g.device.levels[1].bandwidth_bytes_per_s / preset.levels[1].bandwidth_bytes_per_s, 1.0, 1e-9);
+  EXPECT_DOUBLE_EQ(g.device.main_memory().capacity_bytes, preset.main_memory().capacity_bytes);
+  EXPECT_NEAR(g.device.main_memory().bandwidth_bytes_per_s / preset.main_memory().bandwidth_bytes_per_s, 1.0, 0.03);
+  EXPECT_NEAR(g.device.network[0].bandwidth_bytes_per_s, preset.network[0].bandwidth_bytes_per_s, 1);
+  for (GemmShape shape : {GemmShape{8192, 8192, 8192}, GemmShape{16, 4096, 4096}, GemmShape{2048, 1024, 4096}}) {
+    double generated = predict_gemm(g.device, shape, DType::kBf16).time_s;
+    double reference = predict_gemm(preset, shape, DType::kBf16).time_s;
+    EXPECT_NEAR(generated / reference, 1.0, 0.05) << shape.m << "x" << shape.n << "x" << shape.k;
+  }
+}
+
+}  // namespace
+}  // namespace snr::pathfind::age

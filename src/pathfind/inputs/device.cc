@@ -203,7 +203,7 @@ DeviceSpec npu(std::string_view hw_preset) {
   double vreg_bytes_per_cycle = 8.0 * 128 * 4;  // one f32 vreg per cycle per MXU port
   d.levels = {
       {"vreg", Scope::kMcu, 32.0 * 4096, vreg_bytes_per_cycle * hw.clock.hertz, 1.0, false},
-      {"vmem", Scope::kBundle, static_cast<double>(hw.vmem_bytes()), hw.vmem_bandwidth.bytes_per_second * 4, 1.0},
+      {"vmem", Scope::kBundle, static_cast<double>(hw.vmem_bytes()), hw.vmem_bandwidth.bytes_per_second * kNpuVmemReadToDmaRatio, 1.0},
       {"hbm", Scope::kGlobal, static_cast<double>(hw.hbm_bytes.count), hw.hbm_bandwidth.bytes_per_second, 0.9},
   };
   d.network = {{"ici", 4096, static_cast<double>(hw.ici_links_per_chip) * hw.ici_link_bandwidth.bytes_per_second,

@@ -82,6 +82,11 @@ struct DeviceSpec {
   void validate() const;
 };
 
+// The NPU's matrix units read VMEM at this multiple of the DMA bandwidth
+// that src/hw's `vmem.bandwidth` names; the NPU presets and the NPU config
+// written from a generated device convert with it, in opposite directions.
+inline constexpr double kNpuVmemReadToDmaRatio = 4.0;
+
 // Presets from public figures (docs/pathfind.md cites each number):
 // v100, a100-80gb, h100-sxm, tpu-v4-like, tpu-v5e-like.
 DeviceSpec device_preset(std::string_view name);

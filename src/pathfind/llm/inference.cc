@@ -94,9 +94,10 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
   if (tp_net) blk.comm("attn.all_reduce", *tp_net, all_reduce_s(*tp_net, t, th * e), CollectiveKind::kAllReduce, th * e);
   blk.stream("attn.residual", 3 * th * e, th);
   blk.stream("mlp.layernorm", 2 * th * e, 8 * th);
-  blk.gemm("mlp.fc1", {tokens, f / t, h});
+  const uint64_t up = model.gated_mlp ? 2 : 1;  // gate and up projections side by side
+  blk.gemm("mlp.fc1", {tokens, up * f / t, h});
   const double ft = static_cast<double>(tokens * f / t);
-  blk.stream("mlp.activation", 2 * ft * e, 8 * ft);
+  blk.stream("mlp.activation", static_cast<double>(up + 1) * ft * e, 8 * ft);
   blk.gemm("mlp.fc2", {tokens, h, f / t});
   if (tp_net) blk.comm("mlp.all_reduce", *tp_net, all_reduce_s(*tp_net, t, th * e), CollectiveKind::kAllReduce, th * e);
   blk.stream("mlp.residual", 3 * th * e, th);
@@ -126,7 +127,8 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
   const double ah = static_cast<double>(model.attn_heads * d);
   const double kv_dim = static_cast<double>(kvh * d);
   const double block_params =
-      static_cast<double>(h) * (ah + 2 * kv_dim) + ah * static_cast<double>(h) + 2.0 * static_cast<double>(h * f);
+      static_cast<double>(h) * (ah + 2 * kv_dim) + ah * static_cast<double>(h) +
+      static_cast<double>((up + 1) * h * f);
   MemoryFootprint& mem = r.memory;
   mem.weights_bytes = (blocks * block_params + static_cast<double>(model.vocab_size * h)) / static_cast<double>(t) * e;
   const double cached_tokens = static_cast<double>(prefill ? job.prompt : job.context + 1);

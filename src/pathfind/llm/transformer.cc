@@ -58,7 +58,8 @@ void TransformerModel::validate() const {
 double TransformerModel::block_parameters() const {
   const double h = static_cast<double>(hidden), f = static_cast<double>(feedforward);
   const double ah = static_cast<double>(attn_heads * attn_size);
-  return h * 3 * ah + 3 * ah + ah * h + h + h * f + f + f * h + h + 4 * h;
+  const double up = gated_mlp ? 2.0 : 1.0;  // matrices before the activation
+  return h * 3 * ah + 3 * ah + ah * h + h + up * (h * f + f) + f * h + h + 4 * h;
 }
 
 void Parallelism::validate(const TransformerModel& model, const DeviceSpec& device) const {
@@ -236,14 +237,16 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   blk.stream("attn.dropout_residual", dropres_bytes, 2.0 * static_cast<double>(tokens * h) / sp_div, full);
   blk.stream("mlp.layernorm", norm_bytes, norm_flops, full);
   tp_enter("mlp.in");
-  blk.gemm("mlp.fc1", {tokens, f / t, h}, {tokens, h, f / t}, {h, f / t, tokens}, full);
-  blk.stream("mlp.gelu", 2 * static_cast<double>(tokens * f / t) * e, 8.0 * static_cast<double>(tokens * f / t), full);
+  const uint64_t up = model.gated_mlp ? 2 : 1;  // gate and up projections side by side
+  blk.gemm("mlp.fc1", {tokens, up * f / t, h}, {tokens, h, up * f / t}, {h, up * f / t, tokens}, full);
+  blk.stream(model.gated_mlp ? "mlp.silu_mul" : "mlp.gelu", static_cast<double>((up + 1) * tokens * f / t) * e,
+             8.0 * static_cast<double>(tokens * f / t), full);
   blk.gemm("mlp.fc2", {tokens, h, f / t}, {tokens, f / t, h}, {f / t, h, tokens}, full);
   tp_exit("mlp.out");
   blk.stream("mlp.dropout_residual", dropres_bytes, 2.0 * static_cast<double>(tokens * h) / sp_div, full);
 
   // Forward matrix flops of one block (model flops, no recompute).
-  const double gemm_flops_fwd = 2.0 * static_cast<double>(tokens) * (3.0 * ah / t * h + ah / t * h + 2.0 * f / t * h) +
+  const double gemm_flops_fwd = 2.0 * static_cast<double>(tokens) * (3.0 * ah / t * h + ah / t * h + (1.0 + static_cast<double>(up)) * f / t * h) +
                    2.0 * 2.0 * static_cast<double>(heads_batch * s * s * d);
   for (const KernelTime& k : r.kernels) {
     r.block_forward_s += k.forward_s;

@@ -34,6 +34,9 @@ struct TransformerModel {
   // Key/value heads (grouped-query attention); 0 means attn_heads. Only
   // inference reads it: the training model keeps full multi-head attention.
   uint64_t kv_heads = 0;
+  // Gated MLP (SwiGLU: gate and up projections, then down) instead of two
+  // matrices around a GeLU: the first GEMM is twice as wide.
+  bool gated_mlp = false;
   void validate() const;
   // Weights of one block: QKV, projection, two MLP matrices, biases and two layer norms.
   [[nodiscard]] double block_parameters() const;

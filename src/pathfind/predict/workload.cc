@@ -56,6 +56,11 @@ Workload parse_workload_yaml(std::string_view text, std::string_view source) {
     t.feedforward = m.count("ffn", 1, kMaxDimension);
     t.num_blocks = m.count("layers", 1, kMaxDimension);
     t.vocab_size = m.has("vocab") ? m.count("vocab", 1, kMaxDimension) : 0;
+    const std::string activation = m.string_or("activation", "gelu");
+    if (activation != "gelu" && activation != "silu") {
+      throw_with_where(m.where("activation"), fmt::format("'{}' is not gelu or silu (gated, as snr compile's)", activation));
+    }
+    t.gated_mlp = activation == "silu";
     m.finish();
     out.phase = parse_phase(w);
     out.batch = w.count("batch", 1, kMaxDimension);
