@@ -11,3 +11,8 @@ echo "== snr pathfind gemm 8192 12288 12288 --hw a100-80gb --json (process)"
 echo "== snr pathfind train gpt3-175B seqsel (process)"
 /usr/bin/time -f "%e s wall, %U s user, max RSS %M KiB" "$BUILD/snr" pathfind train --vocab 51200 --model "$C/models/gpt3-175B.json" \
   --system "$C/systems/a100_80g.json" --execution "$C/validation/seqsel/tab5/gpt3-175B_seqsel.json" >/dev/null
+echo "== snr pathfind generate --json (process)"
+/usr/bin/time -f "%e s wall, %U s user, max RSS %M KiB" "$BUILD/snr" pathfind generate --json >/dev/null
+echo "== snr pathfind predict gpt3-175B tp=8,pp=8,sp,recompute=selective (process)"
+/usr/bin/time -f "%e s wall, %U s user, max RSS %M KiB" "$BUILD/snr" pathfind predict --hw a100-80gb \
+  --model examples/pathfind/gpt3-175B-train.yaml --parallelism tp=8,pp=8,sp,recompute=selective --json >/dev/null

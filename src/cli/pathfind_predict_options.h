@@ -20,6 +20,7 @@ struct PredictOptions {
   std::string model;
   std::string parallelism;
   std::string mapping = "best";
+  uint64_t devices = 0;  // 0: as many as the parallelism uses
 };
 
 inline void add_predict_options(CLI::App* sub, PredictOptions& o) {
@@ -31,6 +32,9 @@ inline void add_predict_options(CLI::App* sub, PredictOptions& o) {
   sub->add_option("--parallelism", o.parallelism,
                   "RC-{KP1}-{KP2}-d{DP}-p{LP}, CR-{KP1}-d{DP}-p{LP}, or tp=,pp=,dp=,interleave=,sp,recompute=,zero1")
       ->required();
+  sub->add_option("--devices", o.devices,
+                  "devices in the system; the parallelism's product must equal it (default: whatever it uses)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   sub->add_option("--mapping", o.mapping,
                   "order of the parallel dimensions on the system, fastest first (e.g. r,c,p,d), or best of all 24")
       ->capture_default_str();
@@ -88,6 +92,7 @@ inline pathfind::PredictInputs load_predict_inputs(const PredictOptions& o) {
   }
   in.workload = load_workload(o.model);
   in.strategy = parse_strategy(o.parallelism);
+  if (o.devices != 0) check_devices(in.strategy.notation, o.devices);
   if (o.mapping != "best") in.order = parse_dimension_order(o.mapping);
   return in;
 }

@@ -91,6 +91,8 @@ python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['time_name
 # Failures that name the field; out of memory is exit 3 with the verdict.
 expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$EX/gemm-8k.yaml" --parallelism d12-p1
 expect_contains "$WORK/expect_fail.out" "packages"
+expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$EX/gemm-8k.yaml" --parallelism RC-4-2-d2-p1 --devices 8
+expect_contains "$WORK/expect_fail.out" "uses 16 devices but the system has 8"
 expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$EX/gpt3-175B-train.yaml" --parallelism RC-4-2-d1-p8
 expect_contains "$WORK/expect_fail.out" "CR-8-d1-p8"
 expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$EX/gpt3-175B-train.yaml" --parallelism tp=8,pp=8 --mapping r,r,p,d
