@@ -30,7 +30,7 @@ struct EmitArgs {
 void run_emit(const EmitArgs& a) {
   const std::filesystem::path dir = a.output;
   snr::output::check_output_directory(dir);
-  PredictInputs in = snr::cli::load_predict_inputs(a.inputs);
+  PredictInputs in = snr::cli::load_predict_inputs(a.inputs).inputs;
   Prediction r = predict(in);
   snr::et::Workload workload = emit_traces(in, r);
   snr::hw::NetworkConfigFiles configs = emit_sim_config(in.device, r);

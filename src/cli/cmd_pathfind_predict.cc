@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/pathfind_generated_report.h"
 #include "cli/pathfind_predict_options.h"
 #include "common/error.h"
 #include "common/file_io.h"
@@ -81,9 +82,15 @@ void print_summary(const Prediction& r, const DeviceSpec& device, const Workload
 
 int run_predict(const PredictArgs& a) {
   if (!a.output.empty()) snr::output::check_output_directory(a.output);
-  PredictInputs in = snr::cli::load_predict_inputs(a.inputs);
+  snr::cli::LoadedInputs loaded = snr::cli::load_predict_inputs(a.inputs);
+  const PredictInputs& in = loaded.inputs;
   Prediction r = predict(in);
   nlohmann::ordered_json j = prediction_json(in, r);
+  if (loaded.generated) {
+    nlohmann::ordered_json components = nlohmann::ordered_json::array();
+    for (const auto& c : loaded.generated->components) components.push_back(snr::cli::component_json(c));
+    j["generated"] = components;
+  }
   if (!a.output.empty()) {
     snr::output::StagedDirectory staged(a.output);
     snr::write_file_atomic(staged.path() / "prediction.json", j.dump(2) + "\n");
@@ -94,6 +101,7 @@ int run_predict(const PredictArgs& a) {
   if (a.json) {
     fmt::print("{}\n", j.dump());
   } else {
+    if (loaded.generated) snr::cli::print_generated(*loaded.generated);
     print_summary(r, in.device, in.workload, in.strategy);
     if (!a.output.empty()) fmt::print("wrote {}/prediction.json, kernels.csv, device.yaml\n", a.output);
   }

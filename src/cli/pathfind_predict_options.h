@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 
 #include "common/error.h"
@@ -73,7 +74,12 @@ inline pathfind::DimOrder parse_dimension_order(const std::string& text) {
   return order;
 }
 
-inline pathfind::PredictInputs load_predict_inputs(const PredictOptions& o) {
+struct LoadedInputs {
+  pathfind::PredictInputs inputs;
+  std::optional<pathfind::age::GeneratedArchitecture> generated;  // with --tech/--arch/--budget
+};
+
+inline LoadedInputs load_predict_inputs(const PredictOptions& o) {
   using namespace pathfind;
   const bool generated = !o.tech.empty() || !o.arch.empty() || !o.budget.empty();
   if (generated == !o.hw.empty()) {
@@ -82,10 +88,12 @@ inline pathfind::PredictInputs load_predict_inputs(const PredictOptions& o) {
   if (generated && (o.tech.empty() || o.arch.empty() || o.budget.empty())) {
     throw Error("a generated device needs all three of --tech, --arch and --budget");
   }
-  PredictInputs in;
+  LoadedInputs loaded;
+  PredictInputs& in = loaded.inputs;
   if (generated) {
     age::ArchitectureTemplate arch = age::load_template(o.arch);
-    in.device = age::generate_architecture(age::load_technology(o.tech), arch, age::load_budget(o.budget)).device;
+    loaded.generated = age::generate_architecture(age::load_technology(o.tech), arch, age::load_budget(o.budget));
+    in.device = loaded.generated->device;
     in.arch = std::move(arch);
   } else {
     in.device = load_device(o.hw);
@@ -94,7 +102,7 @@ inline pathfind::PredictInputs load_predict_inputs(const PredictOptions& o) {
   in.strategy = parse_strategy(o.parallelism);
   if (o.devices != 0) check_devices(in.strategy.notation, o.devices);
   if (o.mapping != "best") in.order = parse_dimension_order(o.mapping);
-  return in;
+  return loaded;
 }
 
 }  // namespace snr::cli

@@ -82,6 +82,8 @@ PY
   --parallelism tp=2 -o "$WORK/out" >"$WORK/d.txt"
 expect_contains "$WORK/d.txt" "decode step"
 expect_contains "$WORK/d.txt" "bottleneck: memory:hbm"
+expect_contains "$WORK/d.txt" "package_area-bound"
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert [c['name'] for c in j['generated']][0] == 'core'" "$WORK/out/prediction.json"
 for f in prediction.json kernels.csv device.yaml; do [[ -s "$WORK/out/$f" ]] || fail "missing $f"; done
 head -1 "$WORK/out/kernels.csv" | grep -q '^part,name,kind,bound,forward_s,backward_s,recompute_s$' || fail "csv header"
 "$SNR" pathfind gemm 4096 4096 4096 --hw "$WORK/out/device.yaml" >/dev/null
