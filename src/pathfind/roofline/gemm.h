@@ -56,8 +56,10 @@ struct GemmPrediction {
   double parallel_efficiency = 1;  // useful / issued MCU work (partial waves, padding)
   std::array<LevelUse, kMaxLevels> levels{};
   size_t level_count = 0;
+  // Diagnostics of the search, not of the model: they change with how the
+  // enumeration and the bounds are implemented, the prediction does not.
   uint64_t tilings_enumerated = 0;     // candidate tiles x loop orders, all levels
-  uint64_t combinations_visited = 0;   // nested combinations the search looked at
+  uint64_t combinations_visited = 0;   // nested combinations whose compute time the search looked at
 };
 
 // Throws snr::Error for a zero dimension, an unsupported dtype or a device
