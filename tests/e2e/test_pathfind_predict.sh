@@ -90,6 +90,16 @@ head -1 "$WORK/out/kernels.csv" | grep -q '^part,name,kind,bound,forward_s,backw
 "$SNR" pathfind predict --hw a100-80gb --model "$EX/gemm-8k.yaml" --parallelism RC-4-2-d1-p1 --json >"$WORK/g.json"
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['time_name']=='gemm' and j['kernels'][1]['name']=='all_gather', j" "$WORK/g.json"
 
+# The LSTM language model: scheduled by events, two stages overlap.
+"$SNR" pathfind predict --hw v100 --model "$EX/lstm-lm.yaml" --parallelism d1-p1 --json >"$WORK/l1.json"
+"$SNR" pathfind predict --hw v100 --model "$EX/lstm-lm.yaml" --parallelism d1-p2 --json >"$WORK/l2.json"
+python3 - "$WORK/l1.json" "$WORK/l2.json" <<'PY'
+import json, sys
+one, two = (json.load(open(f)) for f in sys.argv[1:])
+assert one["time_s"] / 2 < two["time_s"] < one["time_s"], (one["time_s"], two["time_s"])
+assert abs(sum(c["seconds"] for c in two["causes"]) / two["time_s"] - 1) < 1e-9
+PY
+
 # Failures that name the field; out of memory is exit 3 with the verdict.
 expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$EX/gemm-8k.yaml" --parallelism d12-p1
 expect_contains "$WORK/expect_fail.out" "packages"

@@ -182,8 +182,24 @@ Mapping DeviceMapper::evaluate(const DimOrder& order, const std::array<double, k
 OrderingSearch DeviceMapper::best_ordering(const std::array<double, kParallelDimCount>& bytes) const {
   check_bytes(bytes);
   OrderingSearch search;
+  // A dimension of size 1 moves no shard, so orderings that differ only in
+  // where such dimensions stand place every shard alike: evaluate each
+  // distinct order of the larger dimensions once and reuse it.
+  std::vector<std::pair<std::vector<ParallelDim>, Mapping>> evaluated;
   for (const DimOrder& order : all_orderings()) {
-    Mapping m = evaluate(order, bytes);
+    std::vector<ParallelDim> moving;
+    for (ParallelDim dim : order) {
+      if (dims_[dim] > 1) moving.push_back(dim);
+    }
+    Mapping m;
+    auto same = std::find_if(evaluated.begin(), evaluated.end(), [&](const auto& e) { return e.first == moving; });
+    if (same != evaluated.end()) {
+      m = same->second;
+      m.order = order;
+    } else {
+      m = evaluate(order, bytes);
+      evaluated.emplace_back(moving, m);
+    }
     // Strictly lower only: equal scores keep the earlier ordering.
     if (search.all.empty() || m.score_s < search.best.score_s) {
       search.best = m;

@@ -241,3 +241,29 @@ TEST(PathfindPlacement, ErrorsNameTheField) {
 
 }  // namespace
 }  // namespace snr::pathfind
+
+namespace snr::pathfind {
+namespace {
+
+// The search evaluates each distinct order of the dimensions larger than 1
+// once; every one of the 24 reported orderings must still score what
+// evaluating it alone gives.
+TEST(PathfindPlacement, SizeOneDimensionsShareTheirEvaluation) {
+  ParallelDims dims;
+  dims.size = {4, 1, 2, 1};  // kernel_row 4, pipeline 2
+  const DeviceMapper mapper(dims, torus({2, 4}, 1e9));
+  const std::array<double, kParallelDimCount> bytes{1e6, 0, 3e6, 0};
+  OrderingSearch search = mapper.best_ordering(bytes);
+  ASSERT_EQ(search.all.size(), 24u);
+  for (size_t i = 0; i < search.all.size(); ++i) {
+    Mapping alone = mapper.evaluate(search.all[i].order, bytes);
+    EXPECT_EQ(search.all[i].score_s, alone.score_s) << i;
+    EXPECT_EQ(search.all[i].dims[0].max_hops, alone.dims[0].max_hops) << i;
+    EXPECT_EQ(search.all[i].dims[2].effective_bandwidth_bytes_per_s, alone.dims[2].effective_bandwidth_bytes_per_s)
+        << i;
+  }
+  EXPECT_EQ(search.best.links.size(), mapper.evaluate(search.best.order, bytes).links.size());
+}
+
+}  // namespace
+}  // namespace snr::pathfind

@@ -77,7 +77,8 @@ TEST(PathfindPredictInputs, WorkloadErrorsNameTheField) {
   EXPECT_NE(error(with("heads: 96", "heads: 0")).find("heads"), std::string::npos);
   EXPECT_NE(error(with("dtype: fp16", "dtype: fp8")).find("dtype"), std::string::npos);
   EXPECT_NE(error(with("layers: 96", "layer: 96")).find("layer"), std::string::npos);
-  EXPECT_NE(error(with("kind: transformer", "kind: lstm")).find("kind"), std::string::npos);
+  EXPECT_NE(error(with("kind: transformer", "kind: rnn")).find("kind"), std::string::npos);
+  EXPECT_NE(error(with("kind: transformer", "kind: lstm")).find("model.heads"), std::string::npos);
 }
 
 }  // namespace

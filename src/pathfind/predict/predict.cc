@@ -30,6 +30,17 @@ std::array<double, kParallelDimCount> bytes_per_edge(const Workload& w, const St
     }
     return bytes;
   }
+  if (w.kind == WorkloadKind::kLstm) {
+    const LstmModel& l = w.lstm;
+    const double rows = static_cast<double>(l.batch) / static_cast<double>(n.dp);
+    const double steps = static_cast<double>(l.layers * l.sequence);
+    const double gate_bytes = rows * 4.0 * static_cast<double>(l.hidden) * e;  // one cell's output per step
+    if (n.kind == KernelSplit::kColumnRow) row = 3 * ring(n.kp1) * gate_bytes * steps;
+    if (n.kind == KernelSplit::kRowColumn) col = 3 * ring(n.kp2) / 2 * gate_bytes / static_cast<double>(n.kp1) * steps;
+    pipe = n.lp > 1 ? 2 * rows * static_cast<double>(l.sequence * l.hidden) * e : 0;
+    data = ring(n.dp) * l.parameters() / static_cast<double>(n.kp1 * n.kp2) * e;
+    return bytes;
+  }
   const TransformerModel& t = w.model;
   const double tp = static_cast<double>(s.tensor_parallel());
   const double blocks = static_cast<double>(t.num_blocks) / static_cast<double>(n.lp);
@@ -110,7 +121,41 @@ Prediction predict(const PredictInputs& in) {
   }
 
   std::map<std::string, double> causes;
-  if (w.kind == WorkloadKind::kGemm) {
+  if (w.kind == WorkloadKind::kLstm) {
+    if (s.interleave > 1 || s.sequence_parallel || s.recompute != Recompute::kNone || s.optimizer_sharding) {
+      throw Error("parallelism: interleave, sp, recompute and zero1 are transformer options, not the LSTM's");
+    }
+    const bool rc = s.notation.kind == KernelSplit::kRowColumn;
+    const NetworkTier& kernel = device.network[index_of(rc ? ParallelDim::kKernelCol : ParallelDim::kKernelRow)];
+    const NetworkTier& pipe = device.network[index_of(ParallelDim::kPipeline)];
+    const NetworkTier& data = device.network[index_of(ParallelDim::kData)];
+    LstmPrediction l = predict_lstm_training(device, w.lstm, s.notation, w.dtype, kernel, pipe, data);
+    r.time_name = "iteration";
+    r.time_s = l.iteration_s;
+    r.memory = l.memory;
+    for (const LstmKernel& k : l.kernels) r.kernels.push_back(k.time);
+    // The critical path of the schedule, kernel by kernel, so the causes sum
+    // to the iteration even where stages overlap.
+    std::string gemm_bound = "compute", projection_bound = "compute";
+    for (const LstmKernel& k : l.kernels) {
+      if (k.time.name == "cell gemm") gemm_bound = k.time.bound;
+      if (k.time.name == "projection") projection_bound = k.time.bound;
+    }
+    auto bound_cause = [&](const std::string& bound) { return bound == "compute" ? bound : "memory:" + bound; };
+    for (const CriticalStep& step : l.schedule.critical_path) {
+      const std::string_view name = l.graph.graph.name(step.kernel);
+      std::string cause;
+      if (name.starts_with("proj")) cause = bound_cause(projection_bound);
+      else if (name.find("gemm") != std::string_view::npos || name.find("grad") != std::string_view::npos) {
+        cause = bound_cause(gemm_bound);
+      } else if (name.starts_with("dp all-reduce")) cause = "network:" + data.name;
+      else if (name.starts_with("optimizer")) cause = "memory:" + device.main_memory().name + " (optimizer)";
+      else cause = "memory:" + device.main_memory().name;
+      add_cause(causes, cause, l.graph.graph.duration_s(step.kernel));
+      add_cause(causes, "network:" + pipe.name, step.gap_s);
+    }
+    r.lstm = std::move(l);
+  } else if (w.kind == WorkloadKind::kGemm) {
     r.time_name = "gemm";
     r.gemm = predict_distributed_gemm(device, w.gemm, s.notation, w.dtype, &device.network[0], &device.network[1]);
     const GemmPrediction& k = r.gemm->kernel;

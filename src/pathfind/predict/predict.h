@@ -19,6 +19,7 @@
 #include "pathfind/predict/distributed_gemm.h"
 #include "pathfind/predict/strategy.h"
 #include "pathfind/predict/workload.h"
+#include "pathfind/schedule/lstm.h"
 
 namespace snr::pathfind {
 
@@ -64,6 +65,7 @@ struct Prediction {
   std::optional<IterationPrediction> training;
   std::optional<InferencePrediction> inference;
   std::optional<DistributedGemmPrediction> gemm;
+  std::optional<LstmPrediction> lstm;
   double tokens_per_s = 0;  // inference
   double mfu = 0;           // training
 };

@@ -148,3 +148,40 @@ TEST(PathfindPredict, ModelThatDoesNotFitIsAVerdict) {
 
 }  // namespace
 }  // namespace snr::pathfind
+
+namespace snr::pathfind {
+namespace {
+
+// The paper's LSTM language model through predict(): the event-driven
+// schedule's critical path is what the causes add up, and two pipeline
+// stages overlap along the time-step wavefront.
+TEST(PathfindPredict, LstmIsScheduledByEvents) {
+  Workload w;
+  w.name = "lstm";
+  w.kind = WorkloadKind::kLstm;
+  w.lstm = {1024, 8192, 2, 20, 256};
+  w.batch = 256;
+  w.dtype = DType::kFp16;
+  PredictInputs in;
+  in.device = device_preset("v100");
+  in.workload = w;
+  in.strategy = parse_strategy("d1-p1");
+  Prediction one = predict(in);
+  ASSERT_TRUE(one.lstm.has_value());
+  double total = 0;
+  for (const TimeCause& c : one.causes) total += c.seconds;
+  EXPECT_NEAR(total, one.time_s, one.time_s * 1e-9);
+  in.strategy = parse_strategy("d1-p2");
+  Prediction two = predict(in);
+  EXPECT_LT(two.time_s, one.time_s);
+  EXPECT_GT(two.time_s, one.time_s / 2);
+  total = 0;
+  for (const TimeCause& c : two.causes) total += c.seconds;
+  EXPECT_NEAR(total, two.time_s, two.time_s * 1e-9);
+  in.strategy = parse_strategy("tp=2");
+  in.strategy.sequence_parallel = true;
+  EXPECT_THROW((void)predict(in), Error);
+}
+
+}  // namespace
+}  // namespace snr::pathfind

@@ -80,8 +80,24 @@ Workload parse_workload_yaml(std::string_view text, std::string_view source) {
     out.gemm = {g.count("m", 1, uint64_t{1} << 40), g.count("n", 1, uint64_t{1} << 40),
                 g.count("k", 1, uint64_t{1} << 40)};
     g.finish();
+  } else if (kind == "lstm") {
+    out.kind = WorkloadKind::kLstm;
+    StrictMap m = w.map("model");
+    out.lstm.hidden = m.count("hidden", 1, kMaxDimension);
+    out.lstm.vocab = m.count("vocab", 1, kMaxDimension);
+    out.lstm.layers = m.has("layers") ? m.count("layers", 1, kMaxDimension) : 2;
+    m.finish();
+    if (parse_phase(w) != WorkloadPhase::kTraining) throw_with_where(w.where("phase"), "an lstm workload is training only");
+    out.batch = w.count("batch", 1, kMaxDimension);
+    out.lstm.batch = out.batch;
+    out.lstm.sequence = w.count("sequence", 1, kMaxDimension);
+    try {
+      out.lstm.validate();
+    } catch (const Error& e) {
+      throw e.with_context(std::string(source));
+    }
   } else {
-    throw_with_where(w.where("kind"), fmt::format("'{}' is not a workload kind (transformer, gemm)", kind));
+    throw_with_where(w.where("kind"), fmt::format("'{}' is not a workload kind (transformer, gemm, lstm)", kind));
   }
   w.finish();
   top.finish();

@@ -12,10 +12,11 @@
 #include "pathfind/inputs/device.h"
 #include "pathfind/inputs/shapes.h"
 #include "pathfind/llm/transformer.h"
+#include "pathfind/schedule/lstm.h"
 
 namespace snr::pathfind {
 
-enum class WorkloadKind { kTransformer, kGemm };
+enum class WorkloadKind { kTransformer, kGemm, kLstm };
 enum class WorkloadPhase { kTraining, kPrefill, kDecode };
 std::string_view workload_phase_name(WorkloadPhase phase);
 
@@ -25,6 +26,7 @@ struct Workload {
   WorkloadPhase phase = WorkloadPhase::kTraining;
   TransformerModel model;  // kind transformer (model.seq_size = sequence)
   GemmShape gemm;          // kind gemm
+  LstmModel lstm;          // kind lstm (training only; batch and sequence copied in)
   uint64_t batch = 1;      // global: sequences per iteration or step
   uint64_t microbatch = 1; // training
   uint64_t context = 0;    // decode: tokens already in the KV cache
