@@ -75,24 +75,32 @@ NetworkConfigFiles export_network(const HwConfig& config) {
   // (every chip DMAs each peer directly, routed through the torus); on one
   // dimension it is plain `direct`.
   const std::string algorithm = dims.size() == 1 ? "direct" : "oneDirect";
-  const std::vector<std::string> per_dim(dims.size(), algorithm);
+  // DMAs queue FIFO on their link, one DMA per peer (not split into chunks).
+  files.system_json = astra_system_json(
+      algorithm, dims.size(), static_cast<int64_t>(std::ceil(config.dma_base_latency.nanoseconds())),
+      config.vmem_bandwidth.bytes_per_second,
+      config.clock.hertz * static_cast<double>(config.mxu_count * kMatrixUnitFlopsPerCycle));
+  files.remote_memory_json = "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n";
+  return files;
+}
+
+std::string astra_system_json(const std::string& algorithm, size_t dimensions, int64_t endpoint_delay_ns,
+                              double local_mem_bytes_per_s, double peak_flops_per_s) {
+  const std::vector<std::string> per_dim(dimensions, algorithm);
   nlohmann::ordered_json system;
-  system["scheduling-policy"] = "FIFO";  // DMAs queue FIFO on their link
-  system["endpoint-delay"] = static_cast<int64_t>(std::ceil(config.dma_base_latency.nanoseconds()));
+  system["scheduling-policy"] = "FIFO";
+  system["endpoint-delay"] = endpoint_delay_ns;
   system["active-chunks-per-dimension"] = 1;
-  system["preferred-dataset-splits"] = 1;  // one DMA per peer, not split into chunks
+  system["preferred-dataset-splits"] = 1;
   system["collective-optimization"] = "baseline";
-  system["local-mem-bw"] = config.vmem_bandwidth.bytes_per_second / kSystemGigabyte;
-  system["peak-perf"] =
-      config.clock.hertz * static_cast<double>(config.mxu_count * kMatrixUnitFlopsPerCycle) / 1e12;
-  system["roofline-enabled"] = 0;  // COMP nodes carry measured durations
+  system["local-mem-bw"] = local_mem_bytes_per_s / kSystemGigabyte;
+  system["peak-perf"] = peak_flops_per_s / 1e12;
+  system["roofline-enabled"] = 0;
   system["all-reduce-implementation"] = per_dim;
   system["all-gather-implementation"] = per_dim;
   system["reduce-scatter-implementation"] = per_dim;
   system["all-to-all-implementation"] = per_dim;
-  files.system_json = system.dump(2) + "\n";
-  files.remote_memory_json = "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n";
-  return files;
+  return system.dump(2) + "\n";
 }
 
 void write_network_config(const NetworkConfigFiles& files, const std::filesystem::path& directory) {

@@ -33,6 +33,12 @@ struct NetworkConfigFiles {
 // two chips (ASTRA-sim dimensions need two) or a shape Topology refuses.
 NetworkConfigFiles export_network(const HwConfig& config);
 
+// The system.json both exporters write: FIFO, one chunk per collective and
+// one active chunk per dimension, `algorithm` on every dimension
+// (`dimensions` entries), COMP nodes timed by their durations (no roofline).
+std::string astra_system_json(const std::string& algorithm, size_t dimensions, int64_t endpoint_delay_ns,
+                              double local_mem_bytes_per_s, double peak_flops_per_s);
+
 // Writes DIR/network.yml, DIR/system.json and DIR/remote_memory.json, all
 // or nothing (other files in DIR are kept).
 void write_network_config(const NetworkConfigFiles& files, const std::filesystem::path& directory);

@@ -2,15 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "common/error.h"
 
 namespace snr::pathfind {
 namespace {
-// ASTRA-sim's analytical network: GB/s of 2^30 B; its system layer: 10^9 B/s.
+// ASTRA-sim's analytical network reads GB/s of 2^30 B.
 constexpr double kNetworkGigabyte = 1073741824.0;
-constexpr double kSystemGigabyte = 1e9;
 std::string number(double value) { return fmt::format("{}", value); }
 }  // namespace
 
@@ -35,21 +32,9 @@ hw::NetworkConfigFiles emit_sim_config(const DeviceSpec& device, const Predictio
       "# link bandwidth x tier efficiency in GB/s of 2^30 B, latency per link in ns.\n"
       "topology: [ {} ]\nnpus_count: [ {} ]\nbandwidth: [ {} ]\nlatency: [ {} ]\n",
       r.devices, device.name, topology, npus, bandwidth, latency);
-  const std::vector<std::string> per_dim(used, "ring");
-  nlohmann::ordered_json system;
-  system["scheduling-policy"] = "FIFO";
-  system["endpoint-delay"] = 0;
-  system["active-chunks-per-dimension"] = 1;
-  system["preferred-dataset-splits"] = 1;
-  system["collective-optimization"] = "baseline";
-  system["local-mem-bw"] = device.main_memory().bandwidth_bytes_per_s / kSystemGigabyte;
-  system["peak-perf"] = device.peak_flops_per_s(DType::kFp16) / 1e12;
-  system["roofline-enabled"] = 0;  // COMP nodes carry the predicted durations
-  system["all-reduce-implementation"] = per_dim;
-  system["all-gather-implementation"] = per_dim;
-  system["reduce-scatter-implementation"] = per_dim;
-  system["all-to-all-implementation"] = per_dim;
-  files.system_json = system.dump(2) + "\n";
+  // COMP nodes carry the predicted durations; links carry the latency.
+  files.system_json = hw::astra_system_json("ring", used, 0, device.main_memory().bandwidth_bytes_per_s,
+                                            device.peak_flops_per_s(DType::kFp16));
   files.remote_memory_json = "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n";
   return files;
 }
