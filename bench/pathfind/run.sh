@@ -16,3 +16,13 @@ echo "== snr pathfind generate --json (process)"
 echo "== snr pathfind predict gpt3-175B tp=8,pp=8,sp,recompute=selective (process)"
 /usr/bin/time -f "%e s wall, %U s user, max RSS %M KiB" "$BUILD/snr" pathfind predict --hw a100-80gb \
   --model examples/pathfind/gpt3-175B-train.yaml --parallelism tp=8,pp=8,sp,recompute=selective --json >/dev/null
+echo "== snr pathfind emit gpt3-175B tp=8,pp=8,sp,recompute=selective (process; 64 ranks)"
+out=$(mktemp -d)
+/usr/bin/time -f "%e s wall, %U s user, max RSS %M KiB" "$BUILD/snr" pathfind emit --hw a100-80gb \
+  --model examples/pathfind/gpt3-175B-train.yaml --parallelism tp=8,pp=8,sp,recompute=selective -o "$out/emit" >/dev/null
+echo "== snr sim on the emitted GPT-3 traces (process)"
+/usr/bin/time -f "%e s wall, %U s user, max RSS %M KiB" "$BUILD/snr" sim --workload-configuration="$out/emit/trace" \
+  --system-configuration="$out/emit/system.json" --network-configuration="$out/emit/network.yml" \
+  --remote-memory-configuration="$out/emit/remote_memory.json" \
+  --comm-group-configuration="$out/emit/trace.comm_groups.json" >/dev/null
+rm -rf "$out"

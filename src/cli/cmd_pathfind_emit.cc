@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
@@ -34,15 +35,15 @@ void run_emit(const EmitArgs& a) {
   Prediction r = predict(in);
   snr::et::Workload workload = emit_traces(in, r);
   snr::hw::NetworkConfigFiles configs = emit_sim_config(in.device, r);
+  // A generated NPU also becomes a hardware config for snr compile / run;
+  // built before anything is written so a refusal leaves no partial output.
+  const bool npu = in.arch && in.arch->mcu.rows == 128 && in.arch->mcu.cols == 128;
+  std::optional<std::string> npu_yaml;
+  if (npu) npu_yaml = "preset: tpu-v4-like\n" + npu_config(in.device, r.devices).to_yaml();
   snr::hw::write_network_config(configs, dir);
   snr::write_file_atomic(dir / "prediction.json", prediction_json(in, r).dump(2) + "\n");
   snr::et::write_workload(workload, dir / "trace");
-  // A generated NPU also becomes a hardware config for snr compile / run.
-  const bool npu = in.arch && in.arch->mcu.rows == 128 && in.arch->mcu.cols == 128;
-  if (npu) {
-    snr::hw::HwConfig hw = npu_config(in.device, r.devices);
-    snr::write_file_atomic(dir / "npu.yaml", "preset: tpu-v4-like\n" + hw.to_yaml());
-  }
+  if (npu_yaml) snr::write_file_atomic(dir / "npu.yaml", *npu_yaml);
   size_t nodes = 0;
   for (const auto& rank : workload.ranks) nodes += rank.size();
   const bool groups = workload.groups.size() > 1;

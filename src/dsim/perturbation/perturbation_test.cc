@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/error_of.h"
 #include "dsim/config/system_config.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
@@ -17,16 +18,7 @@ namespace {
 constexpr std::string_view kAware = "analytical-congestion-aware";
 constexpr std::string_view kUnaware = "analytical-congestion-unaware";
 
-// The message of the snr::Error `fn` throws ("" when it does not throw).
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using snr::testing::error_of;
 
 NetworkConfig network(std::string_view yaml) { return parse_network_config(yaml, "test"); }
 

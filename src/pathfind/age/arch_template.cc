@@ -88,11 +88,7 @@ TemplateNetworkTier read_tier(const StrictMap& m) {
   t.technology = m.string("technology");
   t.devices = m.count("devices", 1, 1ull << 24);
   std::string topology = m.string_or("topology", "switch");
-  try {
-    t.topology = parse_topology(topology);
-  } catch (const Error& e) {
-    throw_with_where(m.where("topology"), e.what());
-  }
+  t.topology = with_error_context(m.where("topology"), [&] { return parse_topology(topology); });
   if (m.has("shape")) {
     std::string text = m.string("shape");  // "8x6"
     size_t start = 0;
@@ -131,11 +127,7 @@ ArchitectureTemplate parse_template_yaml(std::string_view text, std::string_view
   a.mcu.cols = static_cast<uint32_t>(mcu.count("cols", 1, 4096));
   a.mcu.per_bundle = static_cast<uint32_t>(mcu.count("per_bundle", 1, 1 << 16));
   std::string dataflow = mcu.string_or("dataflow", "best");
-  try {
-    a.mcu.dataflow = parse_dataflow(dataflow);
-  } catch (const Error& e) {
-    throw_with_where(mcu.where("dataflow"), e.what());
-  }
+  a.mcu.dataflow = with_error_context(mcu.where("dataflow"), [&] { return parse_dataflow(dataflow); });
   a.mcu.max_utilization = mcu.number_or("max_utilization", 1.0, 1e-3, 1.0);
   mcu.finish();
   a.fp32_rate_ratio = t.number_or("fp32_rate_ratio", 0.0, 0.0, 1.0);
@@ -147,11 +139,7 @@ ArchitectureTemplate parse_template_yaml(std::string_view text, std::string_view
     level.name = l.string("name");
     level.technology = l.string("technology");
     std::string scope = l.string("scope");
-    try {
-      level.scope = parse_scope(scope);
-    } catch (const Error& e) {
-      throw_with_where(l.where("scope"), e.what());
-    }
+    level.scope = with_error_context(l.where("scope"), [&] { return parse_scope(scope); });
     level.partial_sums = read_bool(l, "partial_sums", level.scope == Scope::kGlobal);
     level.efficiency = l.number_or("efficiency", 1.0, 1e-3, 1.0);
     l.finish();
@@ -170,11 +158,7 @@ ArchitectureTemplate parse_template_yaml(std::string_view text, std::string_view
   }
   t.finish();
   top.finish();
-  try {
-    a.validate();
-  } catch (const Error& e) {
-    throw e.with_context(std::string(source));
-  }
+  with_error_context(std::string(source), [&] { a.validate(); });
   return a;
 }
 

@@ -144,11 +144,7 @@ ResourceBudget parse_budget_yaml(std::string_view text, std::string_view source)
   if (!have_node) throw Error(fmt::format("{}: area_breakdown.node_area_budget: missing required key", source));
   if (!have_chip) throw Error(fmt::format("{}: area_breakdown.proc_chip_area_budget: missing required key", source));
   if (!have_tdp) throw Error(fmt::format("{}: power_breakdown.TDP: missing required key", source));
-  try {
-    b.validate();
-  } catch (const Error& e) {
-    throw e.with_context(std::string(source));
-  }
+  with_error_context(std::string(source), [&] { b.validate(); });
   return b;
 }
 

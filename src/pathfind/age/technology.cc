@@ -171,11 +171,7 @@ TechnologyLibrary parse_technology_yaml(std::string_view text, std::string_view 
   }
   t.finish();
   top.finish();
-  try {
-    lib.validate();
-  } catch (const Error& e) {
-    throw e.with_context(std::string(source));
-  }
+  with_error_context(std::string(source), [&] { lib.validate(); });
   return lib;
 }
 

@@ -23,11 +23,7 @@ hw::HwConfig npu_config(const DeviceSpec& device, uint64_t chips) {
   const double vmem_block_bytes = static_cast<double>(c.vmem_page_bytes.count * c.vmem_pages_per_block);
   const NetworkTier* ici = device.network.empty() ? nullptr : &device.network.front();
   auto set = [&](std::string_view key, const std::string& value) {
-    try {
-      c.set(key, value);
-    } catch (const Error& e) {
-      throw e.with_context(fmt::format("npu config from device '{}'", device.name));
-    }
+    with_error_context(fmt::format("npu config from device '{}'", device.name), [&] { c.set(key, value); });
   };
   set("chips", std::to_string(chips));
   set("clock", fmt::format("{}Hz", device.frequency_hz));

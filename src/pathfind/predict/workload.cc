@@ -39,11 +39,7 @@ Workload parse_workload_yaml(std::string_view text, std::string_view source) {
   out.name = w.string("name");
   std::string kind = w.string_or("kind", "transformer");
   std::string dtype = w.string_or("dtype", "bf16");
-  try {
-    out.dtype = parse_dtype(dtype);
-  } catch (const Error& e) {
-    throw_with_where(w.where("dtype"), e.what());
-  }
+  out.dtype = with_error_context(w.where("dtype"), [&] { return parse_dtype(dtype); });
   if (kind == "transformer") {
     out.kind = WorkloadKind::kTransformer;
     StrictMap m = w.map("model");
@@ -69,11 +65,7 @@ Workload parse_workload_yaml(std::string_view text, std::string_view source) {
       out.microbatch = w.count("microbatch", 1, kMaxDimension);
     }
     if (out.phase == WorkloadPhase::kDecode) out.context = w.count("context", 0, uint64_t{1} << 30);
-    try {
-      t.validate();
-    } catch (const Error& e) {
-      throw e.with_context(std::string(source));
-    }
+    with_error_context(std::string(source), [&] { t.validate(); });
   } else if (kind == "gemm") {
     out.kind = WorkloadKind::kGemm;
     StrictMap g = w.map("gemm");
@@ -91,11 +83,7 @@ Workload parse_workload_yaml(std::string_view text, std::string_view source) {
     out.batch = w.count("batch", 1, kMaxDimension);
     out.lstm.batch = out.batch;
     out.lstm.sequence = w.count("sequence", 1, kMaxDimension);
-    try {
-      out.lstm.validate();
-    } catch (const Error& e) {
-      throw e.with_context(std::string(source));
-    }
+    with_error_context(std::string(source), [&] { out.lstm.validate(); });
   } else {
     throw_with_where(w.where("kind"), fmt::format("'{}' is not a workload kind (transformer, gemm, lstm)", kind));
   }
