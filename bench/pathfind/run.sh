@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Times the pathfinding model: the library calls (pathfind_bench) and the
+# Times the pathfinding model: the library calls (pathfind_bench, and the
+# design-space search: pathfind_search_bench) and the
 # `snr pathfind gemm` / `snr pathfind train` processes.
 # Usage: bench/pathfind/run.sh [BUILD_DIR] (from the repository root).
 set -euo pipefail
 BUILD="${1:-build}"
 C=../shared/data/pathfinder/calculon
 SNR_SHARED_DATA="$(cd ../shared/data && pwd)" "$BUILD/bench/pathfind/pathfind_bench" --benchmark_min_time=0.5
+"$BUILD/bench/pathfind/pathfind_search_bench"
 echo "== snr pathfind gemm 8192 12288 12288 --hw a100-80gb --json (process)"
 /usr/bin/time -f "%e s wall, %U s user, max RSS %M KiB" "$BUILD/snr" pathfind gemm 8192 12288 12288 --hw a100-80gb --json >/dev/null
 echo "== snr pathfind train gpt3-175B seqsel (process)"

@@ -30,7 +30,9 @@ std::string unknown_verb_error(const CLI::App& app, const std::vector<std::strin
   std::string path = "snr";
   for (const std::string& arg : args) {
     if (is_option(arg)) return "";
-    if (current->get_subcommands({}).empty()) return "";
+    // A verb with subcommands that also takes arguments itself (`snr sweep
+    // GRID`, `snr sweep report DB`) does not require a subcommand.
+    if (current->get_subcommands({}).empty() || current->get_require_subcommand_min() == 0) return "";
     const CLI::App* next = nullptr;
     for (const CLI::App* sub : current->get_subcommands({})) {
       if (sub->get_name() == arg) next = sub;

@@ -24,11 +24,16 @@ struct PredictOptions {
   uint64_t devices = 0;  // 0: as many as the parallelism uses
 };
 
-inline void add_predict_options(CLI::App* sub, PredictOptions& o) {
-  sub->add_option("--hw", o.hw, "device preset (v100, a100-80gb, h100-sxm, tpu-v4-like, tpu-v5e-like) or YAML");
+// --tech, --arch and --budget: the inputs of the generator (AGE).
+inline void add_generator_options(CLI::App* sub, PredictOptions& o) {
   sub->add_option("--tech", o.tech, "technology library for a generated device (built-in n7 or YAML)");
   sub->add_option("--arch", o.arch, "architecture template for a generated device (built-in gpu-16x16 or YAML)");
   sub->add_option("--budget", o.budget, "budgets for a generated device (built-in a100-like or YAML)");
+}
+
+inline void add_predict_options(CLI::App* sub, PredictOptions& o) {
+  sub->add_option("--hw", o.hw, "device preset (v100, a100-80gb, h100-sxm, tpu-v4-like, tpu-v5e-like) or YAML");
+  add_generator_options(sub, o);
   sub->add_option("--model", o.model, "workload YAML (transformer training/prefill/decode or a GEMM)")->required();
   sub->add_option("--parallelism", o.parallelism,
                   "RC-{KP1}-{KP2}-d{DP}-p{LP}, CR-{KP1}-d{DP}-p{LP}, or tp=,pp=,dp=,interleave=,sp,recompute=,zero1")
@@ -43,35 +48,7 @@ inline void add_predict_options(CLI::App* sub, PredictOptions& o) {
 
 // "kernel_row,kernel_col,pipeline,data" or "r,c,p,d": each dimension once.
 inline pathfind::DimOrder parse_dimension_order(const std::string& text) {
-  using pathfind::ParallelDim;
-  pathfind::DimOrder order{};
-  size_t count = 0, start = 0;
-  std::array<bool, pathfind::kParallelDimCount> seen{};
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    bool found = false;
-    for (ParallelDim dim : pathfind::kAllParallelDims) {
-      const size_t i = pathfind::index_of(dim);
-      if (part != pathfind::parallel_dim_name(dim) && !(part.size() == 1 && part[0] == "rcpd"[i])) continue;
-      if (!seen[i] && count < pathfind::kParallelDimCount) {
-        seen[i] = true;
-        order[count++] = dim;
-        found = true;
-      }
-    }
-    if (!found) {
-      throw Error(fmt::format(
-          "--mapping '{}': '{}' is not a new parallel dimension (kernel_row, kernel_col, pipeline, data, or r, c, p, d)",
-          text, part));
-    }
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  if (count != pathfind::kParallelDimCount) {
-    throw Error(fmt::format("--mapping '{}': name all four parallel dimensions once, or 'best'", text));
-  }
-  return order;
+  return pathfind::parse_dimension_order(text, "--mapping");
 }
 
 struct LoadedInputs {

@@ -76,17 +76,37 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   return result;
 }
 
+SimulationDocuments read_simulation_documents(const SimulationInputs& inputs) {
+  const auto read = [](const std::filesystem::path& path) {
+    return ConfigText{read_file(path), path.string(), path.parent_path()};
+  };
+  SimulationDocuments documents{read(inputs.system_configuration), read(inputs.network_configuration),
+                                read(inputs.remote_memory_configuration), std::nullopt, std::nullopt};
+  if (!inputs.comm_group_configuration.empty()) documents.comm_groups = read(inputs.comm_group_configuration);
+  if (!inputs.perturbation_configuration.empty()) documents.perturbation = read(inputs.perturbation_configuration);
+  return documents;
+}
+
 SimulationResult simulate_files(const SimulationInputs& inputs) {
+  // Backend and scales first: a bad option is reported before any file is read.
+  find_network_backend(inputs.backend);
+  check_workload_scales(inputs.scales);
+  return simulate_documents(inputs, read_simulation_documents(inputs));
+}
+
+SimulationResult simulate_documents(const SimulationInputs& inputs, const SimulationDocuments& documents) {
   const NetworkBackendSpec& backend = find_network_backend(inputs.backend);
-  SystemConfig system = load_system_config(inputs.system_configuration);
+  const ConfigText& sys = documents.system;
+  SystemConfig system = parse_system_config(sys.text, sys.source, sys.base_dir);
   apply_injection_scale(system, inputs.injection_scale);
   check_workload_scales(inputs.scales);
-  const NetworkConfig network = load_backend_config(backend, inputs.network_configuration);
+  const NetworkConfig network = parse_backend_config(backend, documents.network.text, documents.network.source);
   check_trace_set_size(inputs.workload_prefix, network.npus_count());
-  load_remote_memory_config(inputs.remote_memory_configuration);
+  parse_remote_memory_config(documents.remote_memory.text, documents.remote_memory.source);
   Perturbations perturbations;
-  if (!inputs.perturbation_configuration.empty()) {
-    perturbations = resolve_perturbations(load_perturbation_config(inputs.perturbation_configuration), network);
+  if (documents.perturbation) {
+    perturbations = resolve_perturbations(
+        parse_perturbation_config(documents.perturbation->text, documents.perturbation->source), network);
   }
   CustomCollectives custom;
   if (!system.all_reduce_custom.empty()) {
@@ -94,9 +114,10 @@ SimulationResult simulate_files(const SimulationInputs& inputs) {
   }
   // Without a communicator-group file, the groups the traces describe
   // themselves (their "## process_group:init ##" METADATA nodes).
-  const CommGroups groups = inputs.comm_group_configuration.empty()
-                                ? comm_groups_from_traces(inputs.workload_prefix, network.npus_count())
-                                : load_comm_groups(inputs.comm_group_configuration, network.npus_count());
+  const CommGroups groups =
+      documents.comm_groups
+          ? parse_comm_groups(documents.comm_groups->text, documents.comm_groups->source, network.npus_count())
+          : comm_groups_from_traces(inputs.workload_prefix, network.npus_count());
   std::vector<RankGraph> graphs;
   graphs.reserve(network.npus_count());
   for (uint32_t rank = 0; rank < network.npus_count(); ++rank) {
@@ -118,10 +139,8 @@ std::string astra_summary_lines(const SimulationResult& result) {
   return out;
 }
 
-void write_result_files(const SimulationResult& result, const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir);
+nlohmann::ordered_json npus_json(const SimulationResult& result) {
   nlohmann::ordered_json npus = nlohmann::ordered_json::array();
-  std::string csv = "npu,total_ns,compute_ns,exposed_communication_ns,bytes_sent,nodes_completed\n";
   for (size_t i = 0; i < result.npus.size(); ++i) {
     const auto& r = result.npus[i];
     npus.push_back({{"npu", i},
@@ -130,6 +149,25 @@ void write_result_files(const SimulationResult& result, const std::filesystem::p
                     {"exposed_communication_ns", r.finish_ns - r.compute_ns},
                     {"bytes_sent", result.bytes_sent_per_npu[i]},
                     {"nodes_completed", r.nodes_completed}});
+  }
+  return npus;
+}
+
+nlohmann::ordered_json summary_json(const SimulationResult& result) {
+  return {{"backend", result.backend_name},
+          {"npus", result.npus.size()},
+          {"finish_ns", result.finish_ns()},
+          {"messages", result.messages_sent},
+          {"events", result.events_processed},
+          {"skipped_records", result.skipped_records},
+          {"dangling_dependencies_dropped", result.dangling_dependencies_dropped}};
+}
+
+void write_result_files(const SimulationResult& result, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::string csv = "npu,total_ns,compute_ns,exposed_communication_ns,bytes_sent,nodes_completed\n";
+  for (size_t i = 0; i < result.npus.size(); ++i) {
+    const auto& r = result.npus[i];
     csv += fmt::format("{},{},{},{},{},{}\n", i, r.finish_ns, r.compute_ns, r.finish_ns - r.compute_ns,
                        result.bytes_sent_per_npu[i], r.nodes_completed);
   }
@@ -137,17 +175,10 @@ void write_result_files(const SimulationResult& result, const std::filesystem::p
   for (const auto& link : result.links) {
     links += fmt::format("{},{},{},{}\n", link.name, link.bytes, link.messages, link.busy_ns);
   }
-  nlohmann::ordered_json summary = {{"backend", result.backend_name},
-                                    {"npus", result.npus.size()},
-                                    {"finish_ns", result.finish_ns()},
-                                    {"messages", result.messages_sent},
-                                    {"events", result.events_processed},
-                                    {"skipped_records", result.skipped_records},
-                                    {"dangling_dependencies_dropped", result.dangling_dependencies_dropped}};
-  write_file_atomic(dir / "npus.json", npus.dump(2) + "\n");
+  write_file_atomic(dir / "npus.json", npus_json(result).dump(2) + "\n");
   write_file_atomic(dir / "npus.csv", csv);
   write_file_atomic(dir / "links.csv", links);
-  write_file_atomic(dir / "summary.json", summary.dump(2) + "\n");
+  write_file_atomic(dir / "summary.json", summary_json(result).dump(2) + "\n");
 }
 
 void write_timeline(const SimulationResult& result, const std::filesystem::path& path) {

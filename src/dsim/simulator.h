@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,9 +68,38 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
 // have one file per NPU (check_trace_set_size). Throws snr::Error.
 SimulationResult simulate_files(const SimulationInputs& inputs);
 
+// One configuration as text: what its reader parses, the name its errors
+// use, and the folder its relative paths resolve against.
+struct ConfigText {
+  std::string text;
+  std::string source;
+  std::filesystem::path base_dir;
+};
+// The configuration files of a run as text, so a caller can edit them in
+// memory (snr sweep) and still go through the same readers.
+struct SimulationDocuments {
+  ConfigText system;
+  ConfigText network;
+  ConfigText remote_memory;
+  std::optional<ConfigText> comm_groups;   // none: the groups the traces describe
+  std::optional<ConfigText> perturbation;  // none: no perturbation
+};
+// Reads the files `inputs` names.
+SimulationDocuments read_simulation_documents(const SimulationInputs& inputs);
+// simulate_files with the configurations given as text; the trace prefix,
+// backend, scales and options still come from `inputs` (its configuration
+// paths are not read).
+SimulationResult simulate_documents(const SimulationInputs& inputs, const SimulationDocuments& documents);
+
 // The lines ASTRA-sim prints per NPU:
 // "sys[R] finished, T cycles, exposed communication E cycles."
 std::string astra_summary_lines(const SimulationResult& result);
+// What npus.json and summary.json hold (per NPU: total_ns, compute_ns,
+// exposed_communication_ns, bytes_sent, nodes_completed; the run: backend,
+// npus, finish_ns, messages, events, skipped_records,
+// dangling_dependencies_dropped).
+nlohmann::ordered_json npus_json(const SimulationResult& result);
+nlohmann::ordered_json summary_json(const SimulationResult& result);
 // Writes npus.json, npus.csv, links.csv and summary.json into `dir`.
 void write_result_files(const SimulationResult& result, const std::filesystem::path& dir);
 // Chrome-trace JSON: one process per NPU with compute / communication / cpu tracks.

@@ -54,3 +54,20 @@ start_device() {
   cat "$WORK/serve.err" >&2
   fail "device server did not report its port"
 }
+
+# mpi_or_skip — for the MPI part at the end of a test: exits 0 with a SKIP
+# line unless mpirun is installed and this snr was built with MPI (`snr
+# version --json` lists "mpi"); otherwise exports what Open MPI needs here
+# (running as root in containers, the shared-memory transport) and turns
+# LeakSanitizer off for what follows: Open MPI keeps allocations past
+# MPI_Finalize in components it has unloaded by exit, which a sanitizer
+# build reports without a usable stack.
+mpi_or_skip() {
+  if ! command -v mpirun >/dev/null || ! "$SNR" version --json | grep -q '"mpi"'; then
+    echo "SKIP (MPI part): mpirun or an MPI build of snr is missing"
+    exit 0
+  fi
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}

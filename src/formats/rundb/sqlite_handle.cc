@@ -43,6 +43,11 @@ Statement& Statement::bind(int index, int64_t value) {
   return *this;
 }
 
+Statement& Statement::bind(int index, double value) {
+  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) db_.fail("binding a real");
+  return *this;
+}
+
 Statement& Statement::bind(int index, std::string_view value) {
   // The caller's text outlives the statement's next run(), so no copy.
   if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC) != SQLITE_OK) {
@@ -81,6 +86,7 @@ std::string Statement::text(int column) const {
                                                         static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+int Statement::column_type(int column) const { return sqlite3_column_type(stmt_, column); }
 int Statement::column_count() const { return sqlite3_column_count(stmt_); }
 std::string Statement::column_name(int column) const { return sqlite3_column_name(stmt_, column); }
 

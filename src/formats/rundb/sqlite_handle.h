@@ -40,6 +40,7 @@ class Statement {
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, uint64_t value) { return bind(index, static_cast<int64_t>(value)); }
   Statement& bind(int index, uint32_t value) { return bind(index, static_cast<int64_t>(value)); }
+  Statement& bind(int index, double value);
   // Text is not copied: it must stay valid until run() / next() / reset().
   Statement& bind(int index, std::string_view value);
   Statement& bind_null(int index);
@@ -54,6 +55,9 @@ class Statement {
   [[nodiscard]] double real(int column) const;
   [[nodiscard]] std::string text(int column) const;
   [[nodiscard]] bool is_null(int column) const;
+  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL
+  // (the value's storage class in the current row).
+  [[nodiscard]] int column_type(int column) const;
   [[nodiscard]] int column_count() const;
   [[nodiscard]] std::string column_name(int column) const;
 

@@ -4,6 +4,7 @@
 // --show-inputs`). docs/pathfind-age.md derives every figure.
 #include <fmt/format.h>
 
+#include <array>
 #include <span>
 
 #include "common/error.h"
@@ -11,6 +12,7 @@
 #include "pathfind/age/budget.h"
 #include "pathfind/age/builtin_inputs.h"
 #include "pathfind/age/technology.h"
+#include "pathfind/age/technology_node.h"
 
 namespace snr::pathfind::age {
 namespace {
@@ -274,23 +276,45 @@ std::vector<std::string_view> names_of(const Builtin (&table)[N]) {
   return out;
 }
 
+// Libraries at the other logic nodes: n7 carried there (technology_node.h).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kDerivedTechnologies = {
+    {{"n12", "N12"}, {"n10", "N10"}, {"n5", "N5"}, {"n3", "N3"}, {"n2", "N2"}, {"n1", "N1"}}};
+
+const std::string_view* derived_node(std::string_view name) {
+  for (const auto& [library, node] : kDerivedTechnologies) {
+    if (library == name) return &node;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-std::vector<std::string_view> builtin_technology_names() { return names_of(kTechnologies); }
+std::vector<std::string_view> builtin_technology_names() {
+  std::vector<std::string_view> names = names_of(kTechnologies);
+  for (const auto& derived : kDerivedTechnologies) names.push_back(derived.first);
+  return names;
+}
 std::vector<std::string_view> builtin_template_names() { return names_of(kTemplates); }
 std::vector<std::string_view> builtin_budget_names() { return names_of(kBudgets); }
 
-std::string_view builtin_input_yaml(std::string_view name) {
+std::string builtin_input_yaml(std::string_view name) {
+  if (derived_node(name) != nullptr) {
+    return fmt::format("# n7 carried to {} (area / 1.8, power / 1.3 per node step on the die's logic)\n{}",
+                       *derived_node(name), format_technology_yaml(builtin_technology(name)));
+  }
   for (std::span<const Builtin> table : {std::span<const Builtin>(kTechnologies), std::span<const Builtin>(kTemplates),
                                           std::span<const Builtin>(kBudgets)}) {
     for (const Builtin& b : table) {
-      if (b.name == name) return b.yaml;
+      if (b.name == name) return std::string(b.yaml);
     }
   }
   throw Error(fmt::format("no built-in technology library, template or budget named '{}'", name));
 }
 
 TechnologyLibrary builtin_technology(std::string_view name) {
+  if (const std::string_view* node = derived_node(name); node != nullptr) {
+    return scale_to_node(builtin_technology("n7"), "N7", *node, std::string(name));
+  }
   return parse_technology_yaml(find_yaml(kTechnologies, name, "technology library"), name);
 }
 ArchitectureTemplate builtin_template(std::string_view name) {

@@ -16,7 +16,7 @@
 namespace snr::pathfind::age {
 
 // Throws naming `name` when no built-in input has it.
-std::string_view builtin_input_yaml(std::string_view name);
+std::string builtin_input_yaml(std::string_view name);
 
 // `builtin(name)` when `name_or_path` is one of `names`, else
 // `parse(file text, path)`; `kind` ("technology library") names it in errors.

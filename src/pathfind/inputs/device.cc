@@ -234,7 +234,10 @@ DeviceSpec device_preset(std::string_view name) {
 
 
 DeviceSpec parse_device_yaml(std::string_view text, std::string_view source) {
-  YAML::Node root = load_yaml_text(text, source);
+  return parse_device_yaml(load_yaml_text(text, source), source);
+}
+
+DeviceSpec parse_device_yaml(const YAML::Node& root, std::string_view source) {
   StrictMap top(root, std::string(source), "");
   StrictMap m = top.map("device");
   DeviceSpec d;

@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+namespace YAML {
+class Node;
+}
+
 namespace snr::pathfind {
 
 enum class DType { kFp16, kBf16, kFp32 };
@@ -94,6 +98,8 @@ std::vector<std::string_view> device_preset_names();
 
 // YAML device description (strict; see docs/formats/pathfind-inputs.md).
 DeviceSpec parse_device_yaml(std::string_view text, std::string_view source);
+// The same from a document already parsed (snr sweep edits one per point).
+DeviceSpec parse_device_yaml(const YAML::Node& document, std::string_view source);
 // A preset name or a path to a YAML file.
 DeviceSpec load_device(const std::string& preset_or_path);
 

@@ -95,16 +95,22 @@ uint64_t DeviceMapper::node_of(const ShardCoord& shard, const DimOrder& order) c
 Mapping DeviceMapper::evaluate(const DimOrder& order, const std::array<double, kParallelDimCount>& bytes) const {
   check_order(order);
   check_bytes(bytes);
-  Mapping m;
-  m.order = order;
+  return score(route(order), system_, bytes);
+}
+
+RoutedOrder DeviceMapper::route(const DimOrder& order) const {
+  check_order(order);
+  RoutedOrder r;
+  r.order = order;
 
   // Endpoints once per edge, grouped by dimension.
   std::array<std::vector<std::pair<uint64_t, uint64_t>>, kParallelDimCount> ends;
   for (const ShardEdge& e : edges_) ends[index_of(e.dim)].emplace_back(node_of(e.from, order), node_of(e.to, order));
 
-  // Pass 1: count the edges of each dimension on every directed link. The
-  // dense counter is reused per dimension and its touched entries kept
-  // sparsely, so memory stays O(links) whatever the number of dimensions.
+  // Pass 1: route every edge once, keeping its path, and count the edges of
+  // each dimension on every directed link. The dense counter is reused per
+  // dimension and its touched entries kept sparsely, so memory stays
+  // O(links) whatever the number of dimensions.
   const bool all_at_once = options_.contention == Contention::kAllDimensions;
   std::vector<uint32_t> load(system_.link_count(), 0);
   std::vector<uint32_t> total(all_at_once ? system_.link_count() : 0, 0);
@@ -112,12 +118,15 @@ Mapping DeviceMapper::evaluate(const DimOrder& order, const std::array<double, k
   std::vector<uint64_t> path;
   std::vector<uint64_t> touched;
   for (ParallelDim d : kAllParallelDims) {
+    RoutedOrder::Hops& hops = r.dims[index_of(d)];
     touched.clear();
     for (const auto& [from, to] : ends[index_of(d)]) {
       system_.route(from, to, path);
       for (uint64_t l : path) {
         if (load[l]++ == 0) touched.push_back(l);
       }
+      hops.link.insert(hops.link.end(), path.begin(), path.end());
+      hops.path_end.push_back(hops.link.size());
     }
     std::sort(touched.begin(), touched.end());
     for (uint64_t l : touched) {
@@ -127,43 +136,20 @@ Mapping DeviceMapper::evaluate(const DimOrder& order, const std::array<double, k
     }
   }
 
-  // Pass 2: hops, latency and the §6.4 derate of every edge.
+  // The sharing each hop is derated by (§6.4): the edges of its own
+  // dimension on the link, or of all four at once.
   for (ParallelDim d : kAllParallelDims) {
-    const auto& dim_ends = ends[index_of(d)];
-    if (dim_ends.empty()) continue;
+    RoutedOrder::Hops& hops = r.dims[index_of(d)];
     if (!all_at_once) {
       for (const auto& [l, count] : used[index_of(d)]) load[l] = count;
     }
     const std::vector<uint32_t>& sharing = all_at_once ? total : load;
-    DimensionTraffic& t = m.dims[index_of(d)];
-    t.edges = dim_ends.size();
-    t.effective_bandwidth_bytes_per_s = std::numeric_limits<double>::infinity();
-    uint64_t hops = 0;
-    for (const auto& [from, to] : dim_ends) {
-      system_.route(from, to, path);
-      hops += path.size();
-      t.max_hops = std::max<uint64_t>(t.max_hops, path.size());
-      double latency_s = 0;
-      for (uint64_t l : path) {
-        const SystemDimension& link_dim = system_.dimension_of_link(l);
-        latency_s += link_dim.link_latency_s;
-        t.max_sharing = std::max<uint64_t>(t.max_sharing, sharing[l]);
-        const double bandwidth = link_dim.link_bandwidth_bytes_per_s / sharing[l];
-        if (bandwidth < t.effective_bandwidth_bytes_per_s) {
-          t.effective_bandwidth_bytes_per_s = bandwidth;
-          t.bottleneck_link = l;
-          t.bottleneck_tier = link_dim.tier;
-        }
-      }
-      t.max_path_latency_s = std::max(t.max_path_latency_s, latency_s);
-    }
-    t.mean_hops = static_cast<double>(hops) / static_cast<double>(t.edges);
+    hops.sharing.reserve(hops.link.size());
+    for (uint64_t l : hops.link) hops.sharing.push_back(sharing[l]);
     if (!all_at_once) {
       for (const auto& entry : used[index_of(d)]) load[entry.first] = 0;
     }
-    m.time_s[index_of(d)] = bytes[index_of(d)] / t.effective_bandwidth_bytes_per_s + t.max_path_latency_s;
   }
-  for (double time : m.time_s) m.score_s += time;
 
   // Per-link report: merge the four sorted sparse lists.
   std::vector<std::pair<uint64_t, size_t>> entries;  // (link, dimension)
@@ -173,10 +159,62 @@ Mapping DeviceMapper::evaluate(const DimOrder& order, const std::array<double, k
   std::sort(entries.begin(), entries.end());
   std::array<size_t, kParallelDimCount> next{};
   for (const auto& [l, d] : entries) {
-    if (m.links.empty() || m.links.back().link != l) m.links.push_back({l, {}});
-    m.links.back().edges[d] = used[d][next[d]++].second;
+    if (r.links.empty() || r.links.back().link != l) r.links.push_back({l, {}});
+    r.links.back().edges[d] = used[d][next[d]++].second;
   }
+  return r;
+}
+
+Mapping DeviceMapper::score(const RoutedOrder& routed, const SystemGraph& system,
+                            const std::array<double, kParallelDimCount>& bytes) {
+  check_bytes(bytes);
+  Mapping m;
+  m.order = routed.order;
+  // Pass 2: hops, latency and the §6.4 derate of every edge.
+  for (ParallelDim d : kAllParallelDims) {
+    const RoutedOrder::Hops& hops = routed.dims[index_of(d)];
+    if (hops.path_end.empty()) continue;
+    DimensionTraffic& t = m.dims[index_of(d)];
+    t.edges = hops.path_end.size();
+    t.effective_bandwidth_bytes_per_s = std::numeric_limits<double>::infinity();
+    uint64_t hop_count = 0;
+    size_t begin = 0;
+    for (const size_t end : hops.path_end) {
+      const uint64_t length = end - begin;
+      hop_count += length;
+      t.max_hops = std::max<uint64_t>(t.max_hops, length);
+      double latency_s = 0;
+      for (size_t h = begin; h < end; ++h) {
+        const uint64_t l = hops.link[h];
+        const SystemDimension& link_dim = system.dimension_of_link(l);
+        latency_s += link_dim.link_latency_s;
+        t.max_sharing = std::max<uint64_t>(t.max_sharing, hops.sharing[h]);
+        const double bandwidth = link_dim.link_bandwidth_bytes_per_s / hops.sharing[h];
+        if (bandwidth < t.effective_bandwidth_bytes_per_s) {
+          t.effective_bandwidth_bytes_per_s = bandwidth;
+          t.bottleneck_link = l;
+          t.bottleneck_tier = link_dim.tier;
+        }
+      }
+      t.max_path_latency_s = std::max(t.max_path_latency_s, latency_s);
+      begin = end;
+    }
+    t.mean_hops = static_cast<double>(hop_count) / static_cast<double>(t.edges);
+    m.time_s[index_of(d)] = bytes[index_of(d)] / t.effective_bandwidth_bytes_per_s + t.max_path_latency_s;
+  }
+  for (double time : m.time_s) m.score_s += time;
+  m.links = routed.links;
   return m;
+}
+
+bool same_shape(const SystemGraph& a, const SystemGraph& b) {
+  const std::vector<SystemDimension>& x = a.dimensions();
+  const std::vector<SystemDimension>& y = b.dimensions();
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i].size != y[i].size || x[i].kind != y[i].kind || x[i].tier != y[i].tier) return false;
+  }
+  return true;
 }
 
 OrderingSearch DeviceMapper::best_ordering(const std::array<double, kParallelDimCount>& bytes) const {

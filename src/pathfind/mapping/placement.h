@@ -74,6 +74,24 @@ struct Mapping {
   double score_s = 0;
 };
 
+// The part of DeviceMapper::evaluate that depends on the system's shape and
+// not on its link bandwidths or latencies: where every logical edge of one
+// ordering runs and how many edges share each link. A design search that
+// keeps the ordering and changes only bandwidths routes once and scores
+// each design (DeviceMapper::score).
+struct RoutedOrder {
+  DimOrder order{};
+  // Per dimension, the links of each edge's path in edge order, with the
+  // sharing count each link is derated by; edge i's hops end at path_end[i].
+  struct Hops {
+    std::vector<uint64_t> link;
+    std::vector<uint32_t> sharing;
+    std::vector<size_t> path_end;
+  };
+  std::array<Hops, kParallelDimCount> dims{};
+  std::vector<LinkLoad> links;  // as Mapping::links
+};
+
 struct OrderingSearch {
   Mapping best;  // with its links
   size_t best_index = 0;  // into `all`
@@ -102,6 +120,13 @@ class DeviceMapper {
   // Throws on an order that is not a permutation or on bad bytes.
   [[nodiscard]] Mapping evaluate(const DimOrder& order,
                                  const std::array<double, kParallelDimCount>& bytes_per_dimension = {}) const;
+  // evaluate() in two parts: route() once per ordering, then score() on this
+  // system or on any system of the same shape (same_shape) with other link
+  // bandwidths and latencies; score(route(o), system(), bytes) is
+  // evaluate(o, bytes) exactly. Throw as evaluate() does.
+  [[nodiscard]] RoutedOrder route(const DimOrder& order) const;
+  [[nodiscard]] static Mapping score(const RoutedOrder& routed, const SystemGraph& system,
+                                     const std::array<double, kParallelDimCount>& bytes_per_dimension = {});
   // Evaluates all 24 orderings; the lowest score wins, ties go to the earlier one.
   [[nodiscard]] OrderingSearch best_ordering(const std::array<double, kParallelDimCount>& bytes_per_dimension) const;
 
@@ -111,6 +136,10 @@ class DeviceMapper {
   std::vector<ShardEdge> edges_;
   MappingOptions options_;
 };
+
+// Whether two system graphs have the same dimensions (sizes, kinds, tiers),
+// so that link ids and routes agree; bandwidths and latencies may differ.
+bool same_shape(const SystemGraph& a, const SystemGraph& b);
 
 // DeviceMapper(dims, system, options).best_ordering(bytes_per_dimension).
 OrderingSearch best_ordering(const ParallelDims& dims, const SystemGraph& system,

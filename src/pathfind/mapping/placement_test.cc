@@ -148,6 +148,37 @@ TEST(PathfindPlacement, LatencyAddsTheLongestPath) {
   EXPECT_DOUBLE_EQ(m.score_s, 8.0 + 10e-6);  // 3 + 4 + 1 + 2 hops of latency
 }
 
+// A routing scored on a system of the same shape with other bandwidths and
+// latencies gives what evaluating on that system gives.
+TEST(PathfindPlacement, RoutedOrderScoresOtherBandwidthsExactly) {
+  const SystemGraph slow = two_level({switch_dimension(8, 300e9)}, torus({2, 3}, 50e9).dimensions());
+  std::vector<SystemDimension> dims = slow.dimensions();
+  dims[0].link_bandwidth_bytes_per_s = 123e9;
+  dims[1].link_latency_s = 2e-6;
+  dims[2].link_bandwidth_bytes_per_s = 7e9;
+  const SystemGraph other(dims);
+  ASSERT_TRUE(same_shape(slow, other));
+  const DeviceMapper mapper(figure_five_dims(), slow);
+  const std::array<double, kParallelDimCount> bytes{3e9, 3e9, 1e9, 1e9};
+  for (const DimOrder& order : all_orderings()) {
+    const Mapping expected = DeviceMapper(figure_five_dims(), other).evaluate(order, bytes);
+    const Mapping scored = DeviceMapper::score(mapper.route(order), other, bytes);
+    EXPECT_EQ(scored.score_s, expected.score_s) << order_name(order);
+    EXPECT_EQ(scored.time_s, expected.time_s) << order_name(order);
+    for (ParallelDim d : kAllParallelDims) {
+      EXPECT_EQ(of(scored, d).effective_bandwidth_bytes_per_s, of(expected, d).effective_bandwidth_bytes_per_s);
+      EXPECT_EQ(of(scored, d).bottleneck_link, of(expected, d).bottleneck_link);
+      EXPECT_EQ(of(scored, d).max_path_latency_s, of(expected, d).max_path_latency_s);
+      EXPECT_EQ(of(scored, d).mean_hops, of(expected, d).mean_hops);
+    }
+    EXPECT_EQ(scored.links.size(), expected.links.size());
+  }
+  EXPECT_FALSE(same_shape(slow, torus({8, 6})));
+  std::vector<SystemDimension> switched = dims;
+  switched[1].kind = SystemDimension::Kind::kLine;
+  EXPECT_FALSE(same_shape(slow, SystemGraph(switched)));
+}
+
 // Two levels: R and C fill the 8-device package switch, pipeline and data
 // the 2 x 3 package torus. Switch paths are up + down; each device sends and
 // receives one edge per kernel dimension, so nothing is shared.

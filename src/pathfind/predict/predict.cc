@@ -98,11 +98,19 @@ Prediction predict(const PredictInputs& in) {
   SystemGraph system = build_system(in.device, arch, r.devices);
   const ParallelDims dims = parallel_dims(s.notation);
   const std::array<double, kParallelDimCount> bytes = bytes_per_edge(w, s);
-  DeviceMapper mapper(dims, system);
-  if (in.order) {
-    r.mapping = mapper.evaluate(*in.order, bytes);
+  RoutingCache* cache = in.routing_cache;
+  if (in.order && cache != nullptr && cache->system && cache->dims.size == dims.size &&
+      cache->routed.order == *in.order && same_shape(*cache->system, system)) {
+    r.mapping = DeviceMapper::score(cache->routed, system, bytes);
     r.orderings.emplace_back(order_name(*in.order), r.mapping.score_s);
+  } else if (in.order) {
+    const DeviceMapper mapper(dims, system);
+    RoutedOrder routed = mapper.route(*in.order);
+    r.mapping = DeviceMapper::score(routed, system, bytes);
+    r.orderings.emplace_back(order_name(*in.order), r.mapping.score_s);
+    if (cache != nullptr) *cache = {dims, system, std::move(routed)};
   } else {
+    const DeviceMapper mapper(dims, system);
     OrderingSearch search = mapper.best_ordering(bytes);
     r.mapping = std::move(search.best);
     for (const Mapping& m : search.all) r.orderings.emplace_back(order_name(m.order), m.score_s);

@@ -23,6 +23,16 @@
 
 namespace snr::pathfind {
 
+// Kept between predict() calls by a caller that predicts many devices of
+// the same system shape with one fixed ordering (a design search): the
+// routing of the shards, which depends on the shape and not on the
+// bandwidths, is then computed once. The results are those without it.
+struct RoutingCache {
+  ParallelDims dims;
+  std::optional<SystemGraph> system;  // the shape the routing is for
+  RoutedOrder routed;
+};
+
 struct PredictInputs {
   DeviceSpec device;
   // Network topologies (switch, torus, mesh and shapes); without it both
@@ -31,6 +41,7 @@ struct PredictInputs {
   Workload workload;
   Strategy strategy;
   std::optional<DimOrder> order;  // none: best of all orderings
+  RoutingCache* routing_cache = nullptr;  // optional; used with a given order
 };
 
 // One parallel dimension after mapping.

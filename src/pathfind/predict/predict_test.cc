@@ -54,6 +54,35 @@ TEST(PathfindPredict, ColumnRowGemmOnOneBoard) {
   EXPECT_EQ(r.orderings.size(), 24u);
 }
 
+// A routing cache filled on one generated device gives, on another with
+// other link bandwidths, exactly what predicting without it gives.
+TEST(PathfindPredict, RoutingCacheGivesTheSamePrediction) {
+  const age::TechnologyLibrary tech = age::builtin_technology("n7");
+  const age::ArchitectureTemplate arch = age::builtin_template("gpu-16x16");
+  age::ResourceBudget budget = age::builtin_budget("a100-like");
+  PredictInputs in = inputs(age::generate_architecture(tech, arch, budget).device, gpt3_training(),
+                            "tp=8,pp=8,sp,recompute=selective");
+  in.arch = arch;
+  in.order = parse_dimension_order("r,c,p,d");
+  RoutingCache cache;
+  in.routing_cache = &cache;
+  const Prediction first = predict(in);
+  ASSERT_TRUE(cache.system.has_value());
+  for (auto& [component, fraction] : budget.power) {
+    if (component == "intra_package" || component == "inter_package") fraction /= 2;
+  }
+  in.device = age::generate_architecture(tech, arch, budget).device;
+  const Prediction cached = predict(in);
+  in.routing_cache = nullptr;
+  const Prediction fresh = predict(in);
+  EXPECT_NE(cached.time_s, first.time_s);  // the network got slower
+  EXPECT_EQ(cached.time_s, fresh.time_s);
+  EXPECT_EQ(cached.mapping.score_s, fresh.mapping.score_s);
+  for (size_t d = 0; d < kParallelDimCount; ++d) {
+    EXPECT_EQ(cached.dims[d].tier.bandwidth_bytes_per_s, fresh.dims[d].tier.bandwidth_bytes_per_s);
+  }
+}
+
 // RC-4-2: blocks of [8192/4, 8192/2] over the full K; row groups of two
 // all-gather whole rows (2048 x 8192 x 2 B).
 TEST(PathfindPredict, RowColumnGemmGathersRows) {

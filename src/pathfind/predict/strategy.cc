@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
 
 #include "common/error.h"
@@ -69,6 +70,37 @@ Strategy parse_strategy(std::string_view text) {
   s.notation.lp = pp;
   s.notation.validate();
   return s;
+}
+
+DimOrder parse_dimension_order(std::string_view text, std::string_view what) {
+  DimOrder order{};
+  size_t count = 0, start = 0;
+  std::array<bool, kParallelDimCount> seen{};
+  while (start <= text.size()) {
+    const size_t end = text.find(',', start);
+    const std::string_view part = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    bool found = false;
+    for (ParallelDim dim : kAllParallelDims) {
+      const size_t i = index_of(dim);
+      if (part != parallel_dim_name(dim) && !(part.size() == 1 && part[0] == "rcpd"[i])) continue;
+      if (!seen[i] && count < kParallelDimCount) {
+        seen[i] = true;
+        order[count++] = dim;
+        found = true;
+      }
+    }
+    if (!found) {
+      throw Error(fmt::format(
+          "{} '{}': '{}' is not a new parallel dimension (kernel_row, kernel_col, pipeline, data, or r, c, p, d)",
+          what, text, part));
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  if (count != kParallelDimCount) {
+    throw Error(fmt::format("{} '{}': name all four parallel dimensions once, or 'best'", what, text));
+  }
+  return order;
 }
 
 }  // namespace snr::pathfind

@@ -11,6 +11,7 @@
 
 #include "pathfind/llm/transformer.h"
 #include "pathfind/mapping/notation.h"
+#include "pathfind/mapping/placement.h"
 
 namespace snr::pathfind {
 
@@ -30,5 +31,10 @@ struct Strategy {
 
 // Throws snr::Error quoting the text and naming the bad part.
 Strategy parse_strategy(std::string_view text);
+
+// The order of the parallel dimensions on the system, fastest first:
+// "kernel_row,kernel_col,pipeline,data" or "r,c,p,d", each dimension once.
+// Throws snr::Error quoting the text after `what` ("mapping 'r,c': ...").
+DimOrder parse_dimension_order(std::string_view text, std::string_view what = "mapping");
 
 }  // namespace snr::pathfind

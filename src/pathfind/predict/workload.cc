@@ -32,7 +32,10 @@ WorkloadPhase parse_phase(const StrictMap& m) {
 }  // namespace
 
 Workload parse_workload_yaml(std::string_view text, std::string_view source) {
-  YAML::Node root = load_yaml_text(text, source);
+  return parse_workload_yaml(load_yaml_text(text, source), source);
+}
+
+Workload parse_workload_yaml(const YAML::Node& root, std::string_view source) {
   StrictMap top(root, std::string(source), "");
   StrictMap w = top.map("workload");
   Workload out;

@@ -14,6 +14,10 @@
 #include "pathfind/llm/transformer.h"
 #include "pathfind/schedule/lstm.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace snr::pathfind {
 
 enum class WorkloadKind { kTransformer, kGemm, kLstm };
@@ -34,6 +38,8 @@ struct Workload {
 };
 
 Workload parse_workload_yaml(std::string_view text, std::string_view source);
+// The same from a document already parsed (snr sweep edits one per point).
+Workload parse_workload_yaml(const YAML::Node& document, std::string_view source);
 Workload load_workload(const std::string& path);
 
 }  // namespace snr::pathfind

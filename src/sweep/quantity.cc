@@ -1,0 +1,91 @@
+#include "sweep/quantity.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "common/error.h"
+#include "common/units.h"
+#include "pathfind/inputs/quantity.h"
+
+namespace snr::sweep {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  const size_t first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+double plain_number(std::string_view text) {
+  const std::string_view s = trim(text);
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(value)) {
+    throw Error(fmt::format("'{}' is not a number", text));
+  }
+  return value;
+}
+
+// The quantities of src/common/units, as doubles in their base unit.
+double bytes(std::string_view t) { return static_cast<double>(parse_bytes(t).value().count); }
+double seconds(std::string_view t) { return static_cast<double>(parse_duration(t).value().picoseconds) * 1e-12; }
+double bytes_per_s(std::string_view t) { return parse_bandwidth(t).value().bytes_per_second; }
+double hertz(std::string_view t) { return parse_frequency(t).value().hertz; }
+
+// Tried in order; the parsers are strict about their units, so at most one
+// reads a given text ("10ms" is a duration, "5mm" a length, "5mm2" an area).
+constexpr std::array<QuantityKind, 10> kKinds{{
+    {"bandwidth", "B/s", bytes_per_s},
+    {"size", "B", bytes},
+    {"duration", "s", seconds},
+    {"frequency", "Hz", hertz},
+    {"compute rate", "FLOP/s", pathfind::parse_flops_per_s},
+    {"power", "W", pathfind::parse_power_w},
+    {"energy", "J", pathfind::parse_energy_j},
+    {"voltage", "V", pathfind::parse_voltage_v},
+    {"area", "mm2", pathfind::parse_area_mm2},
+    {"length", "mm", pathfind::parse_length_mm},
+}};
+constexpr QuantityKind kNumber{"number", "", plain_number};
+
+}  // namespace
+
+std::optional<Quantity> parse_quantity(std::string_view text) {
+  const std::string_view s = trim(text);
+  double number = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
+  if (s.empty() || ec != std::errc() || ptr == s.data() || !std::isfinite(number)) return std::nullopt;
+  const std::string_view digits = s.substr(0, static_cast<size_t>(ptr - s.data()));
+  const std::string_view unit = trim(s.substr(digits.size()));
+  Quantity q;
+  q.number = number;
+  if (unit.empty()) {
+    q.kind = &kNumber;
+    q.base = number;
+    q.integer = digits.find_first_of(".eE") == std::string_view::npos;
+    return q;
+  }
+  for (const QuantityKind& kind : kKinds) {
+    try {
+      q.base = kind.parse(s);
+    } catch (const Error&) {
+      continue;
+    }
+    q.kind = &kind;
+    q.unit = std::string(unit);
+    return q;
+  }
+  return std::nullopt;
+}
+
+std::string format_quantity(double number, std::string_view unit, bool whole) {
+  if (whole) return fmt::format("{}{}", static_cast<int64_t>(std::llround(number)), unit);
+  std::string text = fmt::format("{:.6g}", number);
+  if (text == "-0") text = "0";
+  return text + std::string(unit);
+}
+
+}  // namespace snr::sweep
