@@ -157,6 +157,9 @@ TEST(Registry, ErrorsNameTheKey) {
   EXPECT_NE(error_of([&] { (void)resolve_config(gd, {{"starts", 2.5}}); }).find("starts: 2.5 is not a whole number"),
             std::string::npos);
   EXPECT_NE(error_of([&] { (void)resolve_config(gd, {{"beta", 1.0}}); }).find("beta: 1 is outside"), std::string::npos);
+  // Keys checked together by the engine itself.
+  EXPECT_NE(error_of([&] { (void)gd.make(resolve_config(gd, {{"lr", 5}})); }).find("lr: 5 is above max_lr 4"),
+            std::string::npos);
   // A key of another engine is refused too.
   EXPECT_NE(error_of([] { (void)resolve_config(find_engine("random"), {{"steps", 10}}); })
                 .find("search strategy 'random': steps: not a key"),

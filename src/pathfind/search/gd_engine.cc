@@ -32,10 +32,13 @@
 //    over budget cannot be evaluated). A neighbour that is infeasible
 //    counts as ln 2 worse: a barrier that turns the step away from it.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
+#include "common/error.h"
 #include "pathfind/search/registry.h"
 
 namespace snr::pathfind::search {
@@ -222,7 +225,7 @@ EngineInfo gd_engine_info() {
           {"beta", "averaging factor of the iterates", d.beta, 0, 0.99, false},
           {"fd_step", "finite-difference step, relative to each fraction's size", d.fd_step, 1e-6, 0.5, false},
           {"decay", "eta is multiplied by this after a step that does not descend", d.decay, 0.01, 0.99, false},
-          {"growth", "and by this (up to lr) after one that does", d.growth, 1, 10, false},
+          {"growth", "and by this (up to max_lr) after one that does", d.growth, 1, 10, false},
           {"min_step", "converged when (1 - beta) * eta is below this", d.min_step, 1e-9, 0.5, false},
           {"tolerance", "converged when `patience` steps improve the best by less than this share", d.tolerance, 0,
            0.5, false},
@@ -236,6 +239,9 @@ EngineInfo gd_engine_info() {
         c.steps = static_cast<uint64_t>(config.at("steps"));
         c.lr = config.at("lr");
         c.max_lr = config.at("max_lr");
+        if (c.lr > c.max_lr) {
+          throw Error(fmt::format("search strategy 'gd': lr: {} is above max_lr {}", c.lr, c.max_lr));
+        }
         c.beta = config.at("beta");
         c.fd_step = config.at("fd_step");
         c.decay = config.at("decay");

@@ -81,6 +81,13 @@ TaskResult task_of(const std::string& text, uint64_t strategy) {
   return t;
 }
 
+// Every engine declares how many independent starts (tasks) it runs.
+uint64_t starts_of(const EngineInfo& engine, const EngineConfig& config) {
+  auto it = config.find("starts");
+  if (it == config.end()) throw Error(fmt::format("search strategy '{}' declares no 'starts' key", engine.name));
+  return static_cast<uint64_t>(it->second);
+}
+
 // Everything every rank derives from the inputs alone, identically.
 struct Plan {
   const SearchInputs& in;
@@ -94,7 +101,7 @@ struct Plan {
   explicit Plan(const SearchInputs& inputs)
       : in(inputs), space(inputs.arch, inputs.budget), engine(find_engine(inputs.engine)),
         config(resolve_config(engine, inputs.config)), runner(engine.make(config)),
-        starts(static_cast<uint64_t>(config.at("starts"))) {
+        starts(starts_of(engine, config)) {
     base_w = space.from_budget(in.budget);
     project(base_w, space.blocks());
   }
@@ -213,7 +220,8 @@ SearchResult search(const SearchInputs& in, const taskfarm::Session* session) {
   }
   result.pareto = front.points();
   std::sort(result.pareto.begin(), result.pareto.end(), [](const DesignPoint& a, const DesignPoint& b) {
-    return std::tie(a.time_s, a.power_w, a.area_mm2, a.strategy) < std::tie(b.time_s, b.power_w, b.area_mm2, b.strategy);
+    return std::tie(a.time_s, a.power_w, a.area_mm2, a.strategy) <
+           std::tie(b.time_s, b.power_w, b.area_mm2, b.strategy);
   });
 
   std::optional<uint64_t> winner;

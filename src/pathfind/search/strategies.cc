@@ -29,7 +29,8 @@ class Collector {
  public:
   void add(Strategy s) {
     if (out_.size() >= kMaxStrategies) {
-      throw Error(fmt::format("parallelism search: more than {} strategies; give --parallelism instead", kMaxStrategies));
+      throw Error(
+          fmt::format("parallelism search: more than {} strategies; give one strategy instead", kMaxStrategies));
     }
     out_.push_back(std::move(s));
   }

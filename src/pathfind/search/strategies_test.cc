@@ -125,7 +125,8 @@ TEST(Strategies, OptionsAndRefusals) {
             std::string::npos);
   EXPECT_EQ(strategies_to_search(gemm_workload(), "search", 8).size(), 13u);
   EXPECT_EQ(strategies_to_search(gemm_workload(), "RC-2-4-d1-p1", 0).front().to_string(), "RC-2-4-d1-p1");
-  EXPECT_NE(error_of([] { (void)strategies_to_search(gemm_workload(), "search", 0); }).find("needs the number of devices"),
+  EXPECT_NE(error_of([] { (void)strategies_to_search(gemm_workload(), "search", 0); })
+                .find("needs the number of devices"),
             std::string::npos);
   EXPECT_NE(error_of([] { (void)strategies_to_search(gemm_workload(), "CR-8-d1-p1", 4); })
                 .find("uses 8 devices but the system has 4"),
