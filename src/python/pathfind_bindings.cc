@@ -7,7 +7,6 @@
 #include <map>
 
 #include "cli/pathfind_generated_report.h"
-#include "cli/pathfind_predict_options.h"
 #include "common/error.h"
 #include "pathfind/age/generate.h"
 #include "pathfind/mapping/notation.h"
@@ -33,6 +32,12 @@ struct PredictCall {
   std::optional<age::GeneratedArchitecture> generated;
 };
 
+// The text overloads of readers that also take a parsed YAML node.
+DeviceSpec parse_device_text(std::string_view text, std::string_view source) { return parse_device_yaml(text, source); }
+Workload parse_workload_text(std::string_view text, std::string_view source) {
+  return parse_workload_yaml(text, source);
+}
+
 PredictCall predict_call(const py::object& model, const std::string& parallelism, const py::object& hw,
                          const py::object& tech, const py::object& arch, const py::object& budget,
                          const std::string& mapping, uint64_t devices) {
@@ -57,12 +62,12 @@ PredictCall predict_call(const py::object& model, const std::string& parallelism
     in.device = call.generated->device;
     in.arch = std::move(tmpl);
   } else {
-    in.device = read_config(hw_arg, parse_device_yaml, load_device);
+    in.device = read_config(hw_arg, parse_device_text, load_device);
   }
-  in.workload = read_config(model_arg, parse_workload_yaml, load_workload);
+  in.workload = read_config(model_arg, parse_workload_text, load_workload);
   in.strategy = parse_strategy(parallelism);
   if (devices != 0) check_devices(in.strategy.notation, devices);
-  if (mapping != "best") in.order = cli::parse_dimension_order(mapping);
+  if (mapping != "best") in.order = parse_dimension_order(mapping, "mapping");
   return call;
 }
 
@@ -124,14 +129,8 @@ py::object search_py(const py::object& model, const std::string& parallelism, co
   in.tech = read_config(config_arg(tech, "tech"), age::parse_technology_yaml, age::load_technology);
   in.arch = read_config(config_arg(arch, "arch"), age::parse_template_yaml, age::load_template);
   in.budget = read_config(config_arg(budget, "budget"), age::parse_budget_yaml, age::load_budget);
-  in.workload = read_config(model_arg, parse_workload_yaml, load_workload);
-  if (parallelism.starts_with("search")) {
-    if (devices == 0) throw Error("parallelism 'search' needs devices: the system to spread the work over");
-    in.strategies = search::enumerate_strategies(in.workload, devices, search::parse_search_options(parallelism));
-  } else {
-    in.strategies.push_back(parse_strategy(parallelism));
-    if (devices != 0) check_devices(in.strategies.front().notation, devices);
-  }
+  in.workload = read_config(model_arg, parse_workload_text, load_workload);
+  in.strategies = search::strategies_to_search(in.workload, parallelism, devices);
   in.engine = strategy;
   in.config = settings;
   in.seed = seed;

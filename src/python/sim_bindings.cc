@@ -1,10 +1,9 @@
 // snr.sim: the distributed simulator (`snr sim`) from Python. A config
-// given as a dict is written to a private temporary folder and read by the
-// same strict reader as a file (paths inside it must be absolute).
+// given as a dict goes as JSON text through the same strict reader as a
+// file.
 #include <pybind11/pybind11.h>
 
 #include <filesystem>
-#include <random>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -18,45 +17,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A folder that exists for one run and is removed after it, whatever happens.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::random_device random;
-    path_ = fs::temp_directory_path() / ("snr-python-" + std::to_string(random()) + std::to_string(random()));
-    fs::create_directories(path_);
-  }
-  ~ScratchFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-fs::path config_path(const ConfigArg& arg, const ScratchFolder& scratch, const std::string& file_name) {
-  if (!arg.text) return arg.name_or_path;
-  const fs::path path = scratch.path() / file_name;
-  write_file_atomic(path, *arg.text);
-  return path;
+// A config argument as the text the simulator's readers take: a dict's JSON
+// (paths inside it resolve against the current directory) or a file's text
+// (paths resolve beside the file, as for `snr sim`).
+dsim::ConfigText config_text(const ConfigArg& arg) {
+  if (arg.text) return {*arg.text, arg.display(), fs::current_path()};
+  const fs::path path = arg.name_or_path;
+  return {read_file(path), path.string(), path.parent_path()};
 }
 
 py::object run_py(const py::object& workload, const py::object& system, const py::object& network,
                   const py::object& memory, const py::object& comm_groups, const std::string& backend,
                   double compute_scale, double comm_scale, double injection_scale,
                   const std::string& dangling_dependencies) {
-  const ScratchFolder scratch;
   dsim::SimulationInputs inputs;
   inputs.workload_prefix = py::module_::import("os").attr("fspath")(workload).cast<std::string>();
-  inputs.system_configuration = config_path(config_arg(system, "system"), scratch, "system.json");
-  inputs.network_configuration = config_path(config_arg(network, "network"), scratch, "network.yml");
-  inputs.remote_memory_configuration = config_path(config_arg(memory, "memory"), scratch, "memory.json");
+  dsim::SimulationDocuments documents{config_text(config_arg(system, "system")),
+                                      config_text(config_arg(network, "network")),
+                                      config_text(config_arg(memory, "memory")), std::nullopt, std::nullopt};
   const ConfigArg groups = config_arg(comm_groups, "comm_groups");
-  if (groups.given()) inputs.comm_group_configuration = config_path(groups, scratch, "groups.json");
+  if (groups.given()) documents.comm_groups = config_text(groups);
   inputs.backend = backend;
   inputs.scales.compute = compute_scale;
   inputs.scales.comm = comm_scale;
@@ -65,7 +45,7 @@ py::object run_py(const py::object& workload, const py::object& system, const py
   nlohmann::ordered_json result;
   {
     py::gil_scoped_release release;
-    const dsim::SimulationResult simulated = dsim::simulate_files(inputs);
+    const dsim::SimulationResult simulated = dsim::simulate_documents(inputs, documents);
     result["summary"] = dsim::summary_json(simulated);
     result["npus"] = dsim::npus_json(simulated);
   }

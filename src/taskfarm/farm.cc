@@ -13,9 +13,9 @@ namespace snr::taskfarm {
 namespace {
 
 // The size an MPI launcher announces to the processes it starts (Open MPI,
-// MPICH/Hydra, PMIx, Slurm's srun); 1 when there is none.
+// MPICH/Hydra and srun with PMI); 1 when it announces none.
 int launcher_world_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"}) {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
     if (const char* value = std::getenv(name); value != nullptr) {
       const int size = std::atoi(value);
       if (size > 0) return size;

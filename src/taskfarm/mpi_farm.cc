@@ -187,16 +187,18 @@ void run_coordinator(MPI_Comm comm, const World& world, std::span<const uint64_t
         fail(bytes);
         --workers_running;
       } else {
-        try {
-          deliver(decode_results(bytes));
-        } catch (const std::exception& e) {
-          fail(e.what());
-        }
+        // The worker gets its next chunk before rank 0 stores what it sent:
+        // storing (a database write) must not leave a rank idle.
         const std::vector<uint64_t> chunk = dispenser.take();
         std::string work;
         for (const uint64_t id : chunk) put_u64(work, id);
         send(comm, status.MPI_SOURCE, kWork, work);
         if (chunk.empty()) --workers_running;
+        try {
+          deliver(decode_results(bytes));
+        } catch (const std::exception& e) {
+          fail(e.what());
+        }
       }
     }
     std::deque<Result> ready;
