@@ -39,7 +39,6 @@ BuiltinLookup names_in(std::vector<std::string_view> names, std::string (*text)(
 }
 
 std::string preset_yaml(std::string_view name) { return format_device_yaml(device_preset(name)); }
-std::string age_yaml(std::string_view name) { return std::string(age::builtin_input_yaml(name)); }
 
 struct Device {
   DeviceSpec spec;
@@ -50,9 +49,9 @@ class PathfindRun final : public PreparedRun {
  public:
   PathfindRun(const YAML::Node& base, const std::filesystem::path& dir)
       : device_("device", "device", false, names_in(device_preset_names(), preset_yaml), dir),
-        tech_("tech", "technology", false, names_in(age::builtin_technology_names(), age_yaml), dir),
-        arch_("arch", "template", false, names_in(age::builtin_template_names(), age_yaml), dir),
-        budget_("budget", "", false, names_in(age::builtin_budget_names(), age_yaml), dir),
+        tech_("tech", "technology", false, names_in(age::builtin_technology_names(), age::builtin_input_yaml), dir),
+        arch_("arch", "template", false, names_in(age::builtin_template_names(), age::builtin_input_yaml), dir),
+        budget_("budget", "", false, names_in(age::builtin_budget_names(), age::builtin_input_yaml), dir),
         model_("model", "workload", false, {}, dir) {
     bool generated = false;
     for (auto it = base.begin(); it != base.end(); ++it) {
