@@ -12,7 +12,7 @@ devices) is predicted four ways:
 
 and the times are written as a table (CSV) and a grouped bar chart (SVG).
 
-    scripts/build.sh build -DSNR_PYTHON=ON
+    scripts/build.sh build
     PYTHONPATH=build/python python3 examples/case-study/co_optimization.py \\
         --out docs/case-study-co-optimization [--nodes n12,n7,n3,n1] [--steps 100] [--starts 10]
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -28,9 +29,25 @@ namespace {
 constexpr int kRequest = 1;
 constexpr int kWork = 2;
 constexpr int kFailure = 3;
-// How long rank 0's main thread sleeps when nothing arrived; short next to
-// any task, long enough not to take a core from the computing threads.
-constexpr auto kIdlePoll = std::chrono::microseconds(100);
+
+// Every wait here polls and sleeps instead of calling a blocking MPI
+// function: Open MPI's blocking calls spin at full speed, and with as many
+// ranks as cores (rank 0 also runs a worker thread) a spinning rank takes
+// the core a computing thread needs. The sleep grows while nothing arrives,
+// so a short wait answers fast and a long one costs next to nothing.
+class Backoff {
+ public:
+  void wait() {
+    std::this_thread::sleep_for(sleep_);
+    sleep_ = std::min(sleep_ * 2, kLongest);
+  }
+  void reset() { sleep_ = kShortest; }
+
+ private:
+  static constexpr std::chrono::microseconds kShortest{10};
+  static constexpr std::chrono::microseconds kLongest{1000};
+  std::chrono::microseconds sleep_ = kShortest;
+};
 
 void check(int code, const char* call) {
   if (code != MPI_SUCCESS) {
@@ -81,8 +98,24 @@ std::vector<Result> decode_results(std::string_view in) {
   return results;
 }
 
+void complete(MPI_Request& request, const char* call) {
+  Backoff backoff;
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
+    if (done != 0) return;
+    backoff.wait();
+  }
+}
+
 std::string receive(MPI_Comm comm, int source, int tag, MPI_Status& status) {
-  check(MPI_Probe(source, tag, comm, &status), "MPI_Probe");
+  Backoff backoff;
+  for (;;) {
+    int arrived = 0;
+    check(MPI_Iprobe(source, tag, comm, &arrived, &status), "MPI_Iprobe");
+    if (arrived != 0) break;
+    backoff.wait();
+  }
   int count = 0;
   check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
   std::string bytes(static_cast<size_t>(count), '\0');
@@ -175,6 +208,7 @@ void run_coordinator(MPI_Comm comm, const World& world, std::span<const uint64_t
 
   int workers_running = world.size - 1;
   bool local_done = false;
+  Backoff backoff;
   while (workers_running > 0 || !local_done) {
     bool busy = false;
     int arrived = 0;
@@ -212,7 +246,11 @@ void run_coordinator(MPI_Comm comm, const World& world, std::span<const uint64_t
       busy = true;
       deliver(std::vector<Result>(std::make_move_iterator(ready.begin()), std::make_move_iterator(ready.end())));
     }
-    if (!busy && (workers_running > 0 || !local_done)) std::this_thread::sleep_for(kIdlePoll);
+    if (busy) {
+      backoff.reset();
+    } else if (workers_running > 0 || !local_done) {
+      backoff.wait();
+    }
   }
   worker.join();
   {
@@ -263,7 +301,19 @@ World initialize() {
   return world;
 }
 
-void finalize() { MPI_Finalize(); }
+void finalize() {
+  // A rank that finished early waits here for the others; the barrier keeps
+  // it asleep rather than spinning inside MPI_Finalize.
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &request) == MPI_SUCCESS) {
+    try {
+      complete(request, "MPI_Ibarrier");
+    } catch (const std::exception&) {
+      // Finalizing anyway: the error that matters was already reported.
+    }
+  }
+  MPI_Finalize();
+}
 
 void run_farm(const World& world, std::span<const uint64_t> ids, const Task& task, const Sink& sink) {
   // A communicator per run: a rank that has finished one run and already
@@ -284,9 +334,12 @@ void run_farm(const World& world, std::span<const uint64_t> ids, const Task& tas
 
 std::string broadcast(const World& world, std::string text) {
   uint64_t size = world.rank == 0 ? text.size() : 0;
-  check(MPI_Bcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+  complete(request, "MPI_Ibcast");
   text.resize(size);
-  check(MPI_Bcast(text.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  check(MPI_Ibcast(text.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+  complete(request, "MPI_Ibcast");
   return text;
 }
 
