@@ -24,7 +24,7 @@ TEST(SystemConfig, ParsesAstraSimKeys) {
   EXPECT_EQ(config.all_reduce[1].algorithm->name, "direct");
   EXPECT_EQ(config.all_reduce[1].parameter, 8);
   EXPECT_EQ(config.collective_optimization, CollectiveOptimization::kLocalBwAware);
-  EXPECT_DOUBLE_EQ(config.local_mem_bw_gbps, 3350);
+  EXPECT_DOUBLE_EQ(config.local_mem_bytes_per_ns, 3350);
 }
 
 TEST(SystemConfig, RejectsTyposAndContradictions) {
@@ -142,7 +142,7 @@ TEST(SystemConfig, RatesHaveRangesAndInjectionScaleMultipliesAGivenEndpointDelay
   EXPECT_THROW((void)parse_system_config(R"({"preferred-dataset-splits": 1000000000})", "t"), Error);
   EXPECT_THROW((void)parse_system_config(R"({"active-chunks-per-dimension": 65537})", "t"), Error);
   EXPECT_EQ(parse_system_config(R"({"preferred-dataset-splits": 65536})", "t").preferred_dataset_splits, 65536);
-  EXPECT_EQ(parse_system_config(R"({"local-mem-bw": 0})", "t").local_mem_bw_gbps, 0);
+  EXPECT_EQ(parse_system_config(R"({"local-mem-bw": 0})", "t").local_mem_bytes_per_ns, 0);
   auto given = parse_system_config(R"({"endpoint-delay": 10})", "t");
   apply_injection_scale(given, 2.55);
   EXPECT_EQ(given.endpoint_delay_ns, 25u);  // truncated, as ASTRA-sim stores it in an int

@@ -116,7 +116,7 @@ NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view 
                                 d, npus[d].Mark().line + 1));
       }
       dim.npus_count = static_cast<uint32_t>(count);
-      dim.bandwidth_gbps = require_in_range(bandwidth[d], "bandwidth", d, kMinBandwidthGbps, kMaxBandwidthGbps, " GB/s");
+      dim.bandwidth_gib_per_s = require_in_range(bandwidth[d], "bandwidth", d, kMinBandwidthGibPerS, kMaxBandwidthGibPerS, " GB/s");
       dim.latency_ns = require_in_range(latency[d], "latency", d, 0, kMaxLatencyNs, " ns");
       total *= dim.npus_count;
       if (total > kMaxNetworkNpus) {

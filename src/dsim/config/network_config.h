@@ -21,7 +21,7 @@ enum class TopologyKind { kRing, kFullyConnected, kSwitch };
 struct NetworkDimension {
   TopologyKind topology = TopologyKind::kRing;
   uint32_t npus_count = 0;
-  double bandwidth_gbps = 0;  // GB/s with 1 GB = 2^30 B, as ASTRA-sim's analytical network
+  double bandwidth_gib_per_s = 0;  // the file says GB/s but, as ASTRA-sim's analytical network, means 2^30 B/s
   double latency_ns = 0;
 };
 
@@ -30,8 +30,8 @@ struct NetworkDimension {
 // 0 .. 1 s per hop. NPUs: 1 .. 2^24 in total; a dimension of one NPU is
 // valid only as the only dimension (a single-NPU system, e.g. a one-GPU
 // trace), every other dimension has at least 2.
-inline constexpr double kMinBandwidthGbps = 1e-3;
-inline constexpr double kMaxBandwidthGbps = 1e6;
+inline constexpr double kMinBandwidthGibPerS = 1e-3;
+inline constexpr double kMaxBandwidthGibPerS = 1e6;
 inline constexpr double kMaxLatencyNs = 1e9;
 inline constexpr uint64_t kMaxNetworkNpus = uint64_t{1} << 24;
 

@@ -150,7 +150,7 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         config.endpoint_delay_ns = static_cast<uint64_t>(require_int(value, key, 0));
         config.endpoint_delay_given = true;
       } else if (key == "local-mem-bw") {
-        config.local_mem_bw_gbps = require_rate(value, key, 1e-3, 1e7, "GB/s");
+        config.local_mem_bytes_per_ns = require_rate(value, key, 1e-3, 1e7, "GB/s");
       } else if (key == "peak-perf") {
         config.peak_perf_tflops = require_rate(value, key, 1e-6, 1e7, "TFLOP/s");
         saw_peak_perf = true;
@@ -178,7 +178,7 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
       }
     }
     if (config.roofline_enabled && (!saw_peak_perf || config.peak_perf_tflops <= 0 ||
-                                    config.local_mem_bw_gbps <= 0)) {
+                                    config.local_mem_bytes_per_ns <= 0)) {
       throw Error("roofline-enabled needs positive peak-perf and local-mem-bw");
     }
     if (!config.all_reduce_custom.empty() && !config.all_reduce.empty()) {

@@ -32,7 +32,7 @@ struct SystemConfig {
   int preferred_dataset_splits = 1;
   uint64_t endpoint_delay_ns = 10;
   bool endpoint_delay_given = false;  // --injection-scale applies only to a given endpoint-delay (ASTRA-sim)
-  double local_mem_bw_gbps = 0;  // GB/s, 1 GB = 1e9 B, i.e. bytes per ns
+  double local_mem_bytes_per_ns = 0;  // the file's "local-mem-bw" in GB/s (1 GB = 1e9 B), which is bytes per ns
   double peak_perf_tflops = 0;
   bool roofline_enabled = false;
   std::vector<CollectiveImplementation> all_reduce;

@@ -60,7 +60,7 @@ class NetworkBackend {
 TimeNs checked_truncated_ns(double ns, std::string_view what);
 
 // ASTRA-sim's analytical network counts 1 GB as 2^30 bytes.
-inline double gbps_to_bytes_per_ns(double gbps) { return gbps * 1073741824.0 / 1e9; }
+inline double gib_per_s_to_bytes_per_ns(double gib_per_s) { return gib_per_s * 1073741824.0 / 1e9; }
 
 // Multi-dimensional address helpers (dimension 0 varies fastest).
 class DimensionLayout {

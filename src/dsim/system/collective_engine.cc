@@ -45,11 +45,11 @@ const std::vector<CollectiveImplementation>& CollectiveEngine::implementations(C
 
 uint64_t CollectiveEngine::reduction_ns(uint64_t bytes) {
   if (bytes == reduction_cached_bytes_) return reduction_cached_ns_;
-  if (system_.local_mem_bw_gbps <= 0) {
+  if (system_.local_mem_bytes_per_ns <= 0) {
     throw Error("a reduction needs local-mem-bw in the system configuration");
   }
   // One write and two reads of the message, each truncated to whole ns.
-  const auto one_pass = static_cast<uint64_t>(static_cast<double>(bytes) / system_.local_mem_bw_gbps);
+  const auto one_pass = static_cast<uint64_t>(static_cast<double>(bytes) / system_.local_mem_bytes_per_ns);
   reduction_cached_bytes_ = bytes;
   reduction_cached_ns_ = 3 * one_pass;
   return reduction_cached_ns_;

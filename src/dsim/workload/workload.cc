@@ -37,7 +37,7 @@ uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tens
   double ops_per_ns = peak_ops_per_ns;
   if (tensor_bytes > 0) {
     const double intensity = static_cast<double>(num_ops) / static_cast<double>(tensor_bytes);
-    ops_per_ns = std::min(peak_ops_per_ns, system.local_mem_bw_gbps * intensity);
+    ops_per_ns = std::min(peak_ops_per_ns, system.local_mem_bytes_per_ns * intensity);
   }
   if (ops_per_ns <= 0) return 0;
   return checked_node_ns(static_cast<double>(num_ops) / ops_per_ns, "roofline compute time");

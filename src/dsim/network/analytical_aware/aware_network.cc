@@ -20,7 +20,7 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
     spec.topology = dim.topology;
     spec.size = dim.npus_count;
     spec.stride = layout_.stride(d);
-    spec.bytes_per_ns = gbps_to_bytes_per_ns(dim.bandwidth_gbps);
+    spec.bytes_per_ns = gib_per_s_to_bytes_per_ns(dim.bandwidth_gib_per_s);
     spec.latency_ns = dim.latency_ns;
     dims_.push_back(spec);
     dense_links_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? 0 : 2 * npus);

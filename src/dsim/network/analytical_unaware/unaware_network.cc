@@ -9,7 +9,7 @@ namespace snr::dsim {
 
 UnawareNetwork::UnawareNetwork(const NetworkConfig& config, EventLoop& loop)
     : config_(config), layout_(config), loop_(loop) {
-  for (const auto& dim : config.dimensions) bytes_per_ns_.push_back(gbps_to_bytes_per_ns(dim.bandwidth_gbps));
+  for (const auto& dim : config.dimensions) bytes_per_ns_.push_back(gib_per_s_to_bytes_per_ns(dim.bandwidth_gib_per_s));
 }
 
 TimeNs UnawareNetwork::delay_ns(NpuId src, NpuId dst, uint64_t bytes) const {
