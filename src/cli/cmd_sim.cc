@@ -6,7 +6,9 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/command.h"
 #include "common/error.h"
@@ -15,6 +17,8 @@
 #include "dsim/inputs_file.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
+#include "infra/load.h"
+#include "infra/translate/translator.h"
 
 namespace {
 
@@ -28,6 +32,8 @@ struct SimOptions {
   bool rendezvous_protocol = false;
   std::string logging_configuration = "empty";
   std::string logging_folder = "log";
+  std::string infragraph;
+  std::string infragraph_annotations;
 };
 
 // A real number in [min, max]; NaN and infinities are refused (CLI::Range
@@ -48,8 +54,15 @@ void add_sim_options(CLI::App* sub, SimOptions& opts) {
   sub->add_option("--workload-configuration", opts.inputs.workload_prefix,
                   "Chakra trace prefix: files <prefix>.<rank>.et, one per NPU")->required();
   sub->add_option("--system-configuration", opts.inputs.system_configuration, "ASTRA-sim system JSON")->required();
-  sub->add_option("--network-configuration", opts.inputs.network_configuration, "ASTRA-sim analytical network YAML")
-      ->required();
+  auto* network = sub->add_option("--network-configuration", opts.inputs.network_configuration,
+                                  "ASTRA-sim analytical network YAML (or --infragraph)");
+  auto* infragraph = sub->add_option("--infragraph", opts.infragraph,
+                                     "InfraGraph description (YAML or JSON) translated for the network backend "
+                                     "instead of --network-configuration (docs/infragraph.md)");
+  sub->add_option("--infragraph-annotations", opts.infragraph_annotations,
+                  "ranks, roles and switch tiers for --infragraph (docs/infragraph.md)")
+      ->needs(infragraph);
+  network->excludes(infragraph);
   sub->add_option("--remote-memory-configuration", opts.inputs.remote_memory_configuration,
                   "ASTRA-sim remote memory JSON")->required();
   sub->add_option("--comm-group-configuration", opts.comm_groups,
@@ -108,6 +121,18 @@ void check_astra_sim_options(const SimOptions& opts) {
   }
 }
 
+// The run, with the network either read from its file or translated from
+// an InfraGraph description (the same reader parses both).
+snr::dsim::SimulationResult simulate(const snr::dsim::SimulationInputs& inputs,
+                                     const std::optional<snr::infra::SimNetworkTranslation>& translation,
+                                     const std::string& infragraph) {
+  if (!translation) return snr::dsim::simulate_files(inputs);
+  snr::dsim::ConfigText network{translation->network_text,
+                                fmt::format("{} (translated by '{}')", infragraph, translation->translator),
+                                std::filesystem::path(infragraph).parent_path()};
+  return snr::dsim::simulate_documents(inputs, snr::dsim::read_simulation_documents(inputs, std::move(network)));
+}
+
 void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   auto opts = std::make_shared<SimOptions>();
   auto* sub = app.add_subcommand("sim", "Simulate Chakra traces on N NPUs (ASTRA-sim compatible)");
@@ -119,7 +144,9 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
                                "--network-configuration net.yml --remote-memory-configuration mem.json -o result/",
                                "snr sim --workload-configuration=feeder/chakra --system-configuration=sys.json "
                                "--network-configuration=one_npu.yml --remote-memory-configuration=mem.json "
-                               "--comm-group-configuration=empty --dangling-dependencies=ignore"});
+                               "--comm-group-configuration=empty --dangling-dependencies=ignore",
+                               "snr sim --workload-configuration out/ar --system-configuration sys.json --infragraph "
+                               "clos.yaml --remote-memory-configuration mem.json -o result/"});
   sub->callback([opts] {
     if (!opts->output_dir.empty()) snr::output::check_output_directory(opts->output_dir);
     check_astra_sim_options(*opts);
@@ -128,7 +155,22 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
     opts->inputs.dangling_dependencies = snr::dsim::parse_dangling_dependencies(opts->dangling);
     opts->inputs.backend = opts->backend;
     opts->inputs.record_timeline = !opts->output_dir.empty();
-    const auto result = snr::dsim::simulate_files(opts->inputs);
+    if (opts->infragraph.empty() && opts->inputs.network_configuration.empty()) {
+      throw snr::Error("sim: give the network as --network-configuration FILE or --infragraph FILE");
+    }
+    std::optional<snr::infra::SimNetworkTranslation> translation;
+    if (!opts->infragraph.empty()) {
+      snr::dsim::find_network_backend(opts->inputs.backend);  // a bad name before the description is read
+      const auto loaded = snr::infra::load(opts->infragraph, opts->infragraph_annotations);
+      translation = snr::infra::translate_for_sim_backend(loaded.graph, loaded.annotations, opts->inputs.backend);
+      // inputs.json names the translated file written beside the results,
+      // so a re-run (snr et critical-path DIR) reads the same network.
+      if (!opts->output_dir.empty()) {
+        opts->inputs.network_configuration =
+            std::filesystem::absolute(std::filesystem::path(opts->output_dir) / translation->network_file);
+      }
+    }
+    const auto result = simulate(opts->inputs, translation, opts->infragraph);
     fmt::print("{}", snr::dsim::astra_summary_lines(result));
     if (result.dangling_dependencies_dropped > 0) {
       fmt::print(stderr, "snr: warning: {} dependencies on nodes not in their trace were dropped "
@@ -139,6 +181,9 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
       // All or nothing: the files appear together, or not at all.
       snr::output::StagedDirectory staged(opts->output_dir);
       snr::dsim::write_result_files(result, staged.path());
+      if (translation) {
+        for (const auto& file : translation->files) snr::write_file_atomic(staged.path() / file.name, file.content);
+      }
       snr::dsim::write_timeline(result, staged.path() / "timeline.json");
       snr::write_file_atomic(staged.path() / snr::dsim::kInputsFileName, snr::dsim::inputs_json(opts->inputs));
       staged.commit();

@@ -76,12 +76,14 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   return result;
 }
 
-SimulationDocuments read_simulation_documents(const SimulationInputs& inputs) {
+SimulationDocuments read_simulation_documents(const SimulationInputs& inputs, std::optional<ConfigText> network) {
   const auto read = [](const std::filesystem::path& path) {
     return ConfigText{read_file(path), path.string(), path.parent_path()};
   };
-  SimulationDocuments documents{read(inputs.system_configuration), read(inputs.network_configuration),
-                                read(inputs.remote_memory_configuration), std::nullopt, std::nullopt};
+  ConfigText system = read(inputs.system_configuration);
+  if (!network) network = read(inputs.network_configuration);
+  SimulationDocuments documents{std::move(system), std::move(*network), read(inputs.remote_memory_configuration),
+                                std::nullopt, std::nullopt};
   if (!inputs.comm_group_configuration.empty()) documents.comm_groups = read(inputs.comm_group_configuration);
   if (!inputs.perturbation_configuration.empty()) documents.perturbation = read(inputs.perturbation_configuration);
   return documents;

@@ -85,7 +85,10 @@ struct SimulationDocuments {
   std::optional<ConfigText> perturbation;  // none: no perturbation
 };
 // Reads the files `inputs` names.
-SimulationDocuments read_simulation_documents(const SimulationInputs& inputs);
+// `network`, when given, is used instead of reading network_configuration
+// (a network translated from another description, e.g. InfraGraph).
+SimulationDocuments read_simulation_documents(const SimulationInputs& inputs,
+                                              std::optional<ConfigText> network = std::nullopt);
 // simulate_files with the configurations given as text; the trace prefix,
 // backend, scales and options still come from `inputs` (its configuration
 // paths are not read).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An analytical run of an InfraGraph description equals the same run from the
 # hand-written ASTRA-sim network YAML, byte for byte: snr infra translate
-# --backend analytical, then snr sim on both with the same workload and system.
+# --backend analytical, then snr sim on both with the same workload and system,
+# and snr sim --infragraph on the description itself.
 source "$(dirname "$0")/lib.sh"
 A="$DATA/astra-sim"
 if [[ ! -d "$A" ]]; then echo "SKIP: $A not present"; exit 77; fi
@@ -19,10 +20,19 @@ same_run() {
       --network-configuration="$file" --remote-memory-configuration="$MEM" \
       --network-backend="$backend" -o "$WORK/$name.$net" > "$WORK/$name.$net.txt"
   done
-  cmp "$WORK/$name.hand.txt" "$WORK/$name.translated.txt" || fail "$name: stdout differs"
-  for f in summary.json npus.csv links.csv timeline.json; do
-    cmp "$WORK/$name.hand/$f" "$WORK/$name.translated/$f" || fail "$name: $f differs"
+  "$SNR" sim --workload-configuration="$workload" --system-configuration="$system" --infragraph="$infra" \
+    --remote-memory-configuration="$MEM" --network-backend="$backend" -o "$WORK/$name.direct" > "$WORK/$name.direct.txt"
+  for net in translated direct; do
+    cmp "$WORK/$name.hand.txt" "$WORK/$name.$net.txt" || fail "$name: stdout of $net differs"
+    for f in summary.json npus.csv links.csv timeline.json; do
+      cmp "$WORK/$name.hand/$f" "$WORK/$name.$net/$f" || fail "$name: $f of $net differs"
+    done
   done
+  # The translation lies beside the results and inputs.json names it, so a
+  # re-run reads the same network.
+  cmp "$WORK/$name/network.yml" "$WORK/$name.direct/network.yml" || fail "$name: network.yml beside the results differs"
+  [[ -f "$WORK/$name.direct/translation.json" ]] || fail "$name: translation.json missing beside the results"
+  expect_contains "$WORK/$name.direct/inputs.json" "$name.direct/network.yml"
 }
 
 AR8="$A/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce"
@@ -51,8 +61,23 @@ done
 expect_contains "$WORK/clos_analytical-congestion-aware/network.yml" "npus_count: [ 2, 4 ]"
 expect_contains "$WORK/clos_analytical-congestion-aware/network.yml" "latency: [ 500, 1000 ]"
 
-# What does not fit the backend is an error naming the reason.
+# A run re-simulated from its directory reads the translated network.
+"$SNR" et critical-path "$WORK/ring.direct" > "$WORK/ring.critical.txt" || fail "critical path of an --infragraph run"
+
+# The network comes from exactly one of the two options.
+expect_fail "$SNR" sim --workload-configuration="$AR8" --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
+  --remote-memory-configuration="$MEM"
+expect_contains "$WORK/expect_fail.out" "--network-configuration FILE or --infragraph FILE"
+expect_fail "$SNR" sim --workload-configuration="$AR8" --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
+  --remote-memory-configuration="$MEM" --network-configuration="$A/network/analytical/Ring_8npus.yml" \
+  --infragraph="$EX/ring-8npus.yaml"
+expect_contains "$WORK/expect_fail.out" "excludes"
 "$SNR" infra blueprint noc-gpu -o "$WORK/gpu.yaml" > /dev/null
+expect_fail "$SNR" sim --workload-configuration="$AR8" --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
+  --remote-memory-configuration="$MEM" --infragraph="$WORK/gpu.yaml"
+expect_contains "$WORK/expect_fail.out" "ranked NPUs"
+
+# What does not fit the backend is an error naming the reason.
 expect_fail "$SNR" infra translate "$WORK/gpu.yaml" --backend analytical -o "$WORK/gpu"
 expect_contains "$WORK/expect_fail.out" "ranked NPUs"
 expect_fail "$SNR" infra translate "$EX/ring-8npus.yaml" --backend htsim -o "$WORK/x"

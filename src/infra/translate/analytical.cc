@@ -139,6 +139,10 @@ class AnalyticalTranslator final : public Translator {
   std::string_view description() const override {
     return "ASTRA-sim analytical network YAML (Ring / FullyConnected / Switch dimensions)";
   }
+  std::vector<std::string_view> sim_backends() const override {
+    return {"analytical-congestion-aware", "analytical-congestion-unaware"};
+  }
+  std::string_view network_configuration_file() const override { return "network.yml"; }
 
   std::vector<TranslatedFile> translate(const Graph& g, const Annotations& a) const override {
     Context ctx(g);

@@ -27,11 +27,31 @@ class Translator {
   // expressed for this backend, saying what does not fit.
   [[nodiscard]] virtual std::vector<TranslatedFile> translate(const Graph& graph,
                                                               const Annotations& annotations) const = 0;
+  // The `snr sim --network-backend` names that read this translation, and
+  // which of its files they take as --network-configuration (none: the
+  // translation is for inspection or for another tool).
+  [[nodiscard]] virtual std::vector<std::string_view> sim_backends() const { return {}; }
+  [[nodiscard]] virtual std::string_view network_configuration_file() const { return {}; }
 };
 
 bool register_translator(std::unique_ptr<Translator> translator);
 [[nodiscard]] const Translator* find_translator(std::string_view name);  // throws listing the names when unknown
 [[nodiscard]] std::vector<const Translator*> all_translators();
+
+// The translator whose output `snr sim --network-backend sim_backend` reads;
+// throws naming the backends that have one when none does.
+[[nodiscard]] const Translator* find_translator_for_sim_backend(std::string_view sim_backend);
+
+// The --network-configuration text of `sim_backend` for an annotated graph,
+// with every file of the translation (to write beside the results).
+struct SimNetworkTranslation {
+  std::string translator;
+  std::string network_file;  // which of `files` is the network configuration
+  std::string network_text;
+  std::vector<TranslatedFile> files;
+};
+[[nodiscard]] SimNetworkTranslation translate_for_sim_backend(const Graph& graph, const Annotations& annotations,
+                                                              std::string_view sim_backend);
 
 }  // namespace snr::infra
 
