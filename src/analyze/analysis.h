@@ -182,6 +182,11 @@ struct Suggestion {
   uint64_t push_limit_cycles = 0;   // how far their dependencies allow the ISSUE to move
   uint64_t dma_bytes = 0;
   bool memory_available = false;    // contiguous unused VMEM >= bytes over the moved span
+  // The stall the moves hide from the target DMAs' WAITs: what they would
+  // save if nothing else changed (Algorithm 2's estimate).
+  uint64_t hidden_stall_cycles = 0;
+  // The window's predicted saving: the chip's stream re-timed with the
+  // moves, each link serving one transfer at a time (saving_model.h).
   uint64_t predicted_saving_cycles = 0;
   std::string text;                 // one sentence a user can act on
   std::vector<CodeMove> moves;      // what verification applies

@@ -23,6 +23,7 @@ namespace {
 struct Hardware {
   double clock_hz = 1e9;
   uint64_t mxu_count = 1;
+  uint64_t dma_max_outstanding = 0;  // 0: unlimited
   VmemGeometry vmem;
   std::string preset;
 };
@@ -42,6 +43,7 @@ Hardware hardware_of(const rundb::RunData& data) {
     const hw::HwConfig config = hw::parse_config_yaml(data.hw_config_yaml, "run data hw_config");
     hw.clock_hz = config.clock.hertz;
     hw.mxu_count = std::max<uint64_t>(config.mxu_count, 1);
+    hw.dma_max_outstanding = config.dma_max_outstanding;
     hw.vmem = {config.vmem_page_bytes.count, config.vmem_pages_per_block, config.vmem_blocks};
     hw.preset = config.preset_name;
   }
@@ -188,7 +190,7 @@ Analysis analyze(const rundb::RunData& data, const AnalyzeOptions& options) {
   for (uint32_t c = 0; c < index.chip_count(); ++c) {
     a.vmem.push_back(vmem.usage(c, data.total_cycles, sample, hw.vmem.pages_per_block * std::max<uint64_t>(merge, 1)));
   }
-  a.suggestions = suggest({index, a.dmas, deps, vmem}, options);
+  a.suggestions = suggest({index, a.dmas, deps, vmem, hw.dma_max_outstanding}, options);
   return a;
 }
 

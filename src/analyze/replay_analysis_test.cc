@@ -123,7 +123,11 @@ TEST(AnalyzeReplay, StallsDependenciesAndVmemOfARealRun) {
     ASSERT_NE(interleave, nullptr);
     EXPECT_EQ(interleave->dma_ids.size(), 6u);
     // Two chains of 3 x 99 base-latency cycles: one chain's worth overlaps.
-    EXPECT_EQ(interleave->predicted_saving_cycles, a.chains[1].base_stall_cycles);
+    EXPECT_EQ(interleave->hidden_stall_cycles, a.chains[1].base_stall_cycles);
+    // Re-timed, the transfers (not only the base latencies) shift too, so
+    // the prediction differs from that by a few cycles only.
+    EXPECT_GE(interleave->predicted_saving_cycles * 10, interleave->hidden_stall_cycles * 9);
+    EXPECT_LE(interleave->predicted_saving_cycles * 10, interleave->hidden_stall_cycles * 11);
   } else {
     // Without scalar-memory edges a load's source is unknown: the walk
     // stops at it and no chain is claimed.

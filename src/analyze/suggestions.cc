@@ -1,5 +1,7 @@
 #include "analyze/suggestions.h"
 
+#include "analyze/saving_model.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -36,31 +38,66 @@ class MoveRules {
   // The earliest position the ISSUE at `issue_pos` (with its slice) can be
   // placed before, scanning back no further than `floor`: stops at a WAIT
   // on `semaphore` or one that consumed no DMA, any other semaphore
-  // instruction, and any instruction that reads or writes a register a
-  // moving slice instruction writes.
+  // instruction, and any instruction that writes a register the slice
+  // reads from outside itself. Registers the slice writes do not stop it
+  // (the rewriter renames them, docs/rewrite.md), except where a crossed
+  // instruction reads such a register's value from before the target:
+  // those positions are added to `forbidden`.
   [[nodiscard]] uint32_t legal_target(uint32_t issue_pos, uint32_t floor, const std::vector<uint32_t>& slice,
-                                      uint32_t semaphore) const {
+                                      uint32_t semaphore, std::set<uint32_t>& forbidden) const {
     std::set<uint32_t> members(slice.begin(), slice.end());
     uint64_t moving_writes = index_.registers_written(stream_[issue_pos]);
     uint64_t moving_reads = index_.registers_read(stream_[issue_pos]);
+    for (uint32_t i : slice) {
+      moving_writes |= index_.registers_written(i);
+      moving_reads |= index_.registers_read(i);
+    }
     uint32_t p = issue_pos;
+    // Crossed readers of a register the slice writes need the target at or
+    // above their producer's position (the producer crossed too).
+    uint32_t producer_floor = UINT32_MAX;
     while (p > floor) {
+      if (p <= issue_pos && p > producer_floor) forbidden.insert(p);
       const uint32_t i = stream_[p - 1];
       if (members.count(i) != 0) {
-        moving_writes |= index_.registers_written(i);
-        moving_reads |= index_.registers_read(i);
         --p;
         continue;
       }
-      if (blocks(i, semaphore) || register_conflict(i, moving_reads, moving_writes)) break;
+      if (blocks(i, semaphore) || register_conflict(p - 1, moving_reads, moving_writes, producer_floor)) break;
       --p;
     }
+    if (p > producer_floor) forbidden.insert(p);
     return p;
   }
 
-  // Moving instructions that read `reads` and write `writes` across `i`
-  // reorders a register access pair involving a write.
-  [[nodiscard]] bool register_conflict(uint32_t i, uint64_t reads, uint64_t writes) const {
+  // Whether moving instructions that read `reads` and write `writes`
+  // across the instruction at `position` breaks a register dependency no
+  // renaming removes: it writes a register they read from outside (RAW),
+  // or it reads one they write and that value is older than anything in
+  // the window (no producer to stay below). A register they write that it
+  // reads lowers `producer_floor` to its producer's position.
+  [[nodiscard]] bool register_conflict(uint32_t position, uint64_t reads, uint64_t writes,
+                                       uint32_t& producer_floor) const {
+    const uint32_t i = stream_[position];
+    if ((index_.registers_written(i) & reads & ~writes) != 0) return true;
+    uint64_t war = index_.registers_read(i) & writes;
+    if (war == 0) return false;
+    for (uint32_t e : index_.edges_into(i)) {
+      const rundb::DependencyRecord& edge = index_.data().dependencies[e];
+      const uint64_t bit = edge.kind == "x" ? edge.first : edge.kind == "v" ? 32 + edge.first : 64;
+      if (bit >= 64 || (war & (uint64_t{1} << bit)) == 0) continue;
+      const uint32_t producer = index_.instruction_of_step(edge.producer_step);
+      if (producer == kNone) return true;
+      // Above its producer the moved write would come between the two.
+      producer_floor = std::min(producer_floor, index_.position_in_chip(producer));
+      war &= ~(uint64_t{1} << bit);
+    }
+    return war != 0;
+  }
+
+  // The plain rule (any shared register with a write on one side), for
+  // the chain interleaving's note on registers.
+  [[nodiscard]] bool shares_register(uint32_t i, uint64_t reads, uint64_t writes) const {
     return ((index_.registers_read(i) | index_.registers_written(i)) & writes) != 0 ||
            (index_.registers_written(i) & reads) != 0;
   }
@@ -95,21 +132,36 @@ struct Plan {
 
 std::string op_label(const std::string& op) { return op.empty() ? std::string("code outside any op") : op; }
 
+// Said when re-timing the stream takes back a quarter or more of the
+// hidden stall, so a reader of the text is not left with the larger figure.
+std::string taken_back_note(const Suggestion& s) {
+  if (4 * s.predicted_saving_cycles >= 3 * s.hidden_stall_cycles) return {};
+  return fmt::format(
+      " (re-timed, the window saves about {} of the {} stall cycles hidden: the moved DMAs still queue on their "
+      "link, or the program stalls on the next WAIT instead)",
+      s.predicted_saving_cycles, s.hidden_stall_cycles);
+}
+
 // Pages a DMA needs, rounded up.
 uint64_t pages_for(uint64_t bytes, uint64_t page_bytes) { return (bytes + page_bytes - 1) / page_bytes; }
 
 class Suggester {
  public:
   Suggester(const SuggestionInputs& in, const AnalyzeOptions& options)
-      : in_(in), options_(options), rules_(in.index, options.suggestion_chip) {}
+      : in_(in),
+        options_(options),
+        rules_(in.index, options.suggestion_chip),
+        model_(in.index, options.suggestion_chip, in.dma_max_outstanding) {}
 
   std::vector<Suggestion> run() {
     std::vector<Suggestion> early = issue_earlier();
+    std::erase_if(early, [](const Suggestion& s) { return s.predicted_saving_cycles == 0; });
     std::stable_sort(early.begin(), early.end(), [](const Suggestion& a, const Suggestion& b) {
       return a.predicted_saving_cycles > b.predicted_saving_cycles;
     });
     if (early.size() > options_.top_suggestions) early.resize(options_.top_suggestions);
     std::vector<Suggestion> out = chain_heads();
+    std::erase_if(out, [](const Suggestion& s) { return s.predicted_saving_cycles == 0; });
     for (auto& s : early) out.push_back(std::move(s));
     std::stable_sort(out.begin(), out.end(), [](const Suggestion& a, const Suggestion& b) {
       return a.predicted_saving_cycles > b.predicted_saving_cycles;
@@ -144,7 +196,9 @@ class Suggester {
     const Backtail& b = in_.dependencies.backtails[k];
     if (s.chip != options_.suggestion_chip || s.stall_cycles() == 0 || b.blocked || b.issue == kNone) return {};
     const uint32_t issue_pos = in_.index.position_in_chip(b.issue);
-    const uint32_t legal = rules_.legal_target(issue_pos, b.earliest_position, b.slice, in_.index.data().dmas[k].semaphore);
+    std::set<uint32_t> forbidden;
+    const uint32_t legal =
+        rules_.legal_target(issue_pos, b.earliest_position, b.slice, in_.index.data().dmas[k].semaphore, forbidden);
     if (legal >= issue_pos) return {};
     Plan p;
     p.dma = k;
@@ -161,7 +215,7 @@ class Suggester {
     auto in_slice = [&](uint32_t position) {
       return std::binary_search(b.slice.begin(), b.slice.end(), rules_.stream()[position]);
     };
-    while (target < issue_pos && in_slice(target)) ++target;
+    while (target < issue_pos && (in_slice(target) || forbidden.count(target) != 0)) ++target;
     if (target >= issue_pos) return {};
     p.target = target;
     p.cross_op = target < op_start;
@@ -170,7 +224,10 @@ class Suggester {
     p.needs_reallocation = realloc;
     if (p.cross_op) {
       bool fallback_realloc = false;
-      if (vmem_room(k, op_start, fallback_realloc) && !fallback_realloc && op_start < issue_pos) p.fallback = op_start;
+      if (vmem_room(k, op_start, fallback_realloc) && !fallback_realloc && op_start < issue_pos &&
+          forbidden.count(op_start) == 0) {
+        p.fallback = op_start;
+      }
     }
     p.saving_cycles = std::min({s.stall_cycles(), s.issue_cycle - cycle_at(target), p.push_limit_cycles});
     // Algorithm 2 asks for the whole stall; a move hiding at least the
@@ -195,6 +252,25 @@ class Suggester {
     if (already.insert(in_.dmas[k].issue_pc).second) pcs.push_back(in_.dmas[k].issue_pc);
     std::sort(pcs.begin(), pcs.end());
     return pcs;
+  }
+
+  // The same move as stream positions, for the saving model.
+  PositionMove moved_positions(uint32_t k, uint32_t target, std::set<uint32_t>& already) const {
+    const Backtail& b = in_.dependencies.backtails[k];
+    PositionMove move;
+    move.before = target;
+    for (uint32_t i : b.slice) {
+      const uint32_t pos = in_.index.position_in_chip(i);
+      if (pos >= target && already.insert(pos).second) move.positions.push_back(pos);
+    }
+    const uint32_t issue = in_.index.position_in_chip(b.issue);
+    if (already.insert(issue).second) move.positions.push_back(issue);
+    std::sort(move.positions.begin(), move.positions.end());
+    return move;
+  }
+
+  [[nodiscard]] uint64_t predict(const std::vector<PositionMove>& moves) const {
+    return static_cast<uint64_t>(std::max<int64_t>(model_.predicted_saving_cycles(moves), 0));
   }
 
   std::vector<Suggestion> issue_earlier() {
@@ -223,6 +299,8 @@ class Suggester {
       s.needs_reallocation = realloc;
       s.push_limit_cycles = UINT64_MAX;
       std::set<uint64_t> moved, moved_fallback;
+      std::set<uint32_t> moved_at;
+      std::vector<PositionMove> position_moves;
       bool all_fallback = true;
       bool free_of_op = true;  // no member's address depends on anything in the op
       std::set<std::string> links;
@@ -234,11 +312,13 @@ class Suggester {
         s.stall_cycles += d.stall_cycles();
         s.dma_bytes += d.bytes;
         s.push_limit_cycles = std::min(s.push_limit_cycles, p.push_limit_cycles);
-        s.predicted_saving_cycles += p.saving_cycles;
+        s.hidden_stall_cycles += p.saving_cycles;
         links.insert(d.link);
+        position_moves.push_back(moved_positions(p.dma, p.target, moved_at));
         if (!realloc) s.moves.push_back({moved_pcs(p.dma, p.target, moved), pc_at(p.target)});
         all_fallback = all_fallback && p.fallback != kNone;
       }
+      s.predicted_saving_cycles = predict(position_moves);
       if (all_fallback && !realloc) {
         for (const Plan& p : members) s.fallback_moves.push_back({moved_pcs(p.dma, p.fallback, moved_fallback), pc_at(p.fallback)});
       }
@@ -263,6 +343,7 @@ class Suggester {
                     "needs reallocation"
                   : "",
           s.chip);
+      s.text += taken_back_note(s);
       out.push_back(std::move(s));
     }
     return out;
@@ -337,7 +418,8 @@ class Suggester {
         sum_base += base;
         max_base = std::max(max_base, base);
       }
-      s.predicted_saving_cycles = sum_base - max_base;
+      s.hidden_stall_cycles = sum_base - max_base;
+      std::vector<PositionMove> position_moves;
       std::set<uint64_t> moved;          // pcs already placed by an earlier move
       std::set<uint32_t> moving;         // positions of everything this suggestion moves
       // The anchor's instructions never move, not even slice instructions
@@ -360,7 +442,7 @@ class Suggester {
           const uint64_t reads = in_.index.registers_read(stream[pos]);
           const uint64_t writes = in_.index.registers_written(stream[pos]);
           for (uint32_t p = target; p < pos; ++p) {
-            if (own.count(p) == 0 && moving.count(p) == 0 && rules_.register_conflict(stream[p], reads, writes)) {
+            if (own.count(p) == 0 && moving.count(p) == 0 && rules_.shares_register(stream[p], reads, writes)) {
               return true;
             }
           }
@@ -425,27 +507,35 @@ class Suggester {
         }
         for (const auto& [positions, before] : {std::pair{chosen, chosen_target}, std::pair{waits, waits_before}}) {
           std::vector<uint64_t> pcs;
+          PositionMove position_move{{}, before};
           for (uint32_t pos : positions) {
             moving.insert(pos);
-            if (moved.insert(pc_at(pos)).second) pcs.push_back(pc_at(pos));
+            if (moved.insert(pc_at(pos)).second) {
+              pcs.push_back(pc_at(pos));
+              position_move.positions.push_back(pos);
+            }
           }
+          if (!position_move.positions.empty()) position_moves.push_back(std::move(position_move));
           // The anchor's WAIT never moves; the level's other WAITs go right
           // before it, so the next level's address loads follow all of them.
           if (!pcs.empty()) s.moves.push_back({pcs, pc_at(before)});
         }
       }
       if (s.moves.empty()) continue;
-      s.push_limit_cycles = s.predicted_saving_cycles;
+      s.predicted_saving_cycles = predict(position_moves);
+      s.push_limit_cycles = s.hidden_stall_cycles;
       s.text = fmt::format(
           "issue the {} dependent-DMA chains of {} level by level (all chains' level-n DMAs, then their WAITs, then "
           "level n+1) instead of one chain after another: their heads are independent, and the {} cycles of base "
           "latency stalls would overlap to about {}{}; suggested on chip {}'s stream, assuming every chip runs the "
           "same text",
           chains.size(), op_label(op), sum_base, max_base,
-          register_risk ? "; the chains reuse registers, so the interleaved order also needs distinct registers per "
-                          "chain"
+          register_risk ? "; the chains reuse registers, so the interleaved order is legal only where each level's "
+                          "registers are consumed by its own ISSUE (what renaming to distinct registers would give; "
+                          "verification checks)"
                         : "",
           s.chip);
+      s.text += taken_back_note(s);
       out.push_back(std::move(s));
     }
     return out;
@@ -454,6 +544,7 @@ class Suggester {
   const SuggestionInputs& in_;
   const AnalyzeOptions& options_;
   MoveRules rules_;
+  SavingModel model_;
 };
 
 }  // namespace

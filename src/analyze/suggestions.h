@@ -21,10 +21,13 @@ struct SuggestionInputs {
   const std::vector<DmaStall>& dmas;
   const DependencyResult& dependencies;
   const VmemTimeline& vmem;
+  uint64_t dma_max_outstanding = 0;  // hw dma.max_outstanding; 0: unlimited
 };
 
 // Best predicted saving first: the top options.top_suggestions
-// issue-earlier suggestions plus every chain suggestion.
+// issue-earlier suggestions plus every chain suggestion. The predicted
+// saving re-times the chip's stream with the moves applied (saving_model.h);
+// a suggestion predicted to save nothing is dropped.
 std::vector<Suggestion> suggest(const SuggestionInputs& inputs, const AnalyzeOptions& options);
 
 }  // namespace snr::analyze

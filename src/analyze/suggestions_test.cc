@@ -171,8 +171,12 @@ TEST(Suggestions, ChainsAreInterleavedLevelByLevel) {
   EXPECT_EQ(chains->op, "setup");
   EXPECT_EQ(chains->dma_ids.size(), 9u);
   // Each chain stalls 3 x 489 cycles on base latency; overlapped, the
-  // three chains cost one chain's: saving 3 x 1467 - 1467.
-  EXPECT_EQ(chains->predicted_saving_cycles, 2934u);
+  // three chains cost one chain's: 3 x 1467 - 1467 hidden.
+  EXPECT_EQ(chains->hidden_stall_cycles, 2934u);
+  // Re-timed: per level the three base latencies overlap and the three
+  // 10-cycle transfers queue on the one link, so each level's WAITs stall
+  // about 518 cycles in all instead of 3 x 499 (the model's exact count).
+  EXPECT_EQ(chains->predicted_saving_cycles, 2936u);
   std::vector<uint64_t> order;
   for (const auto& inst : data.instructions) order.push_back(inst.pc);
   const std::vector<uint64_t> moved = apply(order, chains->moves);

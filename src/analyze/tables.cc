@@ -149,7 +149,7 @@ Json suggestion_row(size_t index, const Suggestion& s) {
               {"measured_saving_cycles", v.measured_saving_cycles},
               {"target_stall_cycles_before", v.target_stall_cycles_before},
               {"target_stall_cycles_after", v.target_stall_cycles_after},
-              {"final_state_matched", v.final_state_matched}};
+              {"final_state_matched", v.final_state_matched}, {"hidden_stall_cycles", s.hidden_stall_cycles}};
 }
 
 // Each table: its rows and its columns (also when it has no rows).

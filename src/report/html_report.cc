@@ -277,7 +277,7 @@ std::string verification_cell(const analyze::Verification& v) {
 }
 
 std::string suggestions_section(const Analysis& a) {
-  std::string out = R"(<section id="suggestions"><h2>Suggestions</h2><p class="note">Algorithm 2: a stalled DMA whose dependencies let its ISSUE move at least as far as it stalls, with enough contiguous free VMEM over the moved span. Verified suggestions were applied to the snapshot's instruction stream and replayed.</p>)";
+  std::string out = R"(<section id="suggestions"><h2>Suggestions</h2><p class="note">Algorithm 2: a stalled DMA whose dependencies let its ISSUE move at least as far as it stalls, with enough contiguous free VMEM over the moved span. The predicted saving re-times the chip's stream with the moves applied, each link serving one transfer at a time; verified suggestions were applied to the snapshot's instruction stream and replayed, and come first, ranked by verified saving.</p>)";
   if (a.suggestions.empty()) return out + R"(<p class="note">No suggestions for this window.</p></section>)";
   out += "<table><tr><th>#</th><th class=t>kind</th><th>chip</th><th class=t>op</th><th class=t>suggestion</th><th class=t>DMAs</th>"
          "<th>stall cycles</th><th>push limit</th><th>VMEM room</th><th>predicted saving</th><th class=t>verified saving</th><th>cross-op</th></tr>";

@@ -57,6 +57,10 @@ struct ChipLog {
   // alone, so a moved read skips other reads without visiting them.
   std::unordered_map<uint64_t, std::vector<Ref>> states, state_writes;
   std::unordered_map<uint64_t, std::vector<Ref>> pages, page_writes;
+  // Every dynamic read and write of each x register, in or out of spans
+  // (ascending dyns): which write a read sees, and whether a moved write's
+  // value is still needed after its old place.
+  std::array<std::vector<uint64_t>, 32> x_reads, x_writes;
 };
 
 struct DmaInfo {
@@ -178,7 +182,7 @@ class Checker {
         const Effect effect = d->row->effect;
         const bool in_span = log.traversal_start[dyn] >= 0;
         const bool is_dma = effect == Effect::kDma1d || effect == Effect::kDma2d;
-        if (in_span || is_dma) isa::compute_accesses(*d, std::span<const uint64_t, 32>(chip.x), accesses);
+        isa::compute_accesses(*d, std::span<const uint64_t, 32>(chip.x), accesses);
         uint64_t dma_dst_chip = c, remote_signal_chip = c;
         if (is_dma) {
           const isa::GlobalAddress dst = isa::split_global_address(chip.x[d->rs2]);
@@ -195,6 +199,7 @@ class Checker {
         ++position[c];
         ++result_.instructions;
         if (in_span) begin_record(c, dyn, accesses);
+        record_x(log, dyn, accesses);
         if (is_dma) {
           const int64_t id = static_cast<int64_t>(dmas_.size());
           DmaInfo info{c, (*log.pcs)[dyn], {}};
@@ -219,6 +224,15 @@ class Checker {
       }
       if (!active) break;
       if (!progress) throw Error("re-execution deadlocked: every remaining chip waits on a semaphore");
+    }
+  }
+
+  static void record_x(ChipLog& log, uint64_t dyn, const isa::Accesses& accesses) {
+    for (const isa::StateRef& ref : accesses.reads()) {
+      if (ref.kind == isa::StateKind::kX && ref.index < 32) log.x_reads[ref.index].push_back(dyn);
+    }
+    for (const isa::StateRef& ref : accesses.writes()) {
+      if (ref.kind == isa::StateKind::kX && ref.index < 32) log.x_writes[ref.index].push_back(dyn);
     }
   }
 
@@ -350,6 +364,7 @@ class Checker {
         if (mine.kind == ResKind::kMem && (other.end <= mine.start || mine.end <= other.start)) continue;
         ++result_.pairs_examined;
         if (plan_.new_pc(pcs[other.dyn]) < new_pc) continue;  // still before it (moved along)
+        if (mine.kind == ResKind::kX && renames_away(c, dyn, lo, mine, other)) continue;
         return describe_violation(c, pc, pcs[other.dyn], mine, other);
       }
       return std::nullopt;
@@ -372,6 +387,56 @@ class Checker {
       }
     }
     return std::nullopt;
+  }
+
+  // Register renaming: a register pair the new order reverses is no
+  // dependency when each side uses its own value of the register, as if
+  // each had been given a register of its own; consecutive address
+  // computations that reuse the same scratch registers are the common case.
+  // `mine` is an access of the moved instruction at `dyn`, `other` one of a
+  // crossed instruction in [lo, dyn) that now comes after it; both on x r.
+  //  - RAW (moved read, crossed write): the moved read sees a write that
+  //    moved along with it and came after the crossed write.
+  //  - WAR (moved write, crossed read): the crossed read sees a crossed
+  //    write, which still comes between the two.
+  //  - WAW (moved write, crossed write): the moved value is read only by
+  //    instructions that moved along (still before the crossed code), and
+  //    the window writes the register again afterwards, so no later reader
+  //    and not the end state can tell.
+  bool renames_away(uint32_t c, uint64_t dyn, uint64_t lo, const Access& mine, const Access& other) const {
+    const ChipLog& log = logs_[c];
+    const std::vector<uint64_t>& pcs = *log.pcs;
+    const uint64_t r = mine.start;
+    if (r == 0 || r >= 32) return false;
+    const std::vector<uint64_t>& writes = log.x_writes[r];
+    const std::vector<uint64_t>& reads = log.x_reads[r];
+    const uint64_t new_pc = plan_.new_pc(pcs[dyn]);
+    const uint64_t crossed_start = plan_.new_pc(pcs[lo]);
+    // The last write before `at` (exclusive), or none.
+    auto last_write_before = [&](uint64_t at) -> std::optional<uint64_t> {
+      auto it = std::lower_bound(writes.begin(), writes.end(), at);
+      if (it == writes.begin()) return std::nullopt;
+      return *std::prev(it);
+    };
+    auto moved_along = [&](uint64_t d) {
+      return d >= lo && plan_.moved[plan_.slot(pcs[d])] && plan_.new_pc(pcs[d]) < crossed_start;
+    };
+    if (!mine.write) {
+      const std::optional<uint64_t> w = last_write_before(dyn);
+      return w && *w > other.dyn && moved_along(*w) && plan_.new_pc(pcs[*w]) < new_pc;
+    }
+    if (!other.write) {
+      const std::optional<uint64_t> w = last_write_before(other.dyn);
+      return w && *w >= lo && *w != dyn && plan_.new_pc(pcs[*w]) > new_pc;
+    }
+    auto next = std::upper_bound(writes.begin(), writes.end(), dyn);
+    if (next == writes.end()) return false;  // the end state would keep the crossed value
+    // Reads of the moved value: after it, up to and including the next
+    // write (an instruction reading and writing r reads first).
+    for (auto it = std::upper_bound(reads.begin(), reads.end(), dyn); it != reads.end() && *it <= *next; ++it) {
+      if (!moved_along(*it) || plan_.new_pc(pcs[*it]) < new_pc) return false;
+    }
+    return true;
   }
 
   std::string describe_state(uint32_t c, const Access& a, const Access& b) const {

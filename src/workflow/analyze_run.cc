@@ -66,6 +66,7 @@ void verify_top(AnalyzeRunResult& result, const rundb::RunData& data, const repl
                                        suggestion.predicted_saving_cycles)
                          : fmt::format("not legal: {}", v.illegal_reason));
   }
+  rank_by_verified_saving(result.analysis.suggestions);
 }
 
 std::vector<std::pair<std::string, std::string>> companion_files(const std::filesystem::path& dir) {
@@ -180,6 +181,18 @@ AnalyzeRunResult analyze_run_db(const std::string& run_db_path, const AnalyzeRun
   return result;
 }
 
+void rank_by_verified_saving(std::vector<analyze::Suggestion>& suggestions) {
+  const auto tier = [](const analyze::Suggestion& s) {
+    if (!s.verification.attempted) return 1;
+    return s.verification.legal ? 0 : 2;
+  };
+  std::stable_sort(suggestions.begin(), suggestions.end(), [&](const analyze::Suggestion& a, const analyze::Suggestion& b) {
+    if (tier(a) != tier(b)) return tier(a) < tier(b);
+    if (tier(a) == 0) return a.verification.measured_saving_cycles > b.verification.measured_saving_cycles;
+    return false;
+  });
+}
+
 std::string format_summary(const analyze::Analysis& a, size_t top) {
   using report::format_count;
   using report::format_percent;
@@ -214,16 +227,20 @@ std::string format_summary(const analyze::Analysis& a, size_t top) {
     out += "suggestions: none (no stalled DMA can move earlier)\n";
     return out;
   }
-  out += "top suggestions (predicted / verified saving):\n";
+  out += "top suggestions (verified ones ranked by verified saving; predicted / verified saving):\n";
   for (size_t i = 0; i < std::min(top, a.suggestions.size()); ++i) {
     const analyze::Suggestion& sg = a.suggestions[i];
     const analyze::Verification& v = sg.verification;
     std::string verified = "not verified";
     if (v.attempted && !v.legal) verified = "illegal: " + v.illegal_reason;
     if (v.attempted && v.legal) {
-      verified = fmt::format("{} cycles ({:.1f}% of the window{})", v.measured_saving_cycles,
+      verified = fmt::format("{} cycles ({:.1f}% of the window{}{})", v.measured_saving_cycles,
                              v.baseline_cycles == 0 ? 0.0 : 100.0 * static_cast<double>(v.measured_saving_cycles) / static_cast<double>(v.baseline_cycles),
-                             v.final_state_matched ? ", same end state" : ", END STATE DIFFERS");
+                             v.final_state_matched ? ", same end state" : ", END STATE DIFFERS",
+                             v.measured_saving_cycles > 0
+                                 ? fmt::format(", predicted {:+.0f}%", 100.0 * (static_cast<double>(sg.predicted_saving_cycles) /
+                                                                             static_cast<double>(v.measured_saving_cycles) - 1.0))
+                                 : std::string());
     }
     out += fmt::format("  {}. {}{}\n     predicted {} cycles / verified {}\n", i + 1, sg.text, sg.cross_op ? " [cross-op]" : "",
                        format_count(sg.predicted_saving_cycles), verified);

@@ -69,4 +69,9 @@ std::optional<SourceSnapshot> find_source_snapshot(const std::string& source, co
 // with predicted and verified savings.
 std::string format_summary(const analyze::Analysis& analysis, size_t top);
 
+// A measured saving outranks any prediction: suggestions verified as legal
+// first, by verified saving; then the unverified ones in their (predicted)
+// order; then the illegal ones. Stable.
+void rank_by_verified_saving(std::vector<analyze::Suggestion>& suggestions);
+
 }  // namespace snr::workflow

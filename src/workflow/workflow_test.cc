@@ -81,9 +81,30 @@ TEST(Workflow, SummaryNamesTopStallsVmemAndSuggestions) {
   // Largest stall first.
   EXPECT_LT(text.find("all_gather.setup"), text.find("small")) << text;
   EXPECT_NE(text.find("VMEM chip 0: median unused 47.0%, median largest contiguous unused 25.0%"), std::string::npos);
-  EXPECT_NE(text.find("predicted 600 cycles / verified 500 cycles (25.0% of the window, same end state)"),
+  EXPECT_NE(text.find("predicted 600 cycles / verified 500 cycles (25.0% of the window, same end state, predicted +20%)"),
             std::string::npos)
       << text;
+}
+
+TEST(Workflow, VerifiedSuggestionsRankByVerifiedSaving) {
+  // In predicted order: a (not verified), b (illegal), c (verified, saves
+  // 100), d (verified, saves 900), e (not verified).
+  auto make = [](std::string name, uint64_t predicted, bool attempted, bool legal, int64_t measured) {
+    analyze::Suggestion s;
+    s.text = std::move(name);
+    s.predicted_saving_cycles = predicted;
+    s.verification.attempted = attempted;
+    s.verification.legal = legal;
+    s.verification.measured_saving_cycles = measured;
+    return s;
+  };
+  std::vector<analyze::Suggestion> list = {make("a", 5000, false, false, 0), make("b", 4000, true, false, 0),
+                                           make("c", 3000, true, true, 100), make("d", 2000, true, true, 900),
+                                           make("e", 1000, false, false, 0)};
+  rank_by_verified_saving(list);
+  std::string order;
+  for (const auto& s : list) order += s.text;
+  EXPECT_EQ(order, "dcaeb");
 }
 
 TEST(Workflow, StageTimesAddUp) {

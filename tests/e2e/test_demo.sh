@@ -22,6 +22,8 @@ expect_contains "$WORK/demo.out" "report: $WORK/demo/report/index.html"
 for f in model/manifest.json window.snr run.db report/index.html report/timeline.json; do
   [[ -s "$WORK/demo/$f" ]] || fail "$f missing"
 done
+# Predicted and verified savings agree within 25%; verified ones rank first, by verified saving.
+python3 "$SRC/tests/e2e/check_suggestions.py" "$WORK/demo/report/tables" 0 || fail "predicted vs verified savings"
 # The run it wrote re-analyzes, finding the snapshot beside run.db.
 "$SNR" analyze "$WORK/demo/run.db" -o "$WORK/again" --verify-top 0 --quiet >"$WORK/again.out"
 expect_contains "$WORK/again.out" "report: $WORK/again/index.html"
