@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "compiler/artifacts.h"
 #include "compiler/compiler.h"
+#include "compiler/hbm_image.h"
 
 namespace snr::compiler {
 namespace {
@@ -90,6 +92,36 @@ TEST_F(ArtifactsTest, DamagedManifestsNameFileAndField) {
   }
   write_file_atomic(manifest, R"({"format": "other"})");
   EXPECT_THROW(read_compiled_model(dir_), Error);
+}
+
+
+// Per-page generation must give exactly the bytes of whole-tensor generation,
+// for every layout, element type and range boundary (mid-element included).
+TEST(HbmImage, MaterializeRangeMatchesMaterialize) {
+  const TensorLayout layouts[] = {TensorLayout::kRowMajor, TensorLayout::kWeightTiles,
+                                  TensorLayout::kTransposedTiles};
+  for (TensorLayout layout : layouts) {
+    for (ElementType type : {ElementType::kBf16, ElementType::kF32}) {
+      GeneratedTensor t;
+      t.rows = 256;
+      t.cols = 384;
+      t.type = type;
+      t.layout = layout;
+      t.stream = 7;
+      t.scale = 0.5;
+      t.replicate_rows = layout == TensorLayout::kRowMajor ? 8 : 0;
+      const std::vector<uint8_t> all = t.materialize(42);
+      for (uint64_t from : {uint64_t{0}, uint64_t{1}, uint64_t{4093}, all.size() / 2 + 3}) {
+        for (uint64_t size : {uint64_t{1}, uint64_t{3}, uint64_t{65536}}) {
+          if (from + size > all.size()) continue;
+          std::vector<uint8_t> part(size, 0xAB);
+          t.materialize_range(42, from, part);
+          EXPECT_TRUE(std::equal(part.begin(), part.end(), all.begin() + static_cast<ptrdiff_t>(from)))
+              << "layout " << static_cast<int>(layout) << " from " << from << " size " << size;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/error.h"
@@ -72,6 +73,49 @@ std::vector<uint8_t> GeneratedTensor::materialize(uint64_t seed) const {
     }
   }
   return out;
+}
+
+void GeneratedTensor::materialize_range(uint64_t seed, uint64_t from_byte, std::span<uint8_t> out) const {
+  const bool tiled = layout != TensorLayout::kRowMajor;
+  if (tiled && (rows % 128 != 0 || cols % 128 != 0)) {
+    // Partial tiles leave gaps in storage order that the inverse below does
+    // not describe; such tensors are small, so make them whole.
+    const std::vector<uint8_t> all = materialize(seed);
+    std::memcpy(out.data(), all.data() + from_byte, out.size());
+    return;
+  }
+  const uint64_t eb = element_bytes();
+  const uint64_t end_byte = from_byte + out.size();
+  for (uint64_t i = from_byte / eb; i * eb < end_byte; ++i) {
+    // Logical (r, c) of storage index i: the inverse of storage_index().
+    uint64_t r = 0, c = 0;
+    const uint64_t tile = i / (128 * 128), in_tile = i % (128 * 128);
+    switch (layout) {
+      case TensorLayout::kRowMajor:
+        r = i / cols;
+        c = i % cols;
+        break;
+      case TensorLayout::kWeightTiles:
+        r = tile / (cols / 128) * 128 + in_tile / 128;
+        c = tile % (cols / 128) * 128 + in_tile % 128;
+        break;
+      case TensorLayout::kTransposedTiles:
+        c = tile / (rows / 128) * 128 + in_tile / 128;
+        r = tile % (rows / 128) * 128 + in_tile % 128;
+        break;
+    }
+    uint8_t bytes[4];
+    const float v = value(seed, r, c);
+    if (type == ElementType::kBf16) {
+      const uint16_t b = to_bf16(v);
+      std::memcpy(bytes, &b, 2);
+    } else {
+      std::memcpy(bytes, &v, 4);
+    }
+    // The range may start or end inside an element.
+    const uint64_t first = std::max(i * eb, from_byte), last = std::min(i * eb + eb, end_byte);
+    std::memcpy(out.data() + (first - from_byte), bytes + (first - i * eb), last - first);
+  }
 }
 
 const GeneratedTensor& ChipHbmImage::tensor(std::string_view name) const {

@@ -45,6 +45,10 @@ struct GeneratedTensor {
   [[nodiscard]] float value(uint64_t seed, uint64_t r, uint64_t c) const;
   // All bytes in storage order.
   [[nodiscard]] std::vector<uint8_t> materialize(uint64_t seed) const;
+  // Bytes [from_byte, from_byte + out.size()) of materialize(seed), made
+  // without the rest of the tensor, so HBM pages can be generated on first
+  // touch. Caller guarantees the range lies within size_bytes().
+  void materialize_range(uint64_t seed, uint64_t from_byte, std::span<uint8_t> out) const;
 };
 
 struct ExplicitRegion {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "common/error.h"
 #include "isa/address_map.h"
@@ -11,14 +13,40 @@
 namespace snr::compiler {
 namespace {
 
-void write_hbm(sim::ChipState& chip, uint64_t address, const std::vector<uint8_t>& bytes, const std::string& what) {
-  const uint64_t offset = address - isa::kHbmBase;
-  if (address < isa::kHbmBase || !chip.hbm.contains(offset, bytes.size())) {
-    throw Error(fmt::format("HBM region {} of {} bytes at {:#x} does not fit chip {}'s HBM", what, bytes.size(),
+void check_fits(const sim::ChipState& chip, uint64_t address, uint64_t size_bytes, const std::string& what) {
+  if (address < isa::kHbmBase || !chip.hbm.contains(address - isa::kHbmBase, size_bytes)) {
+    throw Error(fmt::format("HBM region {} of {} bytes at {:#x} does not fit chip {}'s HBM", what, size_bytes,
                             address, chip.chip_id));
   }
-  chip.hbm.write(offset, bytes);
 }
+
+// A chip's initial HBM, made page by page on first touch: a model's weights
+// are around a GiB, and a recorded window or a short run reads a fraction of
+// them. Tensors, then regions, in image order, as an eager install would
+// write them, so overlapping contents resolve the same way.
+struct HbmPageSource {
+  std::vector<GeneratedTensor> tensors;
+  std::vector<ExplicitRegion> regions;
+  uint64_t seed = 0;
+
+  void operator()(uint64_t page_offset, std::span<uint8_t> page) const {
+    const uint64_t page_begin = isa::kHbmBase + page_offset, page_end = page_begin + page.size();
+    // Calls fill(into, from_byte) for the part of [address, address + size) inside the page.
+    auto overlap = [&](uint64_t address, uint64_t size_bytes, auto&& fill) {
+      const uint64_t begin = std::max(address, page_begin), end = std::min(address + size_bytes, page_end);
+      if (begin < end) fill(page.subspan(begin - page_begin, end - begin), begin - address);
+    };
+    for (const GeneratedTensor& t : tensors) {
+      overlap(t.address, t.size_bytes(),
+              [&](std::span<uint8_t> into, uint64_t from_byte) { t.materialize_range(seed, from_byte, into); });
+    }
+    for (const ExplicitRegion& r : regions) {
+      overlap(r.address, r.bytes.size(), [&](std::span<uint8_t> into, uint64_t from_byte) {
+        std::memcpy(into.data(), r.bytes.data() + from_byte, into.size());
+      });
+    }
+  }
+};
 
 }  // namespace
 
@@ -52,8 +80,9 @@ void install(const ModelImage& image, sim::System& system) {
     for (const auto& s : image.programs[c].sections) {
       if (!s.execute && s.alloc && !s.data.empty()) chip.scalar_memory.write(s.address, s.data);
     }
-    for (const GeneratedTensor& t : image.hbm[c].tensors) write_hbm(chip, t.address, t.materialize(image.seed), t.name);
-    for (const ExplicitRegion& r : image.hbm[c].regions) write_hbm(chip, r.address, r.bytes, r.name);
+    for (const GeneratedTensor& t : image.hbm[c].tensors) check_fits(chip, t.address, t.size_bytes(), t.name);
+    for (const ExplicitRegion& r : image.hbm[c].regions) check_fits(chip, r.address, r.bytes.size(), r.name);
+    chip.hbm.set_initializer(HbmPageSource{image.hbm[c].tensors, image.hbm[c].regions, image.seed});
   }
 }
 

@@ -26,6 +26,7 @@ void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
     const uint64_t in_page = at & page_mask_;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(page_bytes_ - in_page, out.size() - done));
     const uint8_t* p = pages_[at >> page_shift_].get();
+    if (p == nullptr && initializer_) p = initialize_page(at >> page_shift_);
     if (p != nullptr) {
       std::memcpy(out.data() + done, p + in_page, chunk);
     } else {
@@ -39,6 +40,13 @@ PagedMemory::Page PagedMemory::allocate_page() const {
   auto* p = static_cast<uint8_t*>(std::calloc(page_bytes_, 1));
   if (p == nullptr) throw std::bad_alloc();
   return Page(p);
+}
+
+uint8_t* PagedMemory::initialize_page(uint64_t page) const {
+  Page& slot = pages_[page];
+  slot = allocate_page();
+  if (initializer_) initializer_(page << page_shift_, std::span<uint8_t>(slot.get(), page_bytes_));
+  return slot.get();
 }
 
 void PagedMemory::write(uint64_t offset, std::span<const uint8_t> data) {
@@ -62,6 +70,7 @@ std::vector<uint64_t> PagedMemory::touched_page_offsets() const {
 
 void PagedMemory::clear() {
   for (auto& page : pages_) page.reset();
+  initializer_ = nullptr;
 }
 
 }  // namespace snr::sim

@@ -1,12 +1,15 @@
 // Sparse, lazily allocated byte-addressable memory: pages come into being on
 // first write and read as zero before that, so a 32 GiB HBM costs only what a
-// program touches. A flat page table (not a hash map) keeps the hot path of
+// program touches. An optional initializer gives a page its first contents
+// when it is first touched (read or written), so generated contents (a
+// model's weights) cost only the pages a program uses too. A flat page table (not a hash map) keeps the hot path of
 // scalar loads and stores to a shift, an index and a copy.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -24,6 +27,13 @@ class PagedMemory {
     return offset <= size_bytes_ && length <= size_bytes_ - offset;
   }
 
+  // Called once per page, with the page zero-filled, on the page's first
+  // read or write from now on; pages already present are left as they are.
+  // `page_offset` is the page's first byte; the span may extend past
+  // size_bytes() on the last page. clear() drops the initializer.
+  using PageInitializer = std::function<void(uint64_t page_offset, std::span<uint8_t> page)>;
+  void set_initializer(PageInitializer initializer) { initializer_ = std::move(initializer); }
+
   // Caller guarantees contains(offset, out.size()).
   void read(uint64_t offset, std::span<uint8_t> out) const;
   void write(uint64_t offset, std::span<const uint8_t> data);
@@ -35,6 +45,7 @@ class PagedMemory {
     T value{};
     if (in_page + sizeof(T) <= page_bytes_) [[likely]] {
       const uint8_t* p = pages_[page].get();
+      if (p == nullptr && initializer_) [[unlikely]] p = initialize_page(page);
       if (p != nullptr) std::memcpy(&value, p + in_page, sizeof(T));
       return value;
     }
@@ -52,7 +63,8 @@ class PagedMemory {
     write(offset, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&value), sizeof(T)));
   }
 
-  // Pages that have been written, in address order (for snapshots and tests).
+  // Pages that exist (written, or read with an initializer set), in address
+  // order (for snapshots and tests).
   [[nodiscard]] std::vector<uint64_t> touched_page_offsets() const;
   [[nodiscard]] uint64_t page_bytes() const { return page_bytes_; }
   void clear();
@@ -67,16 +79,20 @@ class PagedMemory {
 
   uint8_t* page_for_write(uint64_t page) {
     Page& slot = pages_[page];
-    if (!slot) [[unlikely]] slot = allocate_page();
+    if (!slot) [[unlikely]] return initialize_page(page);
     return slot.get();
   }
   [[nodiscard]] Page allocate_page() const;
+  // Allocates page `page` and runs the initializer on it. const because a
+  // first read materializes the page; what reads return does not change.
+  uint8_t* initialize_page(uint64_t page) const;
 
   uint64_t size_bytes_;
   uint64_t page_bytes_;
   uint32_t page_shift_;
   uint64_t page_mask_;
-  std::vector<Page> pages_;
+  mutable std::vector<Page> pages_;
+  PageInitializer initializer_;
 };
 
 }  // namespace snr::sim

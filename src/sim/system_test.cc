@@ -1,10 +1,13 @@
 // Multi-chip functional behaviour, errors, and determinism.
 #include <gtest/gtest.h>
 
+#include <span>
 #include <sstream>
+#include <vector>
 
 #include "isa/address_map.h"
 #include "sim/demo_program.h"
+#include "sim/paged_memory.h"
 #include "sim/program_builder.h"
 #include "sim/sim_test_util.h"
 #include "sim/timing.h"
@@ -198,6 +201,33 @@ TEST(System, SameInputsGiveByteIdenticalEvents) {
   const std::string second = event_log_of_demo();
   EXPECT_GT(first.size(), 10'000u);
   EXPECT_TRUE(first == second) << "event streams differ between two identical runs";
+}
+
+
+// An initializer gives each page its first contents once, on the first read
+// or write; pages written before it was set, and clear(), are not affected.
+TEST(PagedMemory, InitializerFillsEachPageOnceOnFirstTouch) {
+  PagedMemory memory(1 << 20, 4096);
+  memory.store<uint32_t>(0, 0xdeadbeef);  // present before the initializer: kept
+  int calls = 0;
+  memory.set_initializer([&calls](uint64_t page_offset, std::span<uint8_t> page) {
+    ++calls;
+    for (size_t i = 0; i < page.size(); ++i) page[i] = static_cast<uint8_t>((page_offset + i) * 7);
+  });
+  EXPECT_EQ(memory.load<uint32_t>(0), 0xdeadbeefu);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(memory.load<uint8_t>(8192 + 5), static_cast<uint8_t>((8192 + 5) * 7));
+  memory.store<uint8_t>(8192 + 6, 1);  // same page: no second call, the write wins
+  EXPECT_EQ(memory.load<uint8_t>(8192 + 6), 1);
+  EXPECT_EQ(calls, 1);
+  std::vector<uint8_t> out(4);
+  memory.read(4 * 4096 - 2, out);  // spans two new pages
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(out[3], static_cast<uint8_t>((4 * 4096 + 1) * 7));
+  memory.write(5 * 4096, std::vector<uint8_t>{9});  // a write initializes the rest of its page
+  EXPECT_EQ(memory.load<uint8_t>(5 * 4096 + 1), static_cast<uint8_t>((5 * 4096 + 1) * 7));
+  memory.clear();
+  EXPECT_EQ(memory.load<uint8_t>(8192 + 5), 0);
 }
 
 }  // namespace

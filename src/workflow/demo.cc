@@ -161,13 +161,12 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
     StageTimer timer(stages, "save snapshot", progress);
     // The window's memory is mostly weights that barely compress; the
     // fastest zstd level keeps this stage short at almost the same size.
-    const std::string bytes = snapshot::encode_snapshot(snapshot, 1);
-    write_file_atomic(result.snapshot_path, bytes);
+    const uint64_t file_bytes = snapshot::write_snapshot_streaming(result.snapshot_path, std::move(snapshot), 1);
     snapshot = {};
     // Read back like `snr replay` does, so run.db names the file's identity.
     saved = snapshot::read_snapshot_shared(result.snapshot_path.string()).value();
     input = replay::replay_input_from_snapshot(saved, snapshot::snapshot_identity(result.snapshot_path.string(), saved));
-    timer.finish(fmt::format("{} bytes -> {}", bytes.size(), result.snapshot_path.string()));
+    timer.finish(fmt::format("{} bytes -> {}", file_bytes, result.snapshot_path.string()));
   }
   rundb::RunData data;
   {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -30,8 +31,11 @@ struct EtReader::Impl {
   bool ended = false;  // a broken tail ended the trace (lenient mode)
 
   // buffer[begin, end) holds bytes not yet consumed; buffer_offset is the
-  // stream offset of buffer[begin].
-  std::vector<uint8_t> buffer;
+  // stream offset of buffer[begin]. Allocated uninitialized: bytes past `end`
+  // are never read, and zero-filling the default 1 MiB on every open cost
+  // more than simulating a small trace (one reader per rank file).
+  std::unique_ptr<uint8_t[]> buffer;
+  size_t buffer_bytes = 0;
   size_t begin = 0;
   size_t end = 0;
   uint64_t message_index = 0;
@@ -41,21 +45,31 @@ struct EtReader::Impl {
 
   [[nodiscard]] size_t available() const { return end - begin; }
 
+  // Resizes the buffer to `bytes` (callers pass more than `end`), keeping
+  // buffer[0, end).
+  void grow(size_t bytes) {
+    bytes = std::max(bytes, end + 1);
+    auto bigger = std::make_unique_for_overwrite<uint8_t[]>(bytes);
+    std::copy_n(buffer.get(), end, bigger.get());
+    buffer = std::move(bigger);
+    buffer_bytes = bytes;
+  }
+
   // Makes at least `want` bytes available if the stream has them; returns
   // whether it could.
   bool ensure(size_t want) {
     if (available() >= want) return true;
     if (source_exhausted) return false;
     if (begin > 0) {
-      std::memmove(buffer.data(), buffer.data() + begin, available());
+      std::memmove(buffer.get(), buffer.get() + begin, available());
       end -= begin;
       begin = 0;
     }
     while (end < want) {
       // Grow geometrically as data arrives, so a bogus length prefix costs
       // at most twice the bytes the stream really has.
-      if (end == buffer.size()) buffer.resize(std::min(want, buffer.size() * 2));
-      size_t got = source->read_some(buffer.data() + end, buffer.size() - end);
+      if (end == buffer_bytes) grow(std::min(want, buffer_bytes * 2));
+      size_t got = source->read_some(buffer.get() + end, buffer_bytes - end);
       if (got == 0) {
         source_exhausted = true;
         return false;
@@ -119,7 +133,7 @@ struct EtReader::Impl {
                                length, available() - prefix_bytes));
       return Frame::kBrokenTail;
     }
-    payload = buffer.data() + begin + prefix_bytes;
+    payload = buffer.get() + begin + prefix_bytes;
     begin += prefix_bytes + length;
     stats.bytes_consumed += prefix_bytes + length;
     return Frame::kMessage;
@@ -190,7 +204,7 @@ EtReader EtReader::open(const std::filesystem::path& path, EtReadOptions options
   auto impl = std::make_unique<Impl>();
   impl->name = path.string();
   impl->options = clamp(options);
-  impl->buffer.resize(std::max<size_t>(options.buffer_bytes, kMaxVarintBytes));
+  impl->grow(std::max<size_t>(options.buffer_bytes, kMaxVarintBytes));
   impl->source = open_file_source(path, impl->gzip);
   impl->read_metadata();
   return EtReader(std::move(impl));
@@ -200,7 +214,7 @@ EtReader EtReader::from_memory(std::string_view bytes, std::string display_name,
   auto impl = std::make_unique<Impl>();
   impl->name = display_name;
   impl->options = clamp(options);
-  impl->buffer.resize(std::max<size_t>(std::min(options.buffer_bytes, bytes.size()), kMaxVarintBytes));
+  impl->grow(std::max<size_t>(std::min(options.buffer_bytes, bytes.size()), kMaxVarintBytes));
   impl->source = open_memory_source(bytes, std::move(display_name), impl->gzip);
   impl->read_metadata();
   return EtReader(std::move(impl));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ std::string encode_snapshot(const Snapshot& snapshot, int zstd_level = 3);
 // the section, the byte offset and what was expected versus found.
 Result<Snapshot> decode_snapshot(std::span<const uint8_t> bytes, std::string_view origin);
 Result<Snapshot> read_snapshot_file(const std::string& path);
+// Writes the same bytes as encode_snapshot() atomically to `path`, one
+// section at a time, releasing each chip once it is serialized: peak memory
+// is one chip's serialized and compressed copies instead of the whole file
+// three times over (a window's memory can be hundreds of MB). Returns the
+// file's size in bytes.
+uint64_t write_snapshot_streaming(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level = 3);
 void write_snapshot_file(const std::string& path, const Snapshot& snapshot);
 
 // Semantic checks beyond syntax: ISA hash, chip ids, sequence lengths,

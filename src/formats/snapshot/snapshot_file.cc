@@ -1,6 +1,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -31,17 +32,36 @@ uint64_t get_le(std::span<const uint8_t> bytes, uint64_t offset, int size) {
 
 uint64_t checksum(std::string_view data) { return fnv1a64(data); }
 
-void append_section(std::string& out, uint32_t kind, const std::string& raw, int level) {
-  std::string compressed(ZSTD_compressBound(raw.size()), '\0');
+// One section: its 32-byte header into `head`, the compressed payload into
+// `compressed` (kept apart so a streaming writer need not join them).
+void make_section(uint32_t kind, const std::string& raw, int level, std::string& head, std::string& compressed) {
+  compressed.resize(ZSTD_compressBound(raw.size()));
   const size_t n = ZSTD_compress(compressed.data(), compressed.size(), raw.data(), raw.size(), level);
   if (ZSTD_isError(n)) throw Error(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(n)));
   compressed.resize(n);
-  put_u32(out, kind);
-  put_u32(out, 0);
-  put_u64(out, compressed.size());
-  put_u64(out, raw.size());
-  put_u64(out, checksum(compressed));
+  head.clear();
+  put_u32(head, kind);
+  put_u32(head, 0);
+  put_u64(head, compressed.size());
+  put_u64(head, raw.size());
+  put_u64(head, checksum(compressed));
+}
+
+void append_section(std::string& out, uint32_t kind, const std::string& raw, int level) {
+  std::string head, compressed;
+  make_section(kind, raw, level, head, compressed);
+  out += head;
   out += compressed;
+}
+
+// The fixed file header, given the whole file's size.
+std::string file_header(size_t sections, uint64_t total_bytes) {
+  std::string out(kMagic, sizeof(kMagic));
+  put_u32(out, kFormatVersion);
+  put_u32(out, static_cast<uint32_t>(sections));
+  put_u64(out, total_bytes);
+  put_u64(out, checksum(out));
+  return out;
 }
 
 std::string serialize(const google::protobuf::MessageLite& message) {
@@ -126,19 +146,46 @@ uint64_t hash_region(uint64_t hash, uint64_t address, std::string_view bytes) {
   return fnv1a64(bytes, hash);
 }
 
-std::string encode_snapshot(const Snapshot& snapshot, int zstd_level) {
+static pb::Header file_header_message(const Snapshot& snapshot) {
   pb::Header header = snapshot.header;
   header.set_format_version(kFormatVersion);
   header.set_chip_sections(static_cast<uint32_t>(snapshot.chips.size()));
+  return header;
+}
+
+std::string encode_snapshot(const Snapshot& snapshot, int zstd_level) {
   std::string body;
-  append_section(body, kSectionHeader, serialize(header), zstd_level);
+  append_section(body, kSectionHeader, serialize(file_header_message(snapshot)), zstd_level);
   for (const pb::Chip& chip : snapshot.chips) append_section(body, kSectionChip, serialize(chip), zstd_level);
-  std::string out(kMagic, sizeof(kMagic));
-  put_u32(out, kFormatVersion);
-  put_u32(out, static_cast<uint32_t>(1 + snapshot.chips.size()));
-  put_u64(out, kFileHeaderBytes + body.size());
-  put_u64(out, checksum(out));
-  return out + body;
+  return file_header(1 + snapshot.chips.size(), kFileHeaderBytes + body.size()) + body;
+}
+
+uint64_t write_snapshot_streaming(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
+  AtomicFileWriter writer(path);
+  const size_t sections = 1 + snapshot.chips.size();
+  // The file header holds the total size, known only at the end: write a
+  // placeholder of its size now and the real one last.
+  writer.write(std::string(kFileHeaderBytes, '\0'));
+  uint64_t total_bytes = kFileHeaderBytes;
+  std::string raw, head, compressed;
+  auto put_section = [&](uint32_t kind) {
+    make_section(kind, raw, zstd_level, head, compressed);
+    raw = {};  // release before the next message is serialized
+    writer.write(head);
+    writer.write(compressed);
+    total_bytes += head.size() + compressed.size();
+  };
+  raw = serialize(file_header_message(snapshot));
+  put_section(kSectionHeader);
+  for (pb::Chip& chip : snapshot.chips) {
+    raw = serialize(chip);
+    chip = pb::Chip();  // its memory is in `raw` now; keep one copy alive, not two
+    put_section(kSectionChip);
+  }
+  writer.stream().seekp(0);
+  writer.write(file_header(sections, total_bytes));
+  writer.commit();
+  return total_bytes;
 }
 
 namespace {

@@ -1,6 +1,10 @@
 #include "formats/snapshot/snapshot.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "common/file_io.h"
 #include "isa/isa.h"
@@ -51,6 +55,19 @@ TEST(Snapshot, RoundTripsAndIsDeterministic) {
   EXPECT_EQ(decode_pcs(back.chips[0]), (std::vector<uint64_t>{0x10000, 0x10004, 0x10000}));
   EXPECT_EQ(back.chips[0].memory(0).data(), "abcd");
   EXPECT_TRUE(validate_snapshot(back).empty());
+}
+
+TEST(Snapshot, StreamingWriteIsByteIdenticalToEncode) {
+  Snapshot two_chips = sample();
+  two_chips.chips.push_back(two_chips.chips[0]);
+  two_chips.chips[1].set_chip(1);
+  const std::string expected = encode_snapshot(two_chips, 1);
+  const auto path = std::filesystem::temp_directory_path() / fmt::format("snr-stream-{}.snr", ::getpid());
+  const uint64_t written = write_snapshot_streaming(path, std::move(two_chips), 1);
+  const std::string bytes = read_file(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(written, expected.size());
+  EXPECT_EQ(bytes, expected);
 }
 
 TEST(Snapshot, RejectsDamageWithSectionOffsetAndExpectation) {
