@@ -1,0 +1,206 @@
+// The load-store GPU model (seed 003 §4.4): executes a loadstore::Program on
+// GPUs of N compute units, issuing cache-line Wavefront Requests into a
+// MemoryNetwork.
+//
+//  - Workgroups of every kernel of a GPU are placed round-robin on CUs that
+//    have a free slot (at most `workgroups_per_cu` resident); the rest wait
+//    and take the next slot a retiring workgroup frees (§4.4.1).
+//  - A CU issues at most one request per cycle, from the next ready
+//    wavefront in round-robin order, so a wavefront stalled on a load, a
+//    semaphore or a barrier lets the others issue (§4.4.2); at most
+//    `max_outstanding_per_cu` loads and polls of a CU are in flight (§5.3;
+//    stores too with `stores_wait_for_ack`).
+//  - Data ops (LoadOp, StoreOp, MemcpyOp and chains Load→Reduce→Store) are a
+//    per-line loop split evenly over the workgroup's wavefronts; a wavefront
+//    runs `unroll` lines at a time: their loads, a Waitcnt for all of them,
+//    the reduce, then their stores (Figure 7). The op ends when its last
+//    store is issued; stores complete on their acknowledgement.
+//  - Control ops are issued by wavefront 0 only (§4.1.3): a SemaphoreAcquire
+//    is one poll request answered once the value is positive; a fenced
+//    SemaphoreRelease waits for the workgroup's stores to be acknowledged
+//    first. Other wavefronts pass them (plans put a NopOp after).
+//  - NopOp: the workgroup's wavefronts meet (a draining NopOp also waits for
+//    every outstanding store); BarrierOp: the barrier's workgroups meet.
+//  - An unchained ReduceOp occupies the CU's ALU for its cycles (one
+//    wavefront at a time); a chained one costs `reduce_cycles_per_line` per
+//    line.
+//
+// Approximations (documented in docs/gpu-model.md): multicast (switch)
+// ranges become one unicast request per member; port-channel (proxy) copies
+// run on the CU like any copy; LL flags are tracked per byte interval and
+// never cleared, so a reused packet buffer does not wait a second time.
+//
+// Memory: per CU and per resident workgroup state, plus a pool of in-flight
+// requests; nothing grows with the number of requests a run issues.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dsim/core/event_loop.h"
+#include "dsim/gpu/gpu_config.h"
+#include "dsim/gpu/memory_network.h"
+#include "dsim/loadstore/program.h"
+
+namespace snr::dsim::gpu {
+
+struct GpuStats {
+  uint64_t requests = 0;
+  uint64_t control_bytes = 0, data_bytes = 0;   // wire bytes of requests and responses by class
+  uint64_t local_bytes = 0, remote_bytes = 0;   // wire bytes of accesses to own / other GPUs' memory
+  uint64_t loaded_bytes = 0, stored_bytes = 0;  // payload the CUs moved
+  TimePs end_ps = 0;                            // last workgroup of this GPU retired
+};
+
+struct RunStats {
+  TimePs end_ps = 0;
+  uint64_t requests = 0;
+  uint64_t max_in_flight = 0;
+  std::vector<GpuStats> gpus;
+  std::vector<TimePs> workgroup_start_ps, workgroup_end_ps;  // per Program workgroup
+  std::vector<uint32_t> workgroup_cu;                        // where each ran
+};
+
+class GpuModel final : public EventHandler, public AccessSink {
+ public:
+  // `program`, `loop` and `network` must outlive the model. Registers itself
+  // on `loop` and attaches to `network`. Throws snr::Error when the program
+  // does not fit the config (a CU count the network has no endpoints for).
+  GpuModel(const loadstore::Program& program, const GpuConfig& config, EventLoop& loop, MemoryNetwork& network);
+
+  // Dispatches every kernel at the loop's current time.
+  void start();
+  // After loop.run(): throws snr::Error describing what every unfinished
+  // workgroup waits for (a deadlock), else returns the statistics.
+  const RunStats& finish();
+
+  void handle(const Event& event) override;
+  bool arrived(uint32_t tag) override;
+  void completed(uint32_t tag) override;
+
+ private:
+  enum class Phase : uint8_t {
+    kStart,
+    kLoads,
+    kWaitLoads,
+    kReduce,
+    kStores,
+    kAcquire,
+    kRelease,
+    kWaitSem,
+    kWaitFence,
+    kNop,
+    kBarrier,
+    kAlu,
+    kDone,
+  };
+  enum class ReqKind : uint8_t { kLoad, kStore, kAcquire, kRelease };
+  struct LoopEntry {
+    uint32_t range = 0;  // into program.ranges
+    uint32_t gpu = 0;    // target GPU (a multicast member for multicast ranges)
+  };
+  // The per-line loop of a chain starting at one op.
+  struct Loop {
+    uint32_t first_entry = 0;  // into loop_entries_
+    uint16_t loads = 0, stores = 0;
+    uint32_t ops = 1;  // ops the chain spans
+    bool reduce = false;
+    uint64_t line_payload_bytes = 0;
+    uint64_t lines = 0;
+    uint64_t bytes = 0;
+  };
+  struct Wave {
+    uint32_t op = 0;
+    uint8_t phase = 0;
+    uint16_t index = 0;
+    uint32_t cursor = 0, cursor_end = 0;
+    uint32_t loads_out = 0;
+    uint64_t next_line = 0, end_line = 0, group_first = 0;
+    uint32_t group_lines = 0;
+  };
+  struct Slot {
+    uint32_t workgroup = loadstore::kNone;
+    uint32_t cu = 0;  // global CU index
+    uint32_t outstanding = 0, stores_out = 0;
+    uint32_t waves_done = 0, waves_waiting = 0;
+    bool at_barrier = false;  // counted in its barrier's arrivals
+    std::vector<Wave> waves;
+  };
+  struct Cu {
+    std::vector<uint32_t> slots;  // resident slots
+    uint32_t outstanding = 0;
+    uint32_t rr = 0;
+    bool tick_pending = false;
+    TimePs last_tick_ps = 0;
+    bool ticked = false;
+    TimePs alu_free_ps = 0;
+  };
+  struct Request {
+    uint32_t slot = 0;
+    uint16_t wave = 0;
+    ReqKind kind = ReqKind::kLoad;
+    uint8_t space = 0;
+    uint32_t gpu = 0;   // target memory's GPU
+    uint32_t sync = 0;  // semaphore index
+    bool packet = false;
+    bool counted = true;          // holds one of the CU's outstanding-request slots
+    uint64_t begin = 0, end = 0;  // payload byte interval (LL flags)
+    uint32_t next_free = 0;
+  };
+  struct GpuState {
+    std::vector<uint32_t> pending;  // workgroups not yet placed, in dispatch order
+    size_t next_pending = 0;
+    uint32_t rr_cu = 0;
+    uint32_t unfinished = 0;
+  };
+
+  const Loop& loop_of(uint32_t op);
+  void place(uint32_t gpu);
+  void begin_op(uint32_t slot, uint16_t wave);
+  void start_group(uint32_t slot, Wave& w);
+  void end_loop(uint32_t slot, uint16_t wave);
+  void advance(uint32_t slot, uint16_t wave);
+  void wave_done(uint32_t slot, uint16_t wave);
+  void maybe_release_nop(uint32_t slot);
+  void kick(uint32_t cu);
+  void tick(uint32_t cu);
+  bool issuable(const Slot& s, const Wave& w) const;
+  void issue(uint32_t slot, uint16_t wave);
+  void after_stores_acked(uint32_t slot);
+  void retire(uint32_t slot);
+  uint32_t new_request();
+  void send(uint32_t tag, uint32_t src_gpu, uint32_t src_cu, uint32_t dst_gpu, uint64_t line, uint32_t req_bytes,
+            uint32_t resp_bytes, MessageClass req_class, MessageClass resp_class);
+  bool packet_covered(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end) const;
+  void mark_packet(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end);
+  std::string describe_wait(uint32_t slot) const;
+
+  const loadstore::Program& program_;
+  GpuConfig config_;
+  EventLoop& loop_;
+  MemoryNetwork& network_;
+  HandlerId handler_ = 0;
+  uint64_t cycle_ps_ = 1000;
+
+  std::vector<Loop> loops_;  // by op (lazily built)
+  std::vector<uint8_t> loop_built_;
+  std::vector<LoopEntry> loop_entries_;
+  std::vector<Cu> cus_;  // gpu * compute_units + cu
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<GpuState> gpus_;
+  std::vector<Request> requests_;
+  uint32_t free_request_ = UINT32_MAX;
+  uint64_t in_flight_ = 0;
+  std::vector<uint32_t> semaphore_values_;
+  std::vector<std::vector<uint32_t>> semaphore_waiters_;  // parked acquire tags
+  std::vector<uint32_t> barrier_arrived_;
+  std::vector<std::vector<uint32_t>> barrier_waiting_;  // slots
+  std::vector<std::map<uint64_t, uint64_t>> packets_;   // (gpu*3+space): arrived payload intervals
+  std::vector<std::vector<uint32_t>> packet_waiters_;   // (gpu*3+space): parked load tags
+  RunStats stats_;
+};
+
+}  // namespace snr::dsim::gpu

@@ -1,0 +1,66 @@
+// How the GPU model reaches memory. Every cache-line Wavefront Request
+// (seed 003 §4.4.3) is an Access: a request message from a CU to the memory
+// holding the line (local HBM or another GPU's), and a response message
+// back (the loaded line, or a store's acknowledgement). The network carries
+// both and calls the AccessSink twice: when the request reaches memory, and
+// when the response reaches the CU.
+//
+// Why memory side effects happen at arrival: a semaphore's value and an LL
+// packet's flags live in the target GPU's memory, so a release or packet
+// store becomes visible to a poll at the moment its request arrives there,
+// not when the releaser issues it. A poll that finds nothing is parked at
+// the memory and answered by respond() once a matching write arrives: the
+// poll that succeeds is the one the CU sees return (no spin traffic is
+// simulated, and a run whose events drain with parked polls is a deadlock).
+//
+// Time is the event loop's clock, counted in picoseconds by the GPU model
+// (sub-nanosecond serialization of a 128-byte line on a 1 TiB/s link).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace snr::dsim::gpu {
+
+using TimePs = uint64_t;
+
+// Control messages (read requests, store acknowledgements, semaphore
+// traffic) and data messages (loaded lines, stored lines) can be arbitrated
+// separately (seed 003 §5.2).
+enum class MessageClass : uint8_t { kControl = 0, kData = 1 };
+
+struct Access {
+  uint32_t src_gpu = 0;
+  uint32_t src_cu = 0;
+  uint32_t dst_gpu = 0;  // the GPU whose memory holds the line
+  uint64_t line = 0;     // cache-line index in dst_gpu's address space (interleaves HBM channels)
+  uint32_t request_bytes = 0;
+  uint32_t response_bytes = 0;
+  MessageClass request_class = MessageClass::kControl;
+  MessageClass response_class = MessageClass::kData;
+};
+
+class AccessSink {
+ public:
+  virtual ~AccessSink() = default;
+  // The request of `tag` reached its memory. True: memory answers at once;
+  // false: parked, the sink calls MemoryNetwork::respond(tag) later.
+  virtual bool arrived(uint32_t tag) = 0;
+  // The response of `tag` reached its CU; the tag is free afterwards.
+  virtual void completed(uint32_t tag) = 0;
+};
+
+class MemoryNetwork {
+ public:
+  virtual ~MemoryNetwork() = default;
+  virtual void attach(AccessSink& sink) = 0;
+  // Injects the request of `tag` at the loop's current time. Tags are dense
+  // small integers (the GPU model's in-flight pool), reused after completed().
+  virtual void send(uint32_t tag, const Access& access) = 0;
+  // Answers a request that arrived() parked; its response leaves now.
+  virtual void respond(uint32_t tag) = 0;
+  // Compute units per GPU the network has endpoints for (0: any number).
+  [[nodiscard]] virtual uint32_t compute_units() const = 0;
+};
+
+}  // namespace snr::dsim::gpu
