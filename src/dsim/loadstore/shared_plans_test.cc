@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "dsim/loadstore/shared_plan_files.h"
 #include "dsim/loadstore/test_util.h"
 
 namespace snr::dsim::loadstore {
@@ -17,19 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> shared_plans() {
-  std::vector<fs::path> plans;
-  const char* dir = std::getenv("SNR_SHARED_DATA");
-  if (!dir) return plans;
-  for (const fs::path& sub : {fs::path(dir) / "mscclpp", fs::path(dir) / "mscclpp" / "legacy"}) {
-    if (!fs::is_directory(sub)) continue;
-    for (const auto& entry : fs::directory_iterator(sub)) {
-      if (entry.path().extension() == ".json") plans.push_back(entry.path());
-    }
-  }
-  std::sort(plans.begin(), plans.end());
-  return plans;
-}
+std::vector<fs::path> shared_plans() { return testing::shared_plan_files(false); }
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

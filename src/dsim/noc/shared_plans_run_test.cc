@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "dsim/gpu/gpu_model.h"
 #include "dsim/loadstore/collective_plan.h"
+#include "dsim/loadstore/shared_plan_files.h"
 #include "dsim/noc/noc_network.h"
 
 namespace snr::dsim::noc {
@@ -17,22 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> shared_plans() {
-  std::vector<fs::path> plans;
-  const char* dir = std::getenv("SNR_SHARED_DATA");
-  if (!dir) return plans;
-  for (const fs::path& sub : {fs::path(dir) / "mscclpp", fs::path(dir) / "mscclpp" / "legacy"}) {
-    if (!fs::is_directory(sub)) continue;
-    for (const auto& entry : fs::directory_iterator(sub)) {
-      if (entry.path().extension() == ".json") plans.push_back(entry.path());
-    }
-  }
-  const fs::path xml =
-      fs::path(dir) / "astra-sim/system/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce.xml";
-  if (fs::exists(xml)) plans.push_back(xml);
-  std::sort(plans.begin(), plans.end());
-  return plans;
-}
+std::vector<fs::path> shared_plans() { return loadstore::testing::shared_plan_files(true); }
 
 gpu::RunStats run(const loadstore::Program& program) {
   EventLoop loop;
