@@ -35,6 +35,11 @@ double gib_per_s(double bytes_per_s) { return bytes_per_s / (1024.0 * 1024 * 102
 
 int run_protocols(const ProtocolArgs& args) {
   const double bandwidth = parsed(snr::parse_bandwidth(args.bandwidth), "--bandwidth").bytes_per_second;
+  // Beyond these no link exists; a typo in the unit should not pass as one.
+  constexpr double kMaxBandwidthBytesPerS = 1e15, kMaxLatencyNs = 1e9;
+  if (bandwidth <= 0 || bandwidth > kMaxBandwidthBytesPerS) {
+    throw snr::Error(fmt::format("--bandwidth {}: must be above 0 and at most 1PB/s", args.bandwidth));
+  }
   const uint64_t min_bytes = parsed(snr::parse_bytes(args.min_size), "--min-size").count;
   const uint64_t max_bytes = parsed(snr::parse_bytes(args.max_size), "--max-size").count;
   nlohmann::ordered_json out;
@@ -44,6 +49,7 @@ int run_protocols(const ProtocolArgs& args) {
   std::string text = fmt::format("LL vs Simple on one link of {} (α–β model, seed 003 §3.2)\n", args.bandwidth);
   for (const std::string& latency_text : args.latencies) {
     const double latency_ns = parsed(snr::parse_duration(latency_text), "--latency").nanoseconds();
+    if (latency_ns > kMaxLatencyNs) throw snr::Error(fmt::format("--latency {}: at most 1s", latency_text));
     const double latency_s = latency_ns / 1e9;
     const ls::AlphaBetaLink link{bandwidth, latency_s};
     const auto rows = ls::protocol_sweep(link, min_bytes, max_bytes);

@@ -22,6 +22,12 @@ PY
 
 expect_fail "$SNR" collective protocols --bandwidth 256GiB --latency 1us
 expect_contains "$WORK/expect_fail.out" "--bandwidth"
+expect_fail "$SNR" collective protocols --bandwidth 1e30GB/s
+expect_contains "$WORK/expect_fail.out" "at most 1PB/s"
+expect_fail "$SNR" collective protocols --bandwidth 0GB/s
+expect_contains "$WORK/expect_fail.out" "--bandwidth"
+expect_fail "$SNR" collective protocols --latency 2s
+expect_contains "$WORK/expect_fail.out" "at most 1s"
 expect_fail "$SNR" collective protocols --latency 5
 expect_contains "$WORK/expect_fail.out" "--latency"
 expect_fail "$SNR" collective protocols --min-size 1MiB --max-size 1KiB
