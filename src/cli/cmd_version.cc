@@ -5,15 +5,18 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "dsim/network/ns3/ns3_backend.h"
 #include "taskfarm/farm.h"
 
 namespace {
 
 // What this build can do beyond the core, for scripts that need to know
-// before they try (the MPI tests skip without "mpi").
+// before they try (the MPI tests skip without "mpi", the packet-level ones
+// without "ns3").
 std::vector<std::string> optional_features() {
   std::vector<std::string> features;
   if (snr::taskfarm::built_with_mpi()) features.emplace_back("mpi");
+  if (snr::dsim::ns3_available()) features.emplace_back("ns3");
   return features;
 }
 

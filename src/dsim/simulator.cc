@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -64,6 +66,8 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   result.npus = workload.results();
   result.bytes_sent_per_npu = system_layer.traffic().bytes_sent_per_npu;
   result.links = net->link_stats();
+  result.flows = net->flow_stats();
+  result.packets = net->packet_stats();
   result.events_processed = loop.events_processed();
   result.messages_sent = system_layer.traffic().messages_sent;
   result.skipped_records = skipped;
@@ -156,13 +160,33 @@ nlohmann::ordered_json npus_json(const SimulationResult& result) {
 }
 
 nlohmann::ordered_json summary_json(const SimulationResult& result) {
-  return {{"backend", result.backend_name},
-          {"npus", result.npus.size()},
-          {"finish_ns", result.finish_ns()},
-          {"messages", result.messages_sent},
-          {"events", result.events_processed},
-          {"skipped_records", result.skipped_records},
-          {"dangling_dependencies_dropped", result.dangling_dependencies_dropped}};
+  nlohmann::ordered_json summary = {{"backend", result.backend_name},
+                                    {"npus", result.npus.size()},
+                                    {"finish_ns", result.finish_ns()},
+                                    {"messages", result.messages_sent},
+                                    {"events", result.events_processed},
+                                    {"skipped_records", result.skipped_records},
+                                    {"dangling_dependencies_dropped", result.dangling_dependencies_dropped}};
+  if (!result.flows.empty()) {
+    TimeNs min_ns = std::numeric_limits<TimeNs>::max(), max_ns = 0;
+    double sum_ns = 0;
+    for (const FlowStats& flow : result.flows) {
+      min_ns = std::min(min_ns, flow.completion_ns());
+      max_ns = std::max(max_ns, flow.completion_ns());
+      sum_ns += static_cast<double>(flow.completion_ns());
+    }
+    summary["flows"] = {{"count", result.flows.size()},
+                        {"fct_min_ns", min_ns},
+                        {"fct_avg_ns", sum_ns / static_cast<double>(result.flows.size())},
+                        {"fct_max_ns", max_ns}};
+  }
+  if (result.packets) {
+    summary["packets"] = {{"sent", result.packets->packets_sent},
+                          {"dropped", result.packets->packets_dropped},
+                          {"max_queue_bytes", result.packets->max_queue_bytes},
+                          {"max_queue_port", result.packets->max_queue_port}};
+  }
+  return summary;
 }
 
 void write_result_files(const SimulationResult& result, const std::filesystem::path& dir) {
@@ -181,6 +205,14 @@ void write_result_files(const SimulationResult& result, const std::filesystem::p
   write_file_atomic(dir / "npus.csv", csv);
   write_file_atomic(dir / "links.csv", links);
   write_file_atomic(dir / "summary.json", summary_json(result).dump(2) + "\n");
+  if (!result.flows.empty()) {
+    std::string flows = "message,src,dst,bytes,start_ns,end_ns,fct_ns\n";
+    for (const FlowStats& flow : result.flows) {
+      flows += fmt::format("{},{},{},{},{},{},{}\n", flow.message, flow.src, flow.dst, flow.bytes, flow.start_ns,
+                           flow.end_ns, flow.completion_ns());
+    }
+    write_file_atomic(dir / "flows.csv", flows);
+  }
 }
 
 void write_timeline(const SimulationResult& result, const std::filesystem::path& path) {

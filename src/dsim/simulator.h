@@ -46,6 +46,8 @@ struct SimulationResult {
   std::vector<NpuResult> npus;
   std::vector<uint64_t> bytes_sent_per_npu;
   std::vector<LinkStats> links;
+  std::vector<FlowStats> flows;                          // packet-level backends only
+  std::optional<PacketStats> packets;                    // packet-level backends only
   std::vector<RankGraph> graphs;                         // kept for timeline names
   std::vector<std::vector<TimelineSlice>> timeline;
   std::vector<std::vector<uint32_t>> group_members;      // by WorkNode::group (with the timeline)

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -35,8 +36,18 @@ inline constexpr double kMaxBandwidthGibPerS = 1e6;
 inline constexpr double kMaxLatencyNs = 1e9;
 inline constexpr uint64_t kMaxNetworkNpus = uint64_t{1} << 24;
 
+// What a backend reads from its own network configuration beyond the
+// logical topology the system layer plans on (the packet-level backend's
+// physical graph of switches and links). Each such backend derives its own
+// and finds it again when it is created; the analytical backends have none.
+class NetworkBackendDetails {
+ public:
+  virtual ~NetworkBackendDetails() = default;
+};
+
 struct NetworkConfig {
   std::vector<NetworkDimension> dimensions;
+  std::shared_ptr<const NetworkBackendDetails> backend_details;
   [[nodiscard]] uint64_t npus_count() const;
 };
 

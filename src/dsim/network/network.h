@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,26 @@ struct LinkStats {
   uint64_t busy_ns = 0;
 };
 
+// One message as a packet-level backend carried it: injected at the
+// sender at start_ns, its last byte received at end_ns.
+struct FlowStats {
+  MessageId message = 0;
+  NpuId src = 0;
+  NpuId dst = 0;
+  uint64_t bytes = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  [[nodiscard]] TimeNs completion_ns() const { return end_ns - start_ns; }
+};
+
+// Packet counters of a packet-level backend.
+struct PacketStats {
+  uint64_t packets_sent = 0;     // by the NPUs
+  uint64_t packets_dropped = 0;  // anywhere (a full port queue)
+  uint64_t max_queue_bytes = 0;  // the deepest any port queue got
+  std::string max_queue_port;    // where ("node 3 -> node 9")
+};
+
 class NetworkBackend {
  public:
   virtual ~NetworkBackend() = default;
@@ -52,6 +73,10 @@ class NetworkBackend {
   // backend maps the factors onto its own links; one that has no per-link
   // model keeps this default, which refuses with the backend's name.
   virtual void set_bandwidth_factors(const LinkBandwidthFactors& factors);
+  // Per-message records and packet counters, from backends that model
+  // packets (none from the analytical ones).
+  [[nodiscard]] virtual std::vector<FlowStats> flow_stats() const { return {}; }
+  [[nodiscard]] virtual std::optional<PacketStats> packet_stats() const { return std::nullopt; }
 };
 
 // A duration computed in floating point as whole ns, truncated as ASTRA-sim

@@ -43,6 +43,16 @@ uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tens
   return checked_node_ns(static_cast<double>(num_ops) / ops_per_ns, "roofline compute time");
 }
 
+// Whether `node` holds its class's one-at-a-time lane while in flight. A
+// posted receive only waits for its message, so it neither waits for the
+// communication lane nor holds it (ASTRA-sim's HardwareResource exempts
+// COMM_RECV_NODE the same way). Holding it would deadlock every pipeline:
+// a stage posts its next receive as soon as it has no dependencies, and the
+// send its peer is waiting for could then never be issued behind it.
+bool holds_lane(const WorkNode& node) {
+  return node.node_class != NodeClass::kInstant && node.action != NodeAction::kRecv;
+}
+
 }  // namespace
 
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
@@ -191,8 +201,8 @@ void Workload::issue_ready(NpuId npu) {
     std::pop_heap(s.ready.begin(), s.ready.end(), std::greater<>());
     const uint32_t node = s.ready.back();
     s.ready.pop_back();
-    const NodeClass cls = graphs_[npu].nodes[node].node_class;
-    if (cls != NodeClass::kInstant && s.in_flight[static_cast<int>(cls)] > 0) {
+    const WorkNode& work = graphs_[npu].nodes[node];
+    if (holds_lane(work) && s.in_flight[static_cast<int>(work.node_class)] > 0) {
       blocked.push_back(node);
       continue;
     }
@@ -208,7 +218,7 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
   NpuState& s = state_[npu];
   const WorkNode& node = graphs_[npu].nodes[node_index];
   s.started_ns[node_index] = loop_.now();
-  if (node.node_class != NodeClass::kInstant) ++s.in_flight[static_cast<int>(node.node_class)];
+  if (holds_lane(node)) ++s.in_flight[static_cast<int>(node.node_class)];
   switch (node.action) {
     case NodeAction::kInstant:
       complete(npu, node_index);
@@ -244,7 +254,7 @@ void Workload::complete(NpuId npu, uint32_t node_index) {
   NpuState& s = state_[npu];
   const WorkNode& node = graphs_[npu].nodes[node_index];
   const TimeNs now = loop_.now();
-  if (node.node_class != NodeClass::kInstant) --s.in_flight[static_cast<int>(node.node_class)];
+  if (holds_lane(node)) --s.in_flight[static_cast<int>(node.node_class)];
   if (node.node_class == NodeClass::kGpuCompute) results_[npu].compute_ns += now - s.started_ns[node_index];
   if (record_timeline_ && node.node_class != NodeClass::kInstant) {
     timeline_[npu].push_back(TimelineSlice{s.started_ns[node_index], now, node_index, node.node_class});

@@ -1,8 +1,10 @@
 // The workload layer: each NPU's Chakra graph, issued as dependencies
 // complete. As in ASTRA-sim, an NPU runs at most one CPU op, one GPU compute
-// op and one GPU communication op at a time; ready nodes wait in node-id
-// order. METADATA and memory nodes (no remote-memory expansion) complete
-// immediately.
+// op and one GPU communication op (collective or send) at a time; ready
+// nodes wait in node-id order. A receive is posted as soon as it is ready and
+// holds no lane, so any number may wait for their messages beside the one
+// communication op. METADATA and memory nodes (no remote-memory expansion)
+// complete immediately.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/error.h"
+#include "dsim/network/ns3/ns3_config.h"
 #include "formats/infragraph/infragraph.h"
 #include "infra/blueprints/blueprint.h"
 
@@ -96,6 +99,64 @@ edges:
                                                       "odd.yaml");
   EXPECT_THROW((void)network_yml(infra), Error);
   EXPECT_THROW((void)find_translator("htsim"), Error);
+}
+
+dsim::Ns3NetworkConfig ns3_network(const infragraph::Infrastructure& infra) {
+  const Graph g = expand(infra);
+  const Annotations a = annotate(g);
+  const Translator* translator = find_translator_for_sim_backend("ns3");
+  EXPECT_EQ(translator->name(), "ns3");
+  const auto files = translator->translate(g, a);
+  EXPECT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].name, translator->network_configuration_file());
+  return dsim::parse_ns3_network(files[0].content, files[0].name);
+}
+
+TEST(Ns3Translator, ClosHostsSwitchesAndLinks) {
+  // k = 4, two levels: 8 hosts (GPU, PCIe switch, NIC), 4 leaves, 2 spines.
+  const auto config = ns3_network(build_blueprint(
+      "clos-fat-tree", {{"k", "4"}, {"tier0_gbps", "100"}, {"tier1_gbps", "200"}, {"link_latency_ns", "300"}}));
+  EXPECT_EQ(config.npus, 8u);
+  EXPECT_EQ(config.switches, 8u * 2 + 4 + 2);  // per host a PCIe switch and a NIC; leaves; spines
+  // Per host 2 PCIe links; 8 host-leaf and 8 leaf-spine links.
+  ASSERT_EQ(config.links.size(), 8u * 2 + 8 + 8);
+  EXPECT_EQ(config.node_names[0], "host.0.xpu.0");
+  size_t pcie = 0, tier0 = 0, tier1 = 0;
+  for (const auto& link : config.links) {
+    if (link.bandwidth_gbit_per_s == 512) ++pcie;
+    if (link.bandwidth_gbit_per_s == 100) ++tier0;
+    if (link.bandwidth_gbit_per_s == 200) ++tier1;
+    if (link.bandwidth_gbit_per_s != 512) {
+      EXPECT_EQ(link.latency_ns, 300);
+    }
+  }
+  EXPECT_EQ(pcie, 16u);
+  EXPECT_EQ(tier0, 8u);
+  EXPECT_EQ(tier1, 8u);
+  // A switch's ports and ASIC (joined without a bandwidth) are one node.
+  EXPECT_NE(std::find(config.node_names.begin(), config.node_names.end(), "tier_1.1"), config.node_names.end());
+}
+
+TEST(Ns3Translator, ParallelNicLinksStayParallel) {
+  // Two hosts, each with two NICs cabled to the same switch.
+  const auto config = ns3_network(build_blueprint("single-tier", {{"hosts", "2"}, {"nics_per_host", "2"}}));
+  EXPECT_EQ(config.npus, 2u);
+  size_t nic_links = 0;
+  for (const auto& link : config.links) nic_links += link.bandwidth_gbit_per_s == 100;
+  EXPECT_EQ(nic_links, 4u);
+}
+
+TEST(Ns3Translator, RanksJoinedWithoutBandwidthAreAnError) {
+  const auto infra = infragraph::parse_infrastructure(one_device("  - {ep1: {component: 'xpu'}, ep2: {component: 'sw'}, "
+                                                                 "scheme: many2many, link: l}\n",
+                                                                 "{name: l}"),
+                                                      "nobw.yaml");
+  try {
+    (void)ns3_network(infra);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("joined by links without a bandwidth"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
