@@ -41,6 +41,16 @@ class EventLoop {
   [[gnu::always_inline]] void schedule(TimeNs time_ns, HandlerId handler, const T& payload) {
     queue_.schedule(time_ns, handler, payload);
   }
+  // Reserved sequence numbers (event_queue.h): an event that may not be
+  // needed keeps the place it would have had among same-time events.
+  [[nodiscard]] uint64_t reserve_sequence() { return queue_.reserve_sequence(); }
+  template <EventPayload T>
+  void schedule_reserved(TimeNs time_ns, uint64_t sequence, HandlerId handler, const T& payload) {
+    queue_.schedule_reserved(time_ns, sequence, handler, payload);
+  }
+  [[nodiscard]] bool after_current(TimeNs time_ns, uint64_t sequence) const {
+    return queue_.after_current(time_ns, sequence);
+  }
   // Hands `payload` to `handler` now, without going through the queue (a
   // zero-time delivery that must not be reordered behind pending events).
   template <EventPayload T>

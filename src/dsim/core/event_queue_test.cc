@@ -137,5 +137,136 @@ TEST(EventQueue, PopIfForTakesOnlyTheNamedHandlersNextEvent) {
   EXPECT_FALSE(queue.pop_if_for(1, e));  // empty
 }
 
+// A random run against the reference (time, sequence) order, for a bucket
+// width: follow-ups near and far, some of them scheduled with a sequence
+// reserved when their parent ran (as the NoC does for a link's free time).
+void check_random_order(uint32_t bucket_bits, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  EventQueue queue;
+  queue.set_bucket_width_bits(bucket_bits);
+  const TimeNs window = TimeNs{EventQueue::kBuckets} << bucket_bits;
+  std::vector<std::tuple<TimeNs, uint64_t, uint32_t>> reference;
+  uint64_t sequence = 1;  // the queue's first sequence number
+  uint32_t id = 0;
+  for (int i = 0; i < 300; ++i) {
+    const TimeNs t = rng() % (3 * window);
+    reference.emplace_back(t, sequence++, id);
+    queue.schedule(t, 0, Id{id++});
+  }
+  struct Deferred {
+    TimeNs time;
+    uint64_t sequence;
+    uint32_t id;
+  };
+  std::vector<Deferred> deferred;  // reserved, scheduled at a later event
+  std::vector<uint32_t> popped;
+  while (!queue.empty()) {
+    const Event e = queue.pop();
+    popped.push_back(e.get<Id>().value);
+    // Deferred events still after this one may be scheduled now.
+    std::erase_if(deferred, [&](const Deferred& d) {
+      if (rng() % 2 != 0 || !queue.after_current(d.time, d.sequence)) return false;
+      queue.schedule_reserved(d.time, d.sequence, 0, Id{d.id});
+      return true;
+    });
+    if (popped.size() > 6000) continue;
+    for (int k = 0; k < 2; ++k) {
+      const uint64_t r = rng() % 8;
+      const TimeNs delay = r == 0 ? 0 : r < 6 ? rng() % (TimeNs{4} << bucket_bits) : rng() % (2 * window);
+      if (rng() % 4 == 0) {
+        const uint64_t reserved = queue.reserve_sequence();
+        reference.emplace_back(e.time_ns + delay, reserved, id);
+        deferred.push_back({e.time_ns + delay, reserved, id++});
+        ++sequence;
+      } else {
+        reference.emplace_back(e.time_ns + delay, sequence++, id);
+        queue.schedule(e.time_ns + delay, 0, Id{id++});
+      }
+    }
+  }
+  // Deferred events whose moment passed were never needed.
+  std::erase_if(reference, [&](const auto& r) {
+    return std::any_of(deferred.begin(), deferred.end(), [&](const Deferred& d) { return d.id == std::get<2>(r); });
+  });
+  std::sort(reference.begin(), reference.end());
+  ASSERT_EQ(popped.size(), reference.size());
+  for (size_t i = 0; i < popped.size(); ++i) ASSERT_EQ(popped[i], std::get<2>(reference[i])) << "position " << i;
+}
+
+TEST(EventQueue, OneUnitBucketsKeepTheOrderWithReservedSequences) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) check_random_order(0, seed);
+}
+
+TEST(EventQueue, WideBucketsKeepTheSameOrder) {
+  for (uint32_t bits : {1u, 4u, 8u}) {
+    for (uint64_t seed = 1; seed <= 4; ++seed) check_random_order(bits, seed);
+  }
+}
+
+TEST(EventQueue, ReservedSequenceTakesItsPlaceAmongSameTimeEvents) {
+  for (uint32_t bits : {0u, 8u}) {
+    EventQueue queue;
+    queue.set_bucket_width_bits(bits);
+    queue.schedule(50, 0, Id{1});
+    const uint64_t reserved = queue.reserve_sequence();
+    queue.schedule(50, 0, Id{3});
+    queue.schedule(40, 0, Id{0});
+    EXPECT_EQ(id_of(queue.pop()), 0u);
+    EXPECT_TRUE(queue.after_current(50, reserved));
+    queue.schedule_reserved(50, reserved, 0, Id{2});
+    EXPECT_EQ(id_of(queue.pop()), 1u);
+    EXPECT_EQ(id_of(queue.pop()), 2u);
+    EXPECT_FALSE(queue.after_current(50, reserved));
+    EXPECT_THROW(queue.schedule_reserved(50, reserved, 0, Id{9}), Error);  // its moment passed
+    EXPECT_EQ(id_of(queue.pop()), 3u);
+    EXPECT_TRUE(queue.empty());
+  }
+}
+
+TEST(EventQueue, BucketWidthChangesOnlyWhileNothingIsPending) {
+  EventQueue queue;
+  queue.schedule(5, 0, Id{0});
+  EXPECT_THROW(queue.set_bucket_width_bits(8), Error);
+  (void)queue.pop();
+  queue.set_bucket_width_bits(8);
+  EXPECT_THROW(queue.set_bucket_width_bits(EventQueue::kMaxBucketWidthBits + 1), Error);
+  Event e;
+  queue.schedule(7, 1, Id{1});
+  EXPECT_FALSE(queue.pop_if_for(0, e));
+  ASSERT_TRUE(queue.pop_if_for(1, e));
+  EXPECT_EQ(e.time_ns, 7u);
+}
+
+TEST(EventQueue, AdaptiveWidthFollowsTheDensityAndKeepsTheOrder) {
+  // Phases of dense events (many per unit of time) and sparse ones (far
+  // apart): the width narrows and widens, the order is the reference's.
+  std::mt19937_64 rng(7);
+  EventQueue queue;
+  queue.set_adaptive_bucket_width(4, 10);
+  std::vector<std::tuple<TimeNs, uint64_t, uint32_t>> reference;
+  uint64_t sequence = 1;
+  uint32_t id = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const TimeNs t = rng() % 4000;
+    reference.emplace_back(t, sequence++, id);
+    queue.schedule(t, 0, Id{id++});
+  }
+  std::vector<uint32_t> popped;
+  while (!queue.empty()) {
+    const Event e = queue.pop();
+    popped.push_back(e.get<Id>().value);
+    if (popped.size() >= 600000) continue;
+    // Alternate 100k-event phases: dense (delays up to 64) and sparse (up to 64k).
+    const bool dense = (popped.size() / 100000) % 2 == 0;
+    const TimeNs delay = rng() % (dense ? 64 : 65536);
+    reference.emplace_back(e.time_ns + delay, sequence++, id);
+    queue.schedule(e.time_ns + delay, 0, Id{id++});
+  }
+  EXPECT_GE(queue.bucket_width_changes(), 2u);
+  std::sort(reference.begin(), reference.end());
+  ASSERT_EQ(popped.size(), reference.size());
+  for (size_t i = 0; i < popped.size(); ++i) ASSERT_EQ(popped[i], std::get<2>(reference[i])) << "position " << i;
+}
+
 }  // namespace
 }  // namespace snr::dsim

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 
 #include "common/error.h"
 
@@ -42,6 +43,7 @@ GpuModel::GpuModel(const ls::Program& program, const GpuConfig& config, EventLoo
                             config.compute_units, network.compute_units()));
   }
   handler_ = loop.add_handler("gpu model", *this);
+  use_picosecond_buckets(loop);
   network.attach(*this);
   const uint32_t gpus = program.gpu_count();
   cus_.resize(size_t{gpus} * config.compute_units);
@@ -158,6 +160,7 @@ void GpuModel::place(uint32_t gpu) {
     slot.outstanding = slot.stores_out = slot.waves_done = slot.waves_waiting = 0;
     slot.at_barrier = false;
     slot.waves.assign(wg.wavefronts, Wave{});
+    slot.issuing.assign((wg.wavefronts + 63) / 64, 0);
     cus_[slot.cu].slots.push_back(slot_index);
     stats_.workgroup_start_ps[wg_index] = loop_.now();
     stats_.workgroup_cu[wg_index] = found;
@@ -187,7 +190,7 @@ void GpuModel::begin_op(uint32_t slot_index, uint16_t wave) {
           const TimePs now = loop_.now();
           const TimePs start = std::max(now, cu.alu_free_ps);
           cu.alu_free_ps = start + uint64_t{op.reduce_cycles} * cycle_ps_;
-          w.phase = static_cast<uint8_t>(Phase::kAlu);
+          set_phase(slot, w, Phase::kAlu);
           loop_.schedule(cu.alu_free_ps, handler_, AluDone{slot_index, wave});
           return;
         }
@@ -213,22 +216,22 @@ void GpuModel::begin_op(uint32_t slot_index, uint16_t wave) {
           continue;
         }
         if (op.kind == ls::OpKind::kSemaphoreAcquire) {
-          w.phase = static_cast<uint8_t>(Phase::kAcquire);
+          set_phase(slot, w, Phase::kAcquire);
         } else if ((op.flags & ls::GpuOp::kRelaxed) == 0 && slot.stores_out > 0) {
-          w.phase = static_cast<uint8_t>(Phase::kWaitFence);
+          set_phase(slot, w, Phase::kWaitFence);
           return;
         } else {
-          w.phase = static_cast<uint8_t>(Phase::kRelease);
+          set_phase(slot, w, Phase::kRelease);
         }
         kick(slot.cu);
         return;
       case ls::OpKind::kNop:
-        w.phase = static_cast<uint8_t>(Phase::kNop);
+        set_phase(slot, w, Phase::kNop);
         ++slot.waves_waiting;
         maybe_release_nop(slot_index);
         return;
       case ls::OpKind::kBarrier:
-        w.phase = static_cast<uint8_t>(Phase::kBarrier);
+        set_phase(slot, w, Phase::kBarrier);
         ++slot.waves_waiting;
         maybe_release_nop(slot_index);
         return;
@@ -244,10 +247,10 @@ void GpuModel::start_group(uint32_t slot_index, Wave& w) {
   w.next_line += lines;
   w.cursor = 0;
   if (loop.loads > 0) {
-    w.phase = static_cast<uint8_t>(Phase::kLoads);
+    set_phase(slots_[slot_index], w, Phase::kLoads);
     w.cursor_end = static_cast<uint32_t>(lines * loop.loads);
   } else {
-    w.phase = static_cast<uint8_t>(Phase::kStores);
+    set_phase(slots_[slot_index], w, Phase::kStores);
     w.cursor_end = static_cast<uint32_t>(lines * loop.stores);
   }
   kick(slots_[slot_index].cu);
@@ -262,12 +265,12 @@ void GpuModel::advance(uint32_t slot_index, uint16_t wave) {
     Cu& cu = cus_[slot.cu];
     const TimePs start = std::max(loop_.now(), cu.alu_free_ps);
     cu.alu_free_ps = start + uint64_t{w.group_lines} * config_.reduce_cycles_per_line * cycle_ps_;
-    w.phase = static_cast<uint8_t>(Phase::kReduce);
+    set_phase(slot, w, Phase::kReduce);
     loop_.schedule(cu.alu_free_ps, handler_, AluDone{slot_index, wave});
     return;
   }
   if (loop.stores > 0) {
-    w.phase = static_cast<uint8_t>(Phase::kStores);
+    set_phase(slot, w, Phase::kStores);
     w.cursor = 0;
     w.cursor_end = w.group_lines * loop.stores;
     kick(slot.cu);
@@ -284,13 +287,13 @@ void GpuModel::end_loop(uint32_t slot_index, uint16_t wave) {
     return;
   }
   w.op += loops_[w.op].ops;
-  w.phase = static_cast<uint8_t>(Phase::kStart);
+  set_phase(slots_[slot_index], w, Phase::kStart);
   begin_op(slot_index, wave);
 }
 
 void GpuModel::wave_done(uint32_t slot_index, uint16_t wave) {
   Slot& slot = slots_[slot_index];
-  slot.waves[wave].phase = static_cast<uint8_t>(Phase::kDone);
+  set_phase(slot, slot.waves[wave], Phase::kDone);
   ++slot.waves_done;
   if (slot.waves_done == slot.waves.size() && slot.outstanding == 0) retire(slot_index);
 }
@@ -318,7 +321,7 @@ void GpuModel::maybe_release_nop(uint32_t slot_index) {
       other.at_barrier = false;
       for (Wave& w : other.waves) {
         ++w.op;
-        w.phase = static_cast<uint8_t>(Phase::kStart);
+        set_phase(other, w, Phase::kStart);
       }
     }
     for (uint32_t s : released) {
@@ -329,7 +332,7 @@ void GpuModel::maybe_release_nop(uint32_t slot_index) {
   slot.waves_waiting = 0;
   for (Wave& w : slot.waves) {
     ++w.op;
-    w.phase = static_cast<uint8_t>(Phase::kStart);
+    set_phase(slot, w, Phase::kStart);
   }
   for (uint16_t w = 0; w < slot.waves.size(); ++w) begin_op(slot_index, w);
 }
@@ -359,26 +362,48 @@ void GpuModel::tick(uint32_t cu_index) {
   // response kicks the CU again.
   const bool full = cu.outstanding >= config_.max_outstanding_per_cu;
   if (full && config_.stores_wait_for_ack) return;
+  // The resident waves in slot order are positions 0..total-1; the search
+  // goes round from position rr (modulo total: a slot may have retired).
   uint32_t total = 0;
   for (uint32_t s : cu.slots) total += static_cast<uint32_t>(slots_[s].waves.size());
-  for (uint32_t k = 0; k < total; ++k) {
-    uint32_t pos = (cu.rr + k) % total;
-    for (uint32_t s : cu.slots) {
-      Slot& slot = slots_[s];
-      if (pos >= slot.waves.size()) {
-        pos -= static_cast<uint32_t>(slot.waves.size());
-        continue;
-      }
-      const Wave& w = slot.waves[pos];
-      if (!issuable(slot, w)) break;
-      const auto phase = static_cast<Phase>(w.phase);
-      if (full && phase != Phase::kStores && phase != Phase::kRelease) break;
-      cu.rr = (cu.rr + k + 1) % total;
-      issue(s, static_cast<uint16_t>(pos));
+  if (total == 0) return;
+  const uint32_t start = cu.rr % total;
+  uint32_t base = 0;
+  for (uint32_t s : cu.slots) {
+    const auto n = static_cast<uint32_t>(slots_[s].waves.size());
+    if (base + n > start && issue_first(cu_index, s, start > base ? start - base : 0, n, base, total, full)) return;
+    base += n;
+  }
+  base = 0;
+  for (uint32_t s : cu.slots) {
+    if (base >= start) break;
+    const auto n = static_cast<uint32_t>(slots_[s].waves.size());
+    if (issue_first(cu_index, s, 0, std::min(n, start - base), base, total, full)) return;
+    base += n;
+  }
+}
+
+bool GpuModel::issue_first(uint32_t cu_index, uint32_t slot_index, uint32_t from, uint32_t to, uint32_t base,
+                           uint32_t total, bool full) {
+  const Slot& slot = slots_[slot_index];
+  for (uint32_t word = from >> 6; word << 6 < to; ++word) {
+    uint64_t bits = slot.issuing[word];
+    if (word == from >> 6) bits &= ~uint64_t{0} << (from & 63);
+    while (bits != 0) {
+      const uint32_t w = (word << 6) + static_cast<uint32_t>(std::countr_zero(bits));
+      bits &= bits - 1;
+      if (w >= to) return false;
+      const Wave& wave = slot.waves[w];
+      if (!issuable(slot, wave)) continue;
+      const auto phase = static_cast<Phase>(wave.phase);
+      if (full && phase != Phase::kStores && phase != Phase::kRelease) continue;
+      cus_[cu_index].rr = (base + w + 1) % total;
+      issue(slot_index, static_cast<uint16_t>(w));
       kick(cu_index);  // the next cycle may issue again; an idle tick costs one event
-      return;
+      return true;
     }
   }
+  return false;
 }
 
 uint32_t GpuModel::new_request() {
@@ -435,14 +460,14 @@ void GpuModel::issue(uint32_t slot_index, uint16_t wave) {
     const uint64_t line = (kSemaphoreSpace * kSpaceStrideBytes) / line_bytes + op.sync;
     if (phase == Phase::kAcquire) {
       req.kind = ReqKind::kAcquire;
-      w.phase = static_cast<uint8_t>(Phase::kWaitSem);
+      set_phase(slot, w, Phase::kWaitSem);
       send(tag, gpu, cu_local, owner, line, header, line_bytes, MessageClass::kControl, MessageClass::kControl);
     } else {
       req.kind = ReqKind::kRelease;
       ++slot.stores_out;
       send(tag, gpu, cu_local, owner, line, line_bytes, header, MessageClass::kControl, MessageClass::kControl);
       ++w.op;
-      w.phase = static_cast<uint8_t>(Phase::kStart);
+      set_phase(slot, w, Phase::kStart);
       begin_op(slot_index, wave);
     }
     return;
@@ -470,7 +495,7 @@ void GpuModel::issue(uint32_t slot_index, uint16_t wave) {
     g.loaded_bytes += payload;
     send(tag, gpu, cu_local, entry.gpu, address / line_bytes, header, wire, MessageClass::kControl,
          MessageClass::kData);
-    if (w.cursor == w.cursor_end) w.phase = static_cast<uint8_t>(Phase::kWaitLoads);
+    if (w.cursor == w.cursor_end) set_phase(slot, w, Phase::kWaitLoads);
   } else {
     req.kind = ReqKind::kStore;
     ++slot.stores_out;
@@ -501,7 +526,7 @@ void GpuModel::completed(uint32_t tag) {
       break;
     case ReqKind::kAcquire:
       ++w.op;
-      w.phase = static_cast<uint8_t>(Phase::kStart);
+      set_phase(slot, w, Phase::kStart);
       begin_op(slot_index, wave);
       break;
     case ReqKind::kStore:
@@ -517,7 +542,7 @@ void GpuModel::completed(uint32_t tag) {
 void GpuModel::after_stores_acked(uint32_t slot_index) {
   Slot& slot = slots_[slot_index];
   if (static_cast<Phase>(slot.waves[0].phase) == Phase::kWaitFence) {
-    slot.waves[0].phase = static_cast<uint8_t>(Phase::kRelease);
+    set_phase(slot, slot.waves[0], Phase::kRelease);
     kick(slot.cu);
   }
   if (slot.waves_waiting > 0) maybe_release_nop(slot_index);
@@ -548,7 +573,7 @@ void GpuModel::handle(const Event& event) {
       Wave& w = slots_[done.slot].waves[done.wave];
       if (static_cast<Phase>(w.phase) == Phase::kReduce) {
         if (loops_[w.op].stores > 0) {
-          w.phase = static_cast<uint8_t>(Phase::kStores);
+          set_phase(slots_[done.slot], w, Phase::kStores);
           w.cursor = 0;
           w.cursor_end = w.group_lines * loops_[w.op].stores;
           kick(slots_[done.slot].cu);
@@ -557,7 +582,7 @@ void GpuModel::handle(const Event& event) {
         }
       } else {
         ++w.op;
-        w.phase = static_cast<uint8_t>(Phase::kStart);
+        set_phase(slots_[done.slot], w, Phase::kStart);
         begin_op(done.slot, done.wave);
       }
       return;

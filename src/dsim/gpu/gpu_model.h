@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsim/core/event_loop.h"
@@ -127,6 +128,9 @@ class GpuModel final : public EventHandler, public AccessSink {
     uint32_t waves_done = 0, waves_waiting = 0;
     bool at_barrier = false;  // counted in its barrier's arrivals
     std::vector<Wave> waves;
+    // A bit per wave in an issuing phase (loads, stores, acquire, release):
+    // a CU tick looks only at those instead of every resident wave.
+    std::vector<uint64_t> issuing;
   };
   struct Cu {
     std::vector<uint32_t> slots;  // resident slots
@@ -164,8 +168,20 @@ class GpuModel final : public EventHandler, public AccessSink {
   void advance(uint32_t slot, uint16_t wave);
   void wave_done(uint32_t slot, uint16_t wave);
   void maybe_release_nop(uint32_t slot);
+  static bool issuing_phase(Phase phase) {
+    return phase == Phase::kLoads || phase == Phase::kStores || phase == Phase::kAcquire || phase == Phase::kRelease;
+  }
+  void set_phase(Slot& slot, Wave& w, Phase phase) {
+    w.phase = static_cast<uint8_t>(phase);
+    uint64_t& word = slot.issuing[w.index >> 6];
+    const uint64_t bit = uint64_t{1} << (w.index & 63);
+    word = issuing_phase(phase) ? word | bit : word & ~bit;
+  }
   void kick(uint32_t cu);
   void tick(uint32_t cu);
+  // Issues from the first issuable wave of `slot` among [from, to) (waves
+  // at CU positions base + index); true when one issued.
+  bool issue_first(uint32_t cu, uint32_t slot, uint32_t from, uint32_t to, uint32_t base, uint32_t total, bool full);
   bool issuable(const Slot& s, const Wave& w) const;
   void issue(uint32_t slot, uint16_t wave);
   void after_stores_acked(uint32_t slot);
@@ -174,7 +190,9 @@ class GpuModel final : public EventHandler, public AccessSink {
   void send(uint32_t tag, uint32_t src_gpu, uint32_t src_cu, uint32_t dst_gpu, uint64_t line, uint32_t req_bytes,
             uint32_t resp_bytes, MessageClass req_class, MessageClass resp_class);
   bool packet_covered(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end) const;
-  void mark_packet(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end);
+  // Marks [begin, end) arrived; returns the merged interval holding it.
+  std::pair<uint64_t, uint64_t> mark_packet(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end);
+  void answer_packet_waiters(uint32_t gpu, uint8_t space, std::pair<uint64_t, uint64_t> grown);
   std::string describe_wait(uint32_t slot) const;
 
   const loadstore::Program& program_;
@@ -199,7 +217,17 @@ class GpuModel final : public EventHandler, public AccessSink {
   std::vector<uint32_t> barrier_arrived_;
   std::vector<std::vector<uint32_t>> barrier_waiting_;  // slots
   std::vector<std::map<uint64_t, uint64_t>> packets_;   // (gpu*3+space): arrived payload intervals
-  std::vector<std::vector<uint32_t>> packet_waiters_;   // (gpu*3+space): parked load tags
+  // A load parked until its packet interval [begin, end) has arrived.
+  struct PacketWaiter {
+    uint64_t end = 0;
+    uint64_t parked = 0;  // parking order
+    uint32_t tag = 0;
+  };
+  // (gpu*3+space): parked loads by the begin of their interval, so that a
+  // packet store looks only at the loads inside what it completed.
+  std::vector<std::multimap<uint64_t, PacketWaiter>> packet_waiters_;
+  uint64_t packet_parked_ = 0;
+  std::vector<PacketWaiter> packet_answers_;  // scratch
   RunStats stats_;
 };
 

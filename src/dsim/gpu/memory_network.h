@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <string>
 
+#include "dsim/core/event_loop.h"
+
 namespace snr::dsim::gpu {
 
 using TimePs = uint64_t;
@@ -49,6 +51,14 @@ class AccessSink {
   // The response of `tag` reached its CU; the tag is free afterwards.
   virtual void completed(uint32_t tag) = 0;
 };
+
+// The event loop's buckets for a picosecond clock whose events are
+// picoseconds to nanoseconds apart (event_queue.h): 32 ps to start with,
+// adapting to the density between 1 ps and 1 ns. Same order at any width,
+// so a loop that already holds other layers' events keeps its own.
+inline void use_picosecond_buckets(EventLoop& loop) {
+  if (loop.queue().empty()) loop.queue().set_adaptive_bucket_width(5, 10);
+}
 
 class MemoryNetwork {
  public:

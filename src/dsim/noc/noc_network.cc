@@ -11,21 +11,15 @@ namespace snr::dsim::noc {
 
 namespace {
 
-struct Hop {
-  static constexpr uint8_t kKind = 1;
-  uint32_t message;
-};
-struct LinkFree {
-  static constexpr uint8_t kKind = 2;
-  uint32_t link;
-};
-struct MemoryAccess {
-  static constexpr uint8_t kKind = 3;
-  uint32_t message;
-};
 
 TimePs ns_to_ps(double ns) {
   return static_cast<TimePs>(std::llround(ns * 1000.0));
+}
+// std::ceil for non-negative values below 2^63 in a few instructions (the
+// baseline x86-64 target has no rounding instruction; a hop computes one).
+TimePs ceil_ps(double ps) {
+  const auto whole = static_cast<TimePs>(ps);
+  return static_cast<double>(whole) < ps ? whole + 1 : whole;
 }
 double ps_per_byte(double gib_per_s) {
   return 1e12 / (gib_per_s * 1073741824.0);
@@ -53,6 +47,7 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
       routing_(make_routing(config.routing)),
       arbiter_(make_arbiter(config.arbitration)) {
   if (gpus == 0) throw Error("noc network: no GPUs");
+  gpu::use_picosecond_buckets(loop);
   routers_ = config.routers();
   cus_ = config.compute_units();
   const std::vector<uint32_t> hbm_routers = config.side_routers(config.hbm_sides);
@@ -69,7 +64,15 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
     throw Error(
         fmt::format("noc network: {} GPUs of {} endpoints are more than the model indexes", gpus, nodes_per_gpu_));
   }
+  if (ios_ > 256) throw Error(fmt::format("noc network: {} I/O ports per GPU, more than 256", ios_));
   scale_up_first_ = gpus * links_per_gpu_;
+  plane_first_ = gpus * nodes_per_gpu_;
+  // Division by nodes_per_gpu_ for 31-bit node ids (Granlund-Montgomery):
+  // shift 31 + ceil(log2 d), magic ceil(2^shift / d) < 2^33.
+  uint32_t log2_ceil = 0;
+  while ((uint64_t{1} << log2_ceil) < nodes_per_gpu_) ++log2_ceil;
+  gpu_divisor_shift_ = 31 + log2_ceil;
+  gpu_divisor_magic_ = ((uint64_t{1} << gpu_divisor_shift_) + nodes_per_gpu_ - 1) / nodes_per_gpu_;
   for (uint32_t c = 0; c < cus_; ++c) endpoint_router_.push_back(c / config.cus_per_router);
   for (uint32_t h = 0; h < hbm_; ++h) endpoint_router_.push_back(hbm_routers[h / config.hbm_per_router]);
   for (uint32_t p = 0; p < ios_; ++p) endpoint_router_.push_back(io_routers[p / config.io_per_router]);
@@ -81,6 +84,13 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
   }
   hbm_access_ps_ = ns_to_ps(config.hbm_access_latency_ns);
   links_.resize(total_links);
+  direction_.resize(size_t{routers_} * routers_);
+  const uint32_t cols = config.columns;
+  for (uint32_t r = 0; r < routers_; ++r) {
+    for (uint32_t t = 0; t < routers_; ++t) {
+      if (r != t) direction_[size_t{r} * routers_ + t] = routing_->next(r % cols, r / cols, t % cols, t / cols);
+    }
+  }
 }
 
 uint32_t NocNetwork::router_node(uint32_t gpu, uint32_t x, uint32_t y) const {
@@ -128,36 +138,53 @@ uint32_t NocNetwork::link_target(uint32_t link) const {
   return base + (up ? router_of(endpoint) : endpoint);
 }
 
-uint32_t NocNetwork::next_link(uint32_t node, uint32_t dst, uint8_t port) const {
-  const uint32_t dst_gpu = dst / nodes_per_gpu_;
-  if (node >= gpus_ * nodes_per_gpu_) {  // a switch plane: down to the target GPU's port
-    const uint32_t plane = node - gpus_ * nodes_per_gpu_;
-    return scale_up_first_ + 2 * (dst_gpu * ios_ + plane) + 1;
+[[gnu::always_inline]] inline NocNetwork::Step NocNetwork::step(uint32_t node, uint32_t dst, uint8_t port) const {
+  constexpr auto kScaleUp = static_cast<int>(LinkKind::kScaleUp);
+  const uint32_t dst_gpu = gpu_of(dst);
+  if (node >= plane_first_) {  // a switch plane: down to the target GPU's port (its latency was paid going up)
+    return Step{scale_up_first_ + 2 * (dst_gpu * ios_ + port) + 1, dst_gpu * nodes_per_gpu_ + io_first_ + port,
+                LinkKind::kScaleUp, 0};
   }
-  const uint32_t gpu = node / nodes_per_gpu_, local = node % nodes_per_gpu_;
+  const uint32_t gpu = gpu_of(node);
+  const uint32_t base = gpu * nodes_per_gpu_;
+  const uint32_t local = node - base;
   const uint32_t link_base = gpu * links_per_gpu_;
+  const uint32_t endpoint_links = link_base + 4 * routers_;
   if (local >= routers_) {
-    if (is_io(local) && dst_gpu != gpu) return scale_up_first_ + 2 * (gpu * ios_ + (local - io_first_));
-    return link_base + 4 * routers_ + 2 * (local - routers_);
+    if (local >= io_first_ && dst_gpu != gpu) {
+      return Step{scale_up_first_ + 2 * (gpu * ios_ + (local - io_first_)), plane_first_ + (local - io_first_),
+                  LinkKind::kScaleUp, latency_ps_[kScaleUp]};
+    }
+    const LinkKind kind = endpoint_kind(local);
+    return Step{endpoint_links + 2 * (local - routers_), base + router_of(local), kind,
+                latency_ps_[static_cast<int>(kind)]};
   }
-  const uint32_t target = dst_gpu == gpu ? dst % nodes_per_gpu_ : io_first_ + port;
+  const uint32_t target = dst_gpu == gpu ? dst - base : io_first_ + port;
   const uint32_t target_router = router_of(target);
-  if (local == target_router) return link_base + 4 * routers_ + 2 * (target - routers_) + 1;
-  const uint32_t cols = config_.columns;
-  const Direction d = routing_->next(local % cols, local / cols, target_router % cols, target_router / cols);
-  return link_base + 4 * local + static_cast<uint32_t>(d);
-}
-
-uint32_t NocNetwork::next_link(const Message& m) const {
-  return next_link(m.node, m.dst, m.port);
+  if (local == target_router) {
+    const LinkKind kind = endpoint_kind(target);
+    return Step{endpoint_links + 2 * (target - routers_) + 1, base + target, kind,
+                latency_ps_[static_cast<int>(kind)]};
+  }
+  const Direction d = direction_[size_t{local} * routers_ + target_router];
+  uint32_t next = node;
+  switch (d) {
+    case Direction::kEast: next = node + 1; break;
+    case Direction::kWest: next = node - 1; break;
+    case Direction::kNorth: next = node - config_.columns; break;
+    case Direction::kSouth: next = node + config_.columns; break;
+  }
+  return Step{link_base + 4 * local + static_cast<uint32_t>(d), next, LinkKind::kRouter,
+              latency_ps_[static_cast<int>(LinkKind::kRouter)]};
 }
 
 std::vector<uint32_t> NocNetwork::path(uint32_t from, uint32_t to, uint8_t port) const {
+  if (to >= plane_first_) throw Error("noc network: a path ends at a GPU node");
   std::vector<uint32_t> links;
   for (uint32_t node = from; node != to;) {
-    const uint32_t link = next_link(node, to, port);
-    links.push_back(link);
-    node = link_target(link);
+    const Step hop = step(node, to, port);
+    links.push_back(hop.link);
+    node = hop.node;
     if (links.size() > 4 * (config_.columns + config_.rows) + 8) throw Error("noc network: routing loop");
   }
   return links;
@@ -168,17 +195,21 @@ void NocNetwork::send(uint32_t tag, const gpu::Access& access) {
     throw Error(fmt::format("noc network: request from gpu {} cu {} to gpu {} outside {} GPUs of {} CUs",
                             access.src_gpu, access.src_cu, access.dst_gpu, gpus_, cus_));
   }
+  if (access.request_bytes > UINT16_MAX || access.response_bytes > UINT16_MAX) {
+    throw Error(fmt::format("noc network: a message of {} bytes, more than {}",
+                            std::max(access.request_bytes, access.response_bytes), UINT16_MAX));
+  }
+  if (access.dst_gpu != access.src_gpu && ios_ == 0)
+    throw Error("noc network: remote access but the GPU has no I/O ports");
   if (tag >= tags_.size()) tags_.resize(tag + 1);
   TagRoute& route = tags_[tag];
   route.cu_node = cu_node(access.src_gpu, access.src_cu);
   route.memory_node = hbm_node(access.dst_gpu, static_cast<uint32_t>(access.line % hbm_));
-  route.response_bytes = access.response_bytes;
+  route.response_bytes = static_cast<uint16_t>(access.response_bytes);
   route.response_class = static_cast<uint8_t>(access.response_class);
   route.port = static_cast<uint8_t>(ios_ == 0 ? 0 : (access.line / hbm_ + access.line) % ios_);
-  if (access.dst_gpu != access.src_gpu && ios_ == 0)
-    throw Error("noc network: remote access but the GPU has no I/O ports");
-  inject(tag, route.cu_node, route.memory_node, access.request_bytes, static_cast<uint8_t>(access.request_class),
-         route.port, false);
+  inject(tag, route.cu_node, route.memory_node, static_cast<uint16_t>(access.request_bytes),
+         static_cast<uint8_t>(access.request_class), route.port, false);
 }
 
 void NocNetwork::respond(uint32_t tag) {
@@ -186,7 +217,7 @@ void NocNetwork::respond(uint32_t tag) {
   inject(tag, route.memory_node, route.cu_node, route.response_bytes, route.response_class, route.port, true);
 }
 
-void NocNetwork::inject(uint32_t tag, uint32_t from, uint32_t to, uint32_t bytes, uint8_t cls, uint8_t port,
+void NocNetwork::inject(uint32_t tag, uint32_t from, uint32_t to, uint16_t bytes, uint8_t cls, uint8_t port,
                         bool response) {
   if (free_message_ == UINT32_MAX) {
     messages_.emplace_back();
@@ -195,100 +226,128 @@ void NocNetwork::inject(uint32_t tag, uint32_t from, uint32_t to, uint32_t bytes
   const uint32_t index = free_message_;
   Message& m = messages_[index];
   free_message_ = m.next;
-  m = Message{tag, from, to, bytes, cls, port, response, UINT32_MAX, 0, 0};
+  m.tag = tag;
+  m.response = response;
   ++stats_.messages;
   stats_.max_in_flight = std::max(stats_.max_in_flight, ++in_flight_);
-  forward(index);
+  forward(Transit{index, from, to, bytes, port, cls});
 }
 
-void NocNetwork::forward(uint32_t index) {
-  Message& m = messages_[index];
-  if (m.node == m.dst) {
+struct NocNetwork::Hop {
+  static constexpr uint8_t kKind = 1;
+  Transit transit;  // the message reaches transit.node
+};
+struct NocNetwork::LinkFree {
+  static constexpr uint8_t kKind = 2;
+  uint32_t link;
+};
+struct NocNetwork::MemoryAccess {
+  static constexpr uint8_t kKind = 3;
+  uint32_t message;
+};
+
+void NocNetwork::forward(Transit transit) {
+  if (transit.node == transit.dst) {
+    const Message& m = messages_[transit.message];
     if (!m.response) {
-      loop_.schedule(loop_.now() + hbm_access_ps_, handler_, MemoryAccess{index});
+      loop_.schedule(loop_.now() + hbm_access_ps_, handler_, MemoryAccess{transit.message});
       return;
     }
     const uint32_t tag = m.tag;
-    m.next = free_message_;
-    free_message_ = index;
+    messages_[transit.message].next = free_message_;
+    free_message_ = transit.message;
     --in_flight_;
     sink_->completed(tag);
     return;
   }
-  const uint32_t link_index = next_link(m);
-  Link& link = links_[link_index];
-  if (!link.busy) {
-    transmit(link_index, index, false);
+  const Step hop = step(transit.node, transit.dst, transit.port);
+  Link& link = links_[hop.link];
+  // Idle unless the message on it leaves after this event (in event order).
+  if (!loop_.after_current(link.free_at_ps, link.free_sequence)) {
+    transmit(hop, transit, false, 0);
     return;
   }
+  const uint32_t index = transit.message;
+  Message& m = messages_[index];
+  m.waiting = transit;
   m.sequence = sequence_++;
   m.enqueued_ps = loop_.now();
   m.next = UINT32_MAX;
-  if (link.tail[m.cls] == UINT32_MAX) {
-    link.head[m.cls] = index;
+  if (link.tail[transit.cls] == UINT32_MAX) {
+    link.head[transit.cls] = index;
   } else {
-    messages_[link.tail[m.cls]].next = index;
+    messages_[link.tail[transit.cls]].next = index;
   }
-  link.tail[m.cls] = index;
+  link.tail[transit.cls] = index;
+  if (!link.free_scheduled) {
+    link.free_scheduled = true;
+    loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
+  }
 }
 
-void NocNetwork::transmit(uint32_t link_index, uint32_t index, bool from_queue) {
-  Link& link = links_[link_index];
-  Message& m = messages_[index];
-  const int kind = static_cast<int>(link_kind(link_index));
-  const TimePs serialize = static_cast<TimePs>(std::ceil(m.bytes * ps_per_byte_[kind]));
-  TimePs latency = latency_ps_[kind];
-  // The switch plane's down link only adds its serialization (the scale-up
-  // latency is counted once, on the way up).
-  if (kind == static_cast<int>(LinkKind::kScaleUp) && ((link_index - scale_up_first_) & 1) == 1) latency = 0;
-  link.busy = true;
-  link.last_class = m.cls;
+void NocNetwork::transmit(const Step& hop, Transit transit, bool from_queue, TimePs enqueued_ps) {
+  Link& link = links_[hop.link];
+  const int kind = static_cast<int>(hop.kind);
+  const TimePs serialize = ceil_ps(transit.bytes * ps_per_byte_[kind]);
+  link.last_class = transit.cls;
   link.busy_ps += serialize;
   ++link.messages;
-  link.bytes += m.bytes;
-  if (from_queue) stats_.kinds[kind].queued_ps += loop_.now() - m.enqueued_ps;
-  m.node = link_target(link_index);
-  ++stats_.hops;
+  link.bytes += transit.bytes;
   const TimePs now = loop_.now();
-  loop_.schedule(now + serialize, handler_, LinkFree{link_index});
-  loop_.schedule(now + serialize + latency, handler_, Hop{index});
+  if (from_queue) stats_.kinds[kind].queued_ps += now - enqueued_ps;
+  ++stats_.hops;
+  // The link-free event takes its place in the order here, before the hop.
+  link.free_at_ps = now + serialize;
+  link.free_sequence = loop_.reserve_sequence();
+  transit.node = hop.node;
+  loop_.schedule(now + serialize + hop.latency_ps, handler_, Hop{transit});
 }
 
-void NocNetwork::handle(const Event& event) {
-  if (sink_ == nullptr) throw Error("noc network: no GPU model attached");
-  switch (event.kind) {
-    case Hop::kKind: forward(event.get<Hop>().message); return;
-    case LinkFree::kKind: {
-      const uint32_t link_index = event.get<LinkFree>().link;
-      Link& link = links_[link_index];
-      QueueHeads heads;
-      for (int c = 0; c < 2; ++c) {
-        heads.waiting[c] = link.head[c] != UINT32_MAX;
-        if (heads.waiting[c]) heads.sequence[c] = messages_[link.head[c]].sequence;
-      }
-      if (!heads.waiting[0] && !heads.waiting[1]) {
-        link.busy = false;
-        return;
-      }
-      heads.last_class = link.last_class;
-      const uint8_t cls = arbiter_->pick(heads);
-      const uint32_t index = link.head[cls];
-      link.head[cls] = messages_[index].next;
-      if (link.head[cls] == UINT32_MAX) link.tail[cls] = UINT32_MAX;
-      transmit(link_index, index, true);
-      return;
-    }
-    case MemoryAccess::kKind: {
-      const uint32_t index = event.get<MemoryAccess>().message;
-      const uint32_t tag = messages_[index].tag;
-      messages_[index].next = free_message_;
-      free_message_ = index;
-      --in_flight_;
-      if (sink_->arrived(tag)) respond(tag);
-      return;
-    }
-    default: throw_unknown_event("noc network", event);
+// A message waits for the link: the arbiter picks the next one.
+void NocNetwork::link_free(uint32_t link_index) {
+  Link& link = links_[link_index];
+  link.free_scheduled = false;
+  QueueHeads heads;
+  for (int c = 0; c < 2; ++c) {
+    heads.waiting[c] = link.head[c] != UINT32_MAX;
+    if (heads.waiting[c]) heads.sequence[c] = messages_[link.head[c]].sequence;
   }
+  if (!heads.waiting[0] && !heads.waiting[1]) return;
+  heads.last_class = link.last_class;
+  const uint8_t cls = arbiter_->pick(heads);
+  const uint32_t index = link.head[cls];
+  const Message& m = messages_[index];
+  link.head[cls] = m.next;
+  if (link.head[cls] == UINT32_MAX) link.tail[cls] = UINT32_MAX;
+  // The message is still before the link (in its queue): the same step.
+  transmit(step(m.waiting.node, m.waiting.dst, m.waiting.port), m.waiting, true, m.enqueued_ps);
+  if (link.head[0] != UINT32_MAX || link.head[1] != UINT32_MAX) {
+    link.free_scheduled = true;
+    loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{link_index});
+  }
+}
+
+void NocNetwork::at_memory(uint32_t index) {
+  const uint32_t tag = messages_[index].tag;
+  messages_[index].next = free_message_;
+  free_message_ = index;
+  --in_flight_;
+  if (sink_->arrived(tag)) respond(tag);
+}
+
+void NocNetwork::handle(const Event& first) {
+  if (sink_ == nullptr) throw Error("noc network: no GPU model attached");
+  // Most events are hops, one after another: they are taken here, in the
+  // queue's order, without a round through the loop.
+  Event event = first;
+  do {
+    switch (event.kind) {
+      case Hop::kKind: forward(event.get<Hop>().transit); break;
+      case LinkFree::kKind: link_free(event.get<LinkFree>().link); break;
+      case MemoryAccess::kKind: at_memory(event.get<MemoryAccess>().message); break;
+      default: throw_unknown_event("noc network", event);
+    }
+  } while (loop_.next_for(handler_, event));
 }
 
 const NocStats& NocNetwork::stats() {

@@ -12,8 +12,15 @@
 // (line mod ports), cross that port's switch plane to the same port of the
 // target GPU, and the response comes back the same way.
 //
-// Memory: per-link state (a few words) and a pool of in-flight messages;
-// link queues are intrusive lists through the pool.
+// Memory: per-link state (one cache line) and a pool of in-flight
+// messages; link queues are intrusive lists through the pool.
+//
+// Cost: one event per hop (the arrival at the next node). The moment a
+// link frees is an event only when a message waits for it; otherwise the
+// link's free time and the event order that event would have had are kept
+// (a reserved sequence number, see dsim/core/event_queue.h), so a message
+// arriving at the same picosecond finds the link exactly as busy or idle as
+// with the event.
 #pragma once
 
 #include <memory>
@@ -71,37 +78,70 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   [[nodiscard]] uint32_t link_target(uint32_t link) const;
 
  private:
-  struct Message {
-    uint32_t tag = 0;
+  // What a hop needs of a message, carried in the hop event itself (so a
+  // hop reads no message record) and kept in the record only while the
+  // message waits in a link queue. Nodes are global ids; switch planes
+  // follow the GPUs' nodes.
+  struct Transit {
+    uint32_t message = 0;
     uint32_t node = 0;  // where it is (or is headed over its current link)
-    uint32_t dst = 0;
-    uint32_t bytes = 0;
-    uint8_t cls = 0;
+    uint32_t dst = 0;   // the endpoint it goes to
+    uint16_t bytes = 0;
     uint8_t port = 0;
+    uint8_t cls = 0;
+  };
+  // The events (defined with the code).
+  struct Hop;
+  struct LinkFree;
+  struct MemoryAccess;
+  struct Message {
+    Transit waiting;  // while in a link queue
+    uint32_t tag = 0;
     bool response = false;
     uint32_t next = UINT32_MAX;  // link queue or free list
-    uint64_t sequence = 0;
+    uint64_t sequence = 0;       // arrival order in a link queue (FIFO arbitration)
     TimePs enqueued_ps = 0;
   };
-  struct Link {
+  // One cache line: what a hop reads and writes of its link.
+  struct alignas(64) Link {
+    // The message on the link has left at (free_at_ps, free_sequence): the
+    // event order the link-free event would have had. That event is only
+    // scheduled when a message waits (free_scheduled).
+    TimePs free_at_ps = 0;
+    uint64_t free_sequence = 0;
     uint32_t head[2] = {UINT32_MAX, UINT32_MAX}, tail[2] = {UINT32_MAX, UINT32_MAX};
-    bool busy = false;
+    bool free_scheduled = false;
     uint8_t last_class = 1;
     TimePs busy_ps = 0;
     uint64_t messages = 0, bytes = 0;
   };
+  // The link a message at some node takes next, and where it leads.
+  struct Step {
+    uint32_t link = 0;
+    uint32_t node = 0;
+    LinkKind kind = LinkKind::kRouter;
+    TimePs latency_ps = 0;
+  };
   struct TagRoute {
-    uint32_t cu_node = 0, memory_node = 0, response_bytes = 0;
+    uint32_t cu_node = 0, memory_node = 0;
+    uint16_t response_bytes = 0;
     uint8_t response_class = 1, port = 0;
   };
 
-  uint32_t next_link(const Message& m) const;
-  uint32_t next_link(uint32_t node, uint32_t dst, uint8_t port) const;
-  void inject(uint32_t tag, uint32_t from, uint32_t to, uint32_t bytes, uint8_t cls, uint8_t port, bool response);
-  void forward(uint32_t msg);
-  void transmit(uint32_t link, uint32_t msg, bool from_queue);
+  [[nodiscard]] Step step(uint32_t node, uint32_t dst, uint8_t port) const;
+  // node / nodes_per_gpu_ as a multiply and a shift (nodes are below 2^31).
+  [[nodiscard]] uint32_t gpu_of(uint32_t node) const {
+    return static_cast<uint32_t>((uint64_t{node} * gpu_divisor_magic_) >> gpu_divisor_shift_);
+  }
+  [[nodiscard]] LinkKind endpoint_kind(uint32_t local) const {
+    return local < hbm_first_ ? LinkKind::kCu : local < io_first_ ? LinkKind::kHbm : LinkKind::kIo;
+  }
+  void inject(uint32_t tag, uint32_t from, uint32_t to, uint16_t bytes, uint8_t cls, uint8_t port, bool response);
+  void forward(Transit transit);
+  void transmit(const Step& hop, Transit transit, bool from_queue, TimePs enqueued_ps);
+  void link_free(uint32_t link);
+  void at_memory(uint32_t message);
   uint32_t router_of(uint32_t local_endpoint) const { return endpoint_router_[local_endpoint - routers_]; }
-  bool is_io(uint32_t local) const { return local >= io_first_; }
 
   NocConfig config_;
   uint32_t gpus_;
@@ -112,7 +152,13 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   std::unique_ptr<Arbiter> arbiter_;
   uint32_t routers_ = 0, cus_ = 0, hbm_ = 0, ios_ = 0;
   uint32_t hbm_first_ = 0, io_first_ = 0, nodes_per_gpu_ = 0, links_per_gpu_ = 0, scale_up_first_ = 0;
+  uint32_t plane_first_ = 0;  // the first switch plane's node id
+  uint64_t gpu_divisor_magic_ = 1;
+  uint32_t gpu_divisor_shift_ = 0;
   std::vector<uint32_t> endpoint_router_;  // local endpoint - routers_ -> router
+  // The routing function's direction from router r toward router t, at
+  // r * routers_ + t (a hop reads it instead of calling the function).
+  std::vector<Direction> direction_;
   double ps_per_byte_[static_cast<int>(LinkKind::kCount)] = {};
   TimePs latency_ps_[static_cast<int>(LinkKind::kCount)] = {};
   TimePs hbm_access_ps_ = 0;
