@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/collective_run.h"
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/units.h"
@@ -98,5 +99,4 @@ void setup_protocols(CLI::App& parent, snr::cli::CommandContext& ctx) {
 
 }  // namespace
 
-SNR_REGISTER_SUBCOMMAND(collective, "Collective plans (MSCCL++, MSCCLang) on the load-store GPU model", protocols,
-                        setup_protocols);
+SNR_REGISTER_SUBCOMMAND(collective, snr::cli::kCollectiveVerbDescription, protocols, setup_protocols);

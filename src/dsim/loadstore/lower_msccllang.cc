@@ -37,13 +37,9 @@ class Lowerer {
     GpuOp op;
     op.kind = kind;
     op.flags = flags;
-    op.range_count = static_cast<uint16_t>(ranges.size());
-    op.first_range = static_cast<uint32_t>(p_.ranges.size());
     op.bytes = bytes;
     op.sync = sync;
-    p_.ranges.insert(p_.ranges.end(), ranges.begin(), ranges.end());
-    p_.ops.push_back(op);
-    p_.origins.push_back(origin_);
+    p_.add_op(op, ranges, origin_);
   }
   uint32_t semaphore(uint32_t gpu, uint32_t initial, std::string name) {
     p_.semaphores.push_back(Semaphore{gpu, initial, p_.add_name(std::move(name))});

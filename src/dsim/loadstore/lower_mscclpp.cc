@@ -178,13 +178,9 @@ void Lowerer::emit(OpKind kind, uint8_t flags, const std::vector<MemRange>& rang
   GpuOp op;
   op.kind = kind;
   op.flags = flags;
-  op.range_count = static_cast<uint16_t>(ranges.size());
-  op.first_range = static_cast<uint32_t>(program_.ranges.size());
   op.bytes = bytes;
   op.sync = sync;
-  program_.ranges.insert(program_.ranges.end(), ranges.begin(), ranges.end());
-  program_.ops.push_back(op);
-  program_.origins.push_back(origin_);
+  program_.add_op(op, ranges, origin_);
 }
 
 void Lowerer::load_reduce_store(const std::vector<MemRange>& loads, const std::vector<MemRange>& stores,

@@ -18,6 +18,15 @@ uint32_t Program::add_multicast_group(const std::vector<uint32_t>& members) {
   return static_cast<uint32_t>(multicast_offsets.size() - 2);
 }
 
+uint32_t Program::add_op(GpuOp op, const std::vector<MemRange>& op_ranges, const OpOrigin& origin) {
+  op.range_count = static_cast<uint16_t>(op_ranges.size());
+  op.first_range = static_cast<uint32_t>(ranges.size());
+  ranges.insert(ranges.end(), op_ranges.begin(), op_ranges.end());
+  ops.push_back(op);
+  origins.push_back(origin);
+  return static_cast<uint32_t>(ops.size() - 1);
+}
+
 std::string Program::where(uint32_t op_index) const {
   const OpOrigin& origin = origins[op_index];
   uint32_t gpu = 0;

@@ -164,6 +164,9 @@ struct Program {
   uint32_t gpu_count() const { return static_cast<uint32_t>(gpus.size()); }
   uint32_t add_name(std::string name);
   uint32_t add_multicast_group(const std::vector<uint32_t>& members);
+  // Appends `op` reading or writing `ranges` (sets its first_range and
+  // range_count) and where it came from; returns the op's index.
+  uint32_t add_op(GpuOp op, const std::vector<MemRange>& ranges, const OpOrigin& origin);
   std::vector<uint32_t> multicast_group(uint32_t group) const {
     return {multicast_members.begin() + multicast_offsets[group], multicast_members.begin() + multicast_offsets[group + 1]};
   }

@@ -1,0 +1,185 @@
+// snr collective allreduce|allgather|reducescatter|alltoall --gpus N --size BYTES
+// — a built-in algorithm (ring, direct) expanded into a load-store plan for
+// the collective (put- or get-based, LL or Simple) and run on the GPU model
+// over the NoC-level network of a system, with the report of
+// `snr collective PLAN`.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/collective_run.h"
+#include "cli/command.h"
+#include "common/error.h"
+#include "dsim/gpu/gpu_config.h"
+#include "dsim/loadstore/data_check.h"
+#include "dsim/loadstore/generated/plan_generator.h"
+#include "dsim/noc/noc_config.h"
+
+namespace {
+
+namespace ls = snr::dsim::loadstore;
+
+struct BuiltinArgs {
+  std::string collective;
+  uint32_t gpus = 0;
+  std::string system = "generic-448";
+  uint64_t size_bytes = 0;
+  std::string algorithm = "auto";
+  std::string protocol = "auto";
+  std::string transfer = "put";
+  uint32_t workgroups = 32;
+  uint32_t threads_per_workgroup = 1024;
+  bool check = false;
+  std::string gpu;  // empty: the system's GPU
+  std::shared_ptr<snr::cli::ModelOptions> model = std::make_shared<snr::cli::ModelOptions>();
+};
+
+// A system is a GPU and the network around it: the names both a GPU preset
+// and a network preset exist for.
+std::vector<std::string> known_systems() {
+  std::vector<std::string> systems;
+  const auto networks = snr::dsim::noc::noc_presets();
+  for (const std::string& name : snr::dsim::gpu::gpu_presets()) {
+    if (std::find(networks.begin(), networks.end(), name) != networks.end()) systems.push_back(name);
+  }
+  return systems;
+}
+
+// §3.2's α and B for one GPU: the scale-up latency, and every I/O port's
+// bandwidth together.
+ls::AlphaBetaLink scale_up_link(const snr::dsim::noc::NocConfig& network) {
+  constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+  return {network.io_ports() * network.scale_up_link.bandwidth_gib_per_s * kBytesPerGiB,
+          network.scale_up_link.latency_ns * 1e-9};
+}
+
+int run_builtin(BuiltinArgs& args) {
+  const auto systems = known_systems();
+  if (std::find(systems.begin(), systems.end(), args.system) == systems.end()) {
+    throw snr::Error(fmt::format("unknown system '{}' (known: {})", args.system, fmt::join(systems, ", ")));
+  }
+  args.model->gpu = args.gpu.empty() ? args.system : args.gpu;
+  const snr::cli::ModelConfigs configs = snr::cli::load_model_configs(*args.model, args.system);
+
+  const ls::PlanAlgorithm& algorithm = args.algorithm == "auto" ? ls::default_plan_algorithm(args.collective)
+                                                                : ls::find_plan_algorithm(args.algorithm);
+  ls::GeneratedPlanOptions options;
+  options.collective = args.collective;
+  options.gpus = args.gpus;
+  options.workgroups = args.workgroups;
+  options.buffer_bytes = args.size_bytes;
+  options.transfer = ls::parse_transfer(args.transfer);
+  options.threads_per_workgroup = args.threads_per_workgroup;
+  options.wavefront_threads = args.model->wavefront_threads;
+  options.protocol = args.protocol == "auto" ? ls::choose_protocol(algorithm, options, scale_up_link(configs.network))
+                                             : ls::parse_protocol(args.protocol);
+  const ls::Program program = ls::generate_collective_plan(algorithm, options);
+  if (args.check) {
+    ls::DataCheckOptions check_options;
+    check_options.collective = args.collective;
+    const ls::DataCheckResult result = ls::check_data_movement(program, check_options);
+    if (!result.ok()) {
+      std::string errors;
+      for (const std::string& e : result.errors) errors += "\n  " + e;
+      throw snr::Error(fmt::format("the generated {} {} plan fails the data check:{}", algorithm.name(),
+                                   args.collective, errors));
+    }
+  }
+
+  const std::string protocol(ls::protocol_name(options.protocol));
+  const std::string transfer(ls::transfer_name(options.transfer));
+  snr::cli::RunDescription description;
+  description.collective = args.collective;
+  description.identity = {{"algorithm", algorithm.name()},
+                          {"transfer", transfer},
+                          {"protocol", protocol},
+                          {"system", args.system},
+                          {"workgroups", args.workgroups},
+                          {"size_bytes", args.size_bytes},
+                          {"data_checked", args.check}};
+  description.headline =
+      fmt::format("{} {} ({}, {}) over {} GPUs of {}, {} workgroups per GPU, {} B buffer per GPU ({} B per chunk)",
+                  algorithm.name(), args.collective, transfer, protocol, args.gpus, args.system, args.workgroups,
+                  args.size_bytes, args.size_bytes / args.gpus);
+  return snr::cli::simulate_and_report(program, configs, description, args.model->json);
+}
+
+// The four verbs, in the order of their registrations below.
+struct CollectiveVerb {
+  std::string_view collective, description;
+  std::array<std::string_view, 2> examples;
+};
+constexpr std::array<CollectiveVerb, 4> kVerbs{{
+    {"allreduce",
+     "All-reduce with a built-in algorithm on the load-store GPU model",
+     {"snr collective allreduce --gpus 8 --system generic-448 --size 1048576",
+      "snr collective allreduce --gpus 8 --size 16777216 --protocol Simple --transfer get --json"}},
+    {"allgather",
+     "All-gather with a built-in algorithm on the load-store GPU model",
+     {"snr collective allgather --gpus 16 --workgroups 60 --size 1048576 --transfer get",
+      "snr collective allgather --gpus 16 --workgroups 60 --size 1048576 --arbitration fair --json"}},
+    {"reducescatter",
+     "Reduce-scatter with a built-in algorithm on the load-store GPU model",
+     {"snr collective reducescatter --gpus 32 --workgroups 32 --size 4194304 --transfer get",
+      "snr collective reducescatter --gpus 4 --size 65536 --protocol LL --check --json"}},
+    {"alltoall",
+     "All-to-all with a built-in algorithm on the load-store GPU model",
+     {"snr collective alltoall --gpus 16 --workgroups 60 --size 1048576 --unroll 8",
+      "snr collective alltoall --gpus 16 --size 1048576 --algorithm direct --transfer get --json"}},
+}};
+
+template <size_t kVerb>
+void setup_verb(CLI::App& parent, snr::cli::CommandContext& ctx) {
+  const CollectiveVerb& verb = kVerbs[kVerb];
+  auto args = std::make_shared<BuiltinArgs>();
+  args->collective = std::string(verb.collective);
+  auto* sub = parent.add_subcommand(args->collective, std::string(verb.description));
+  // A scale-up domain of thousands of GPUs is already far beyond any system.
+  sub->add_option("--gpus", args->gpus, "GPUs taking part")->required()->check(snr::cli::in_range(2, 4096));
+  sub->add_option("--size", args->size_bytes,
+                  "per-GPU buffer bytes, the larger of input and output (all-gather: output, reduce-scatter: input); "
+                  "a multiple of 4 B per GPU")
+      ->required()
+      ->check(snr::cli::in_range(1, uint64_t{1} << 40));
+  sub->add_option("--system", args->system, "the GPU and network presets to run on (generic-448)")
+      ->capture_default_str();
+  sub->add_option("--algorithm", args->algorithm,
+                  fmt::format("auto or a built-in algorithm ({}); auto: the first that implements the collective",
+                              fmt::join(ls::plan_algorithm_names(), ", ")))
+      ->capture_default_str();
+  sub->add_option("--protocol", args->protocol,
+                  "auto, LL or Simple; auto: LL while a step's bytes are below 2 x scale-up latency x bandwidth "
+                  "(seed 003 §3.2)")
+      ->capture_default_str();
+  sub->add_option("--transfer", args->transfer, "put (remote stores, then a signal) or get (remote loads)")
+      ->capture_default_str();
+  sub->add_option("--workgroups", args->workgroups, "workgroups per GPU")
+      ->capture_default_str()
+      ->check(snr::cli::in_range(1, 1024));
+  sub->add_option("--threads-per-workgroup", args->threads_per_workgroup,
+                  "threads per workgroup (divided into wavefronts of --wavefront-threads)")
+      ->capture_default_str()
+      ->check(snr::cli::in_range(1, 65536));
+  sub->add_option("--gpu", args->gpu, "override the system's GPU: a preset or YAML file");
+  sub->add_flag("--check", args->check,
+                "first check, without timing, that the generated plan moves exactly the collective's bytes");
+  snr::cli::add_model_options(sub, args->model, false);
+  snr::cli::set_examples(sub, {verb.examples[0], verb.examples[1]});
+  sub->callback([args, &ctx] { ctx.exit_code = run_builtin(*args); });
+}
+
+}  // namespace
+
+// The verb names here must be kVerbs' collectives, in order.
+static_assert(kVerbs[0].collective == "allreduce" && kVerbs[1].collective == "allgather" &&
+              kVerbs[2].collective == "reducescatter" && kVerbs[3].collective == "alltoall");
+SNR_REGISTER_SUBCOMMAND(collective, snr::cli::kCollectiveVerbDescription, allreduce, setup_verb<0>);
+SNR_REGISTER_SUBCOMMAND(collective, snr::cli::kCollectiveVerbDescription, allgather, setup_verb<1>);
+SNR_REGISTER_SUBCOMMAND(collective, snr::cli::kCollectiveVerbDescription, reducescatter, setup_verb<2>);
+SNR_REGISTER_SUBCOMMAND(collective, snr::cli::kCollectiveVerbDescription, alltoall, setup_verb<3>);

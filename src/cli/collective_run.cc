@@ -1,0 +1,163 @@
+#include "cli/collective_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "dsim/core/event_loop.h"
+#include "dsim/gpu/gpu_model.h"
+#include "dsim/noc/noc_network.h"
+
+namespace snr::cli {
+
+namespace gpu = dsim::gpu;
+namespace noc = dsim::noc;
+
+void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& options, bool with_gpu) {
+  if (with_gpu) app->add_option("--gpu", options->gpu, "GPU preset (generic-448) or YAML file")->capture_default_str();
+  app->add_option("--network-configuration", options->network,
+                  "NoC topology YAML file or preset (default: generic-448)");
+  app->add_option("--wavefront-threads", options->wavefront_threads, "threads per wavefront (warp)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  app->add_option("--unroll", options->unroll, "override the GPU's loop unrolling factor")
+      ->check(CLI::Range(1u, 1024u));
+  app->add_option("--max-outstanding", options->max_outstanding, "override the GPU's outstanding requests per CU")
+      ->check(CLI::Range(1u, 1u << 20));
+  app->add_option("--workgroups-per-cu", options->workgroups_per_cu, "override the GPU's resident workgroups per CU")
+      ->check(CLI::Range(1u, 1024u));
+  app->add_option("--arbitration", options->arbitration,
+                  "override the network's arbitration (fifo, fair, control_first)");
+  app->add_option("--routing", options->routing, "override the network's mesh routing (xy, yx)");
+  app->add_flag("--json", options->json, "print one JSON object (time_ns, algbw_gbps, busbw_gbps, ...)");
+}
+
+ModelConfigs load_model_configs(const ModelOptions& options, const std::string& default_network) {
+  ModelConfigs configs{gpu::load_gpu_config(options.gpu),
+                       noc::load_noc_config(options.network.empty() ? default_network : options.network)};
+  if (options.unroll != 0) configs.gpu.unroll = options.unroll;
+  if (options.max_outstanding != 0) configs.gpu.max_outstanding_per_cu = options.max_outstanding;
+  if (options.workgroups_per_cu != 0) configs.gpu.workgroups_per_cu = options.workgroups_per_cu;
+  if (!options.arbitration.empty()) {
+    (void)noc::make_arbiter(options.arbitration);  // an unknown name fails here, listing the known ones
+    configs.network.arbitration = options.arbitration;
+  }
+  if (!options.routing.empty()) {
+    (void)noc::make_routing(options.routing);
+    configs.network.routing = options.routing;
+  }
+  return configs;
+}
+
+double bus_bandwidth_factor(const std::string& collective, uint32_t gpus) {
+  const double n = gpus;
+  if (gpus < 2) return 1.0;
+  if (collective == "allreduce") return 2.0 * (n - 1) / n;
+  if (collective == "allgather" || collective == "reducescatter" || collective == "alltoall") return (n - 1) / n;
+  return 1.0;
+}
+
+int simulate_and_report(const dsim::loadstore::Program& program, const ModelConfigs& configs,
+                        const RunDescription& description, bool json) {
+  const gpu::GpuConfig& gpu_config = configs.gpu;
+  const noc::NocConfig& noc_config = configs.network;
+  const auto wall_start = std::chrono::steady_clock::now();
+  dsim::EventLoop loop;
+  noc::NocNetwork network(noc_config, program.gpu_count(), loop);
+  gpu::GpuModel model(program, gpu_config, loop, network);
+  model.start();
+  loop.run();
+  const gpu::RunStats& stats = model.finish();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const noc::NocStats& net = network.stats();
+
+  const uint64_t buffer_bytes = std::max(program.gpus[0].input_bytes, program.gpus[0].output_bytes);
+  const double time_ns = static_cast<double>(stats.end_ps) / 1000.0;
+  const double algbw = time_ns > 0 ? static_cast<double>(buffer_bytes) / time_ns : 0.0;  // bytes/ns = GB/s
+  const double busbw = algbw * bus_bandwidth_factor(description.collective, program.gpu_count());
+  uint64_t control_bytes = 0, data_bytes = 0;
+  for (const gpu::GpuStats& g : stats.gpus) {
+    control_bytes += g.control_bytes;
+    data_bytes += g.data_bytes;
+  }
+
+  if (json) {
+    nlohmann::json gpus = nlohmann::json::array();
+    for (uint32_t g = 0; g < stats.gpus.size(); ++g) {
+      const gpu::GpuStats& s = stats.gpus[g];
+      gpus.push_back({{"gpu", g},
+                      {"end_ns", static_cast<double>(s.end_ps) / 1000.0},
+                      {"requests", s.requests},
+                      {"data_bytes", s.data_bytes},
+                      {"control_bytes", s.control_bytes},
+                      {"local_bytes", s.local_bytes},
+                      {"remote_bytes", s.remote_bytes},
+                      {"loaded_bytes", s.loaded_bytes},
+                      {"stored_bytes", s.stored_bytes}});
+    }
+    nlohmann::json links = nlohmann::json::object();
+    for (int k = 0; k < static_cast<int>(noc::LinkKind::kCount); ++k) {
+      const noc::LinkKindStats& l = net.kinds[k];
+      links[noc::to_string(static_cast<noc::LinkKind>(k))] = {
+          {"links", l.links},
+          {"messages", l.messages},
+          {"bytes", l.bytes},
+          {"mean_utilization", l.links && stats.end_ps ? static_cast<double>(l.busy_ps) / l.links / stats.end_ps : 0.0},
+          {"max_utilization", stats.end_ps ? static_cast<double>(l.max_link_busy_ps) / stats.end_ps : 0.0},
+          {"queued_ns", static_cast<double>(l.queued_ps) / 1000.0}};
+    }
+    nlohmann::json out = description.identity;
+    out.update({{"collective", description.collective},
+                {"gpus", program.gpu_count()},
+                {"buffer_bytes", buffer_bytes},
+                {"time_ns", time_ns},
+                {"algbw_gbps", algbw},
+                {"busbw_gbps", busbw},
+                {"control_bytes", control_bytes},
+                {"data_bytes", data_bytes},
+                {"requests", stats.requests},
+                {"max_requests_in_flight", stats.max_in_flight},
+                {"gpu_config",
+                 {{"name", gpu_config.name},
+                  {"compute_units", gpu_config.compute_units},
+                  {"workgroups_per_cu", gpu_config.workgroups_per_cu},
+                  {"unroll", gpu_config.unroll},
+                  {"max_outstanding_per_cu", gpu_config.max_outstanding_per_cu},
+                  {"clock_ghz", gpu_config.clock_ghz},
+                  {"cache_line_bytes", gpu_config.cache_line_bytes},
+                  {"stores_wait_for_ack", gpu_config.stores_wait_for_ack}}},
+                {"network",
+                 {{"name", noc_config.name},
+                  {"endpoints_per_gpu", noc_config.endpoints()},
+                  {"routing", noc_config.routing},
+                  {"arbitration", noc_config.arbitration},
+                  {"messages", net.messages},
+                  {"hops", net.hops},
+                  {"links", links}}},
+                {"per_gpu", gpus},
+                {"simulation", {{"events", loop.events_processed()}, {"wall_s", wall_s}}}});
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("{}\n", description.headline);
+  fmt::print("GPU {}: {} CUs, {} workgroups/CU, unroll {}, {} outstanding/CU, {:g} GHz; network {}: {} endpoints/GPU, "
+             "{} routing, {} arbitration\n",
+             gpu_config.name, gpu_config.compute_units, gpu_config.workgroups_per_cu, gpu_config.unroll,
+             gpu_config.max_outstanding_per_cu, gpu_config.clock_ghz, noc_config.name, noc_config.endpoints(),
+             noc_config.routing, noc_config.arbitration);
+  fmt::print("time {:.3f} us   algbw {:.2f} GB/s   busbw {:.2f} GB/s\n", time_ns / 1000.0, algbw, busbw);
+  fmt::print("bytes: data {}  control {} ({:.1f}% control), {} requests, {} network hops\n", data_bytes, control_bytes,
+             data_bytes + control_bytes ? 100.0 * control_bytes / (data_bytes + control_bytes) : 0.0, stats.requests,
+             net.hops);
+  fmt::print("{:>5} {:>12} {:>10} {:>14} {:>14} {:>14}\n", "gpu", "end_us", "requests", "data_bytes", "control_bytes",
+             "off_gpu_bytes");
+  for (uint32_t g = 0; g < stats.gpus.size(); ++g) {
+    const gpu::GpuStats& s = stats.gpus[g];
+    fmt::print("{:>5} {:>12.3f} {:>10} {:>14} {:>14} {:>14}\n", g, static_cast<double>(s.end_ps) / 1e6, s.requests,
+               s.data_bytes, s.control_bytes, s.remote_bytes);
+  }
+  return 0;
+}
+
+}  // namespace snr::cli

@@ -1,0 +1,66 @@
+// Running one collective's load-store Program on the GPU model over the
+// NoC-level network and reporting it, shared by `snr collective PLAN`
+// (plan files, cmd_collective.cc) and `snr collective allgather|...`
+// (built-in algorithms, cmd_collective_builtin.cc): the same model options,
+// the same text and the same JSON keys (`time_ns`, `algbw_gbps` and
+// `busbw_gbps` are the stable contract).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "dsim/gpu/gpu_config.h"
+#include "dsim/loadstore/program.h"
+#include "dsim/noc/noc_config.h"
+
+namespace snr::cli {
+
+// The `collective` verb's description, the same in every file that adds a
+// subcommand to it.
+inline constexpr const char* kCollectiveVerbDescription =
+    "Collectives (MSCCL++ and MSCCLang plans, built-in algorithms) on the load-store GPU model";
+
+// The GPU model's and the network's configuration and overrides.
+struct ModelOptions {
+  std::string gpu = "generic-448";  // preset or YAML file
+  std::string network;              // preset or YAML file; empty: the GPU's system preset
+  uint32_t wavefront_threads = 32;
+  uint32_t unroll = 0, max_outstanding = 0, workgroups_per_cu = 0;  // 0: the GPU config's
+  std::string arbitration, routing;                                 // empty: the network config's
+  bool json = false;
+};
+
+// Adds --gpu (unless `with_gpu` is false: a caller naming a system adds
+// its own), --network-configuration, --wavefront-threads, --unroll,
+// --max-outstanding, --workgroups-per-cu, --arbitration, --routing, --json.
+void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& options, bool with_gpu = true);
+
+struct ModelConfigs {
+  dsim::gpu::GpuConfig gpu;
+  dsim::noc::NocConfig network;
+};
+// Reads the configurations (`default_network`: preset used when no
+// --network-configuration is given) and applies the overrides; throws
+// snr::Error naming a bad file, key or name.
+ModelConfigs load_model_configs(const ModelOptions& options, const std::string& default_network);
+
+// What is being run, for the report: `identity` holds the keys that name it
+// (plan or algorithm, collective, protocol, size_bytes, ...) and is merged
+// into the JSON result; `headline` is the text report's first line.
+struct RunDescription {
+  std::string collective;
+  nlohmann::json identity = nlohmann::json::object();
+  std::string headline;
+};
+
+// Simulates `program` and prints the text or JSON report; returns the exit code.
+int simulate_and_report(const dsim::loadstore::Program& program, const ModelConfigs& configs,
+                        const RunDescription& description, bool json);
+
+// nccl-tests' bus bandwidth factor for a collective over `gpus`.
+double bus_bandwidth_factor(const std::string& collective, uint32_t gpus);
+
+}  // namespace snr::cli

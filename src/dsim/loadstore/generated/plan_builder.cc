@@ -1,0 +1,130 @@
+#include "dsim/loadstore/generated/plan_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace snr::dsim::loadstore {
+
+PlanBuilder::PlanBuilder(const GeneratedPlanOptions& options, uint64_t chunk_bytes, std::string kernel_name)
+    : options_(options), chunk_bytes_(chunk_bytes) {
+  program_.gpus.assign(options.gpus, collective_buffers(options.collective, options.gpus, options.buffer_bytes));
+  for (GpuBuffers& b : program_.gpus) b.chunk_bytes = chunk_bytes;
+  kernel_name_ = program_.add_name(std::move(kernel_name));
+  wavefronts_ = static_cast<uint16_t>(std::min<uint32_t>(
+      UINT16_MAX, (options.threads_per_workgroup + options.wavefront_threads - 1) / options.wavefront_threads));
+}
+
+void PlanBuilder::set_scratch_bytes(uint64_t bytes) {
+  for (GpuBuffers& b : program_.gpus) b.scratch_bytes = bytes;
+}
+
+void PlanBuilder::begin_workgroup(uint32_t gpu, uint32_t workgroup) {
+  if (open_) throw Error("plan builder: a workgroup is still open");
+  const bool next_gpu = program_.kernels.empty() || program_.kernels.back().gpu != gpu;
+  if (next_gpu && gpu != program_.kernels.size()) {
+    throw Error(fmt::format("plan builder: gpu {} emitted out of order", gpu));
+  }
+  if (next_gpu) {
+    program_.kernels.push_back(Kernel{gpu, static_cast<uint32_t>(program_.workgroups.size()), 0, kernel_name_});
+  }
+  open_ = true;
+  gpu_ = gpu;
+  workgroup_ = workgroup;
+  op_index_ = 0;
+  slice_begin_ = 0;
+  slice_end_ = chunk_bytes_;
+  current_ = Workgroup{gpu, static_cast<uint32_t>(program_.ops.size()), 0, wavefronts_, 0};
+}
+
+void PlanBuilder::end_workgroup() {
+  if (!open_) throw Error("plan builder: no workgroup is open");
+  open_ = false;
+  current_.op_count = static_cast<uint32_t>(program_.ops.size()) - current_.first_op;
+  if (current_.op_count == 0) return;
+  program_.workgroups.push_back(current_);
+  ++program_.kernels.back().workgroup_count;
+}
+
+void PlanBuilder::select_slice(uint64_t index, uint64_t count) {
+  const uint64_t elements = chunk_bytes_ / kPlanElementBytes;
+  slice_begin_ = elements * index / count * kPlanElementBytes;
+  slice_end_ = elements * (index + 1) / count * kPlanElementBytes;
+}
+
+MemRange PlanBuilder::range(const Region& region) const {
+  MemRange r;
+  r.gpu = region.gpu;
+  r.space = region.space;
+  r.offset_bytes = region.offset_bytes + slice_begin_;
+  if (region.packet) r.flags |= MemRange::kPacket;
+  return r;
+}
+
+uint32_t PlanBuilder::name_id(std::string_view name) {
+  auto it = name_ids_.find(name);
+  if (it == name_ids_.end()) it = name_ids_.emplace(std::string(name), program_.add_name(std::string(name))).first;
+  return it->second;
+}
+
+void PlanBuilder::emit(OpKind kind, uint8_t flags, const std::vector<MemRange>& ranges, uint64_t bytes,
+                       uint32_t sync, std::string_view name) {
+  if (!open_) throw Error("plan builder: an op outside a workgroup");
+  GpuOp op;
+  op.kind = kind;
+  op.flags = flags;
+  op.bytes = bytes;
+  op.sync = sync;
+  program_.add_op(op, ranges, OpOrigin{workgroup_, op_index_++, kNone, 0, name_id(name)});
+}
+
+void PlanBuilder::copy(const Region& from, const Region& to, std::string_view name) {
+  if (slice_bytes() == 0) return;
+  emit(OpKind::kMemcpy, 0, {range(from), range(to)}, slice_bytes(), kNone, name);
+}
+
+void PlanBuilder::load_store(const std::vector<Region>& loads, const std::vector<Region>& stores, bool reduce,
+                             std::string_view name) {
+  if (slice_bytes() == 0) return;
+  std::vector<MemRange> load_ranges, store_ranges;
+  for (const Region& r : loads) load_ranges.push_back(range(r));
+  for (const Region& r : stores) store_ranges.push_back(range(r));
+  emit(OpKind::kLoad, 0, load_ranges, slice_bytes(), kNone, name);
+  if (reduce) emit(OpKind::kReduce, GpuOp::kChained, {}, slice_bytes(), kNone, name);
+  emit(OpKind::kStore, GpuOp::kChained, store_ranges, slice_bytes(), kNone, name);
+}
+
+void PlanBuilder::notify(uint32_t peer, uint32_t peer_workgroup, std::string_view purpose, bool relaxed) {
+  if (slice_bytes() == 0) return;
+  emit(OpKind::kSemaphoreRelease, relaxed ? GpuOp::kRelaxed : 0, {}, 0, semaphore(peer, peer_workgroup, purpose),
+       fmt::format("signal {}", purpose));
+}
+
+void PlanBuilder::await(std::string_view purpose, uint32_t times) {
+  if (slice_bytes() == 0) return;
+  const uint32_t sync = semaphore(gpu_, workgroup_, purpose);
+  for (uint32_t i = 0; i < times; ++i) emit(OpKind::kSemaphoreAcquire, 0, {}, 0, sync, fmt::format("wait {}", purpose));
+}
+
+uint32_t PlanBuilder::semaphore(uint32_t owner, uint32_t workgroup, std::string_view purpose) {
+  auto key = std::make_tuple(owner, workgroup, std::string(purpose));
+  auto it = semaphores_.find(key);
+  if (it != semaphores_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(program_.semaphores.size());
+  program_.semaphores.push_back(
+      Semaphore{owner, 0, program_.add_name(fmt::format("gpu {} workgroup {} '{}'", owner, workgroup, purpose))});
+  semaphores_.emplace(std::move(key), index);
+  return index;
+}
+
+Program PlanBuilder::finish() {
+  if (open_) throw Error("plan builder: a workgroup is still open");
+  if (program_.kernels.size() != options_.gpus) {
+    throw Error(fmt::format("plan builder: {} of {} GPUs got a kernel", program_.kernels.size(), options_.gpus));
+  }
+  return std::move(program_);
+}
+
+}  // namespace snr::dsim::loadstore

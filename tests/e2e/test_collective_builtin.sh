@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# snr collective allreduce|allgather|reducescatter|alltoall: the built-in
+# algorithms expanded into load-store plans run on the GPU model over the
+# NoC-level network, with the contract keys of `snr collective PLAN`; the
+# generated plans pass the data-movement check; auto picks the algorithm
+# and (by seed 003 §3.2's α–β rule) the protocol; only real systems are
+# accepted; errors name what is wrong.
+source "$(dirname "$0")/lib.sh"
+
+check_run() {  # JSON FILE COLLECTIVE ALGORITHM GPUS: contract keys, bus bandwidth factor
+  python3 - "$@" <<'PY'
+import json, sys
+path, collective, algorithm, gpus = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+r = json.load(open(path))
+for key in ("time_ns", "algbw_gbps", "busbw_gbps"):
+    assert key in r and r[key] > 0, (key, r.get(key))
+assert r["collective"] == collective and r["algorithm"] == algorithm and r["gpus"] == gpus, r
+assert r["data_checked"] is True, r
+# Every GPU sends to and receives from others over the 1 us scale-up links.
+assert r["time_ns"] > 1000, r["time_ns"]
+assert all(g["remote_bytes"] > 0 for g in r["per_gpu"]), r["per_gpu"]
+factor = 2 * (gpus - 1) / gpus if collective == "allreduce" else (gpus - 1) / gpus
+assert abs(r["busbw_gbps"] - r["algbw_gbps"] * factor) < 1e-9 * r["busbw_gbps"], r
+assert abs(r["algbw_gbps"] - r["buffer_bytes"] / r["time_ns"]) < 1e-9 * r["algbw_gbps"], r
+PY
+}
+
+for c in allreduce:ring allgather:ring reducescatter:ring alltoall:direct; do
+  collective=${c%%:*}
+  for transfer in put get; do
+    for protocol in Simple LL; do
+      "$SNR" collective "$collective" --gpus 4 --system generic-448 --size 65536 --workgroups 4 \
+        --transfer "$transfer" --protocol "$protocol" --check --json > "$WORK/$collective.json" \
+        || fail "$collective $transfer $protocol did not run"
+      check_run "$WORK/$collective.json" "$collective" "${c##*:}" 4
+    done
+  done
+done
+
+# LL carries a flag beside every data word: twice the data bytes of Simple
+# for the same all-gather, and no semaphore traffic.
+A=(collective allgather --gpus 4 --size 262144 --workgroups 8 --json)
+"$SNR" "${A[@]}" --protocol Simple > "$WORK/simple.json"
+"$SNR" "${A[@]}" --protocol LL > "$WORK/ll.json"
+"$SNR" "${A[@]}" --protocol LL --transfer get > "$WORK/ll_get.json"
+python3 - "$WORK/simple.json" "$WORK/ll.json" "$WORK/ll_get.json" <<'PY'
+import json, sys
+simple, ll, ll_get = (json.load(open(f)) for f in sys.argv[1:])
+assert simple["protocol"] == "Simple" and ll["protocol"] == "LL", (simple["protocol"], ll["protocol"])
+# The off-GPU wire bytes of LL's stores are twice Simple's (data + flags).
+assert ll["network"]["links"]["scale_up"]["bytes"] > 1.8 * simple["network"]["links"]["scale_up"]["bytes"], (
+    ll["network"]["links"]["scale_up"], simple["network"]["links"]["scale_up"])
+assert ll_get["transfer"] == "get" and ll_get["protocol"] == "LL"
+PY
+
+# --protocol auto: LL while a step's bytes are below 2 x latency x bandwidth
+# of the scale-up network. With 10 ns links that is about 22 KB per GPU.
+sed 's/latency_ns: 1000/latency_ns: 10/' "$SRC/examples/collectives/generic-448-network.yaml" > "$WORK/fast.yaml"
+"$SNR" collective reducescatter --gpus 4 --size 16384 --network-configuration "$WORK/fast.yaml" --json > "$WORK/a1.json"
+"$SNR" collective reducescatter --gpus 4 --size 262144 --network-configuration "$WORK/fast.yaml" --json > "$WORK/a2.json"
+python3 - "$WORK/a1.json" "$WORK/a2.json" <<'PY'
+import json, sys
+small, large = (json.load(open(f)) for f in sys.argv[1:])
+assert small["protocol"] == "LL", small["protocol"]      # 4 KiB per ring step
+assert large["protocol"] == "Simple", large["protocol"]  # 64 KiB per ring step
+PY
+
+# The system's GPU and network files give the preset's result.
+"$SNR" collective alltoall --gpus 4 --size 65536 --json > "$WORK/preset.json"
+"$SNR" collective alltoall --gpus 4 --size 65536 --gpu "$SRC/examples/collectives/generic-448-gpu.yaml" \
+  --network-configuration "$SRC/examples/collectives/generic-448-network.yaml" --json > "$WORK/files.json"
+python3 - "$WORK/preset.json" "$WORK/files.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["time_ns"] == b["time_ns"] and a["requests"] == b["requests"], (a["time_ns"], b["time_ns"])
+PY
+
+# Text output.
+"$SNR" collective allreduce --gpus 2 --system generic-448 --size 4096 > "$WORK/run.txt"
+expect_contains "$WORK/run.txt" "ring allreduce (put, LL) over 2 GPUs of generic-448, 32 workgroups per GPU, 4096 B"
+expect_contains "$WORK/run.txt" "busbw"
+
+# Errors name what is wrong.
+expect_error() {  # MESSAGE ARGS...: `snr collective ARGS` fails, naming MESSAGE
+  local message="$1"
+  shift
+  expect_fail "$SNR" collective "$@"
+  expect_contains "$WORK/expect_fail.out" "$message"
+}
+expect_error "unknown system 'dgx-h100' (known: generic-448)" allreduce --gpus 8 --system dgx-h100 --size 4096
+expect_error "algorithm 'direct' does not implement 'reducescatter'" reducescatter --gpus 4 --size 4096 --algorithm direct
+expect_error "unknown collective algorithm 'tree' (registered: ring, direct)" allgather --gpus 4 --size 4096 --algorithm tree
+expect_error "does not split into 3 chunks" alltoall --gpus 3 --size 1000
+expect_error "unknown transfer 'push' (put or get)" allgather --gpus 4 --size 4096 --transfer push
+expect_error "unknown protocol 'LL128' (Simple or LL)" allgather --gpus 4 --size 4096 --protocol LL128
+expect_error "--gpus" allgather --gpus 1 --size 4096
+expect_error "--gpus is required" allgather --size 4096
+echo "PASS"
