@@ -13,6 +13,16 @@ fail() {
   exit 1
 }
 
+# require_data PATH... — the shared external inputs this test reads (paths
+# under DATA); without them (a clone without ../shared) the rest of the test
+# is skipped (exit 77), never failed.
+require_data() {
+  local p
+  for p in "$@"; do
+    [[ -e "$DATA/$p" ]] || { echo "SKIP: $DATA/$p not present"; exit 77; }
+  done
+}
+
 # expect_fail CMD... — the command must fail cleanly: a non-zero exit that
 # is not a crash (signal), with no sanitizer report in its output.
 expect_fail() {

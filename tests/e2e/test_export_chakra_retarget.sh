@@ -51,7 +51,7 @@ PY
 
 # An 8-NPU trace of ASTRA-sim's examples, 8 → 512.
 ag="$DATA/astra-sim/workload/microbenchmarks/all_gather/8npus_1MB/all_gather"
-[[ -e "$ag.0.et" ]] || fail "missing $ag.0.et"
+require_data astra-sim/workload/microbenchmarks/all_gather/8npus_1MB/all_gather.0.et
 "$SNR" et retarget "$ag" --npus 512 -o "$WORK/ag512" >"$WORK/rt.out"
 expect_contains "$WORK/rt.out" "512 ranks (tp 8, dp 64) from 8 ranks (tp 8, dp 1)"
 sim "$WORK/ag512" 512

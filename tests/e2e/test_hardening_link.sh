@@ -2,6 +2,7 @@
 # Issue 18, `snr et link`: a loud warning below the default linking
 # threshold, and --min-linked FRACTION fails the command (writing nothing).
 source "$(dirname "$0")/lib.sh"
+require_data pytorch/hta pytorch/param
 HTA="$DATA/pytorch/hta"
 PARAM="$DATA/pytorch/param"
 

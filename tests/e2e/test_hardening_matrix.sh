@@ -6,6 +6,7 @@
 # Cases of `snr sim` / `snr et timeline` are listed in SIM_VERBS and only
 # reported (their readers are being reworked), not failed on.
 source "$(dirname "$0")/lib.sh"
+require_data pytorch/hta/benchmark_simple_add_et.json.gz pytorch/hta/benchmark_simple_add_trace.json.gz
 S="$WORK/samples"
 mkdir -p "$S" "$WORK/bad" "$WORK/out"
 

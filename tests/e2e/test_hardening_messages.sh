@@ -96,6 +96,7 @@ for verb in "et jsonize" "et visualize"; do
 done
 expect_exit 1 "$SNR" et validate "$WORK/ar.0.json"
 expect_contains "$WORK/exit.out" "this looks like JSON"
+require_data pytorch/hta/benchmark_simple_add_trace.json.gz
 gzip -dc "$DATA/pytorch/hta/benchmark_simple_add_trace.json.gz" >"$WORK/kineto.json"
 expect_exit 1 "$SNR" et convert "$WORK/kineto.json" -o "$WORK/k"
 expect_contains "$WORK/exit.out" "snr et link --host"

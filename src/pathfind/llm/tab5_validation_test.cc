@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -53,6 +54,7 @@ IterationPrediction predict_row(const std::string& dir, const DeviceSpec& system
 }
 
 TEST(PathfindTab5Validation, MegatronIterationsWithinGoal) {
+  if (!std::filesystem::exists(calculon_dir())) GTEST_SKIP() << "SNR_SHARED_DATA/pathfinder/calculon not present";
   const std::string dir = calculon_dir();
   DeviceSpec system = load_calculon_system(dir + "/systems/a100_80g.json", device_preset("a100-80gb"));
   std::vector<Row> rows = measured(dir);
@@ -78,6 +80,7 @@ TEST(PathfindTab5Validation, MegatronIterationsWithinGoal) {
 // The one fitted constant: a grid over the sustained compute fraction, on
 // the full-recompute rows only, minimising their mean absolute error.
 TEST(PathfindTab5Validation, SustainedComputeFractionIsTheFitOnFullRecomputeRows) {
+  if (!std::filesystem::exists(calculon_dir())) GTEST_SKIP() << "SNR_SHARED_DATA/pathfinder/calculon not present";
   const std::string dir = calculon_dir();
   DeviceSpec system = load_calculon_system(dir + "/systems/a100_80g.json", device_preset("a100-80gb"));
   std::vector<Row> fit_rows;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "pathfind/roofline/calibrate.h"
@@ -17,12 +18,16 @@ struct Sweeps {
   std::vector<MeasuredGemm> held_out;  // N = K = 12288, M varies
 };
 
-Sweeps load() {
+// The measured sweep, or "" when the shared inputs are not beside the tree.
+std::string measured_csv() {
   const char* data = std::getenv("SNR_SHARED_DATA");
-  if (data == nullptr) return {};
+  const std::string path = std::string(data ? data : "") + "/pathfinder/llmcompass/matmul_A100.csv";
+  return data != nullptr && std::filesystem::exists(path) ? path : "";
+}
+
+Sweeps load() {
   Sweeps s;
-  for (const MeasuredGemm& r :
-       load_llmcompass_gemm_csv(std::string(data) + "/pathfinder/llmcompass/matmul_A100.csv")) {
+  for (const MeasuredGemm& r : load_llmcompass_gemm_csv(measured_csv())) {
     bool m_sweep = r.shape.n == 12288 && r.shape.k == 12288;
     (m_sweep ? s.held_out : s.fit).push_back(r);
   }
@@ -30,6 +35,7 @@ Sweeps load() {
 }
 
 TEST(PathfindGemmValidation, A100MeetsTheErrorGoals) {
+  if (measured_csv().empty()) GTEST_SKIP() << "SNR_SHARED_DATA/pathfinder/llmcompass not present";
   Sweeps s = load();
   ASSERT_EQ(s.fit.size(), 10u);
   ASSERT_EQ(s.held_out.size(), 10u);
@@ -56,6 +62,7 @@ TEST(PathfindGemmValidation, A100MeetsTheErrorGoals) {
 }
 
 TEST(PathfindGemmValidation, PresetConstantsAreTheFitOnTheFitSweep) {
+  if (measured_csv().empty()) GTEST_SKIP() << "SNR_SHARED_DATA/pathfinder/llmcompass not present";
   Sweeps s = load();
   ASSERT_EQ(s.fit.size(), 10u);
   DeviceSpec d = device_preset("a100-80gb");
