@@ -25,7 +25,7 @@ void setup_infra_translate(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto args = std::make_shared<TranslateArgs>();
   auto* sub = parent.add_subcommand("translate", "Translate an InfraGraph description into a network backend's files");
   sub->add_option("file", args->input, "InfraGraph YAML or JSON")->required();
-  sub->add_option("--backend", args->backend, "translator name (analytical)")->required();
+  sub->add_option("--backend", args->backend, "translator name (analytical, noc, ns3)")->required();
   sub->add_option("-o,--output", args->output_dir, "output directory")->required();
   sub->add_option("--annotations", args->annotations, "annotation file (rank attributes pick and order the NPUs)");
   snr::cli::set_examples(sub, {"snr infra translate examples/infragraph/analytical/ring-8npus.yaml --backend analytical -o ring8"});

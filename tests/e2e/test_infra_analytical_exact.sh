@@ -81,5 +81,5 @@ expect_contains "$WORK/expect_fail.out" "ranked NPUs"
 expect_fail "$SNR" infra translate "$WORK/gpu.yaml" --backend analytical -o "$WORK/gpu"
 expect_contains "$WORK/expect_fail.out" "ranked NPUs"
 expect_fail "$SNR" infra translate "$EX/ring-8npus.yaml" --backend htsim -o "$WORK/x"
-expect_contains "$WORK/expect_fail.out" "unknown backend 'htsim' (translators: analytical, ns3)"
+expect_contains "$WORK/expect_fail.out" "unknown backend 'htsim' (translators: analytical, noc, ns3)"
 echo OK

@@ -60,7 +60,7 @@ expect_fail "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all
   --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json"
 # Backends and algorithms are chosen by name; unknown names list the registered ones.
 expect_fail run_sim all_reduce 4 garnet
-expect_contains "$WORK/expect_fail.out" "unknown network backend 'garnet' (registered: analytical-congestion-aware, analytical-congestion-unaware, ns3)"
+expect_contains "$WORK/expect_fail.out" "unknown network backend 'garnet' (registered: analytical-congestion-aware, analytical-congestion-unaware, ns3, noc)"
 sed 's/"ring"/"rnig"/' "$A/system/native_collectives/Ring_4chunks.json" > "$WORK/rnig.json"
 expect_fail "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all_reduce/4npus_1MB/all_reduce" \
   --system-configuration="$WORK/rnig.json" --network-configuration="$A/network/analytical/Ring_4npus.yml" \

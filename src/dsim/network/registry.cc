@@ -12,6 +12,7 @@
 #include "common/yaml_input.h"
 #include "dsim/network/analytical_aware/aware_network.h"
 #include "dsim/network/analytical_unaware/unaware_network.h"
+#include "dsim/network/noc/fabric_config.h"
 #include "dsim/network/ns3/ns3_config.h"
 
 namespace snr::dsim {
@@ -29,6 +30,7 @@ Registry& registry() {
     r->specs.push_back(std::make_unique<NetworkBackendSpec>(analytical_aware_spec()));
     r->specs.push_back(std::make_unique<NetworkBackendSpec>(analytical_unaware_spec()));
     r->specs.push_back(std::make_unique<NetworkBackendSpec>(ns3_spec()));
+    r->specs.push_back(std::make_unique<NetworkBackendSpec>(noc_fabric_spec()));
     return r;
   }();
   return *instance;

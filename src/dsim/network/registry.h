@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error.h"
 #include "dsim/config/network_config.h"
 #include "dsim/core/event_loop.h"
 #include "dsim/network/network.h"
@@ -39,6 +40,19 @@ const NetworkBackendSpec& find_network_backend(std::string_view name);
 std::vector<std::string> network_backend_names();
 // Adds a backend; throws snr::Error when the name is taken or the spec is incomplete.
 void register_network_backend(NetworkBackendSpec spec);
+
+// The details a backend's own configuration carries (its physical graph,
+// NetworkConfig::backend_details); throws snr::Error naming the backend when
+// the configuration was read for another one (an analytical file).
+template <class Details>
+const Details& backend_details_of(const NetworkConfig& config, std::string_view backend) {
+  const auto* details = dynamic_cast<const Details*>(config.backend_details.get());
+  if (details == nullptr) {
+    throw Error(std::string("network backend '").append(backend).append(
+        "' needs its own network configuration (its keys: --network-backend help), not another backend's"));
+  }
+  return *details;
+}
 
 // Checks the top-level keys of `text` (YAML) against `spec`, then parses it.
 NetworkConfig parse_backend_config(const NetworkBackendSpec& spec, std::string_view text, std::string_view source);
