@@ -6,6 +6,21 @@
 # this snr has MPI and mpirun is installed — the same table from 2 and 4
 # ranks as from one process.
 source "$(dirname "$0")/lib.sh"
+
+# wait_for_points DB — until a running sweep has committed a point to DB.
+wait_for_points() {
+  python3 - "$1" <<'PY'
+import os, sqlite3, sys, time
+deadline = time.time() + 120
+while time.time() < deadline:
+    try:
+        if os.path.exists(sys.argv[1]) and sqlite3.connect(sys.argv[1]).execute("select count(*) from points").fetchone()[0]:
+            break
+    except sqlite3.OperationalError:
+        pass  # not created yet, or locked by a commit
+    time.sleep(0.05)
+PY
+}
 EX="$SRC/examples"
 
 json_field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
@@ -96,9 +111,14 @@ random:
     device.hbm.bandwidth: {log-uniform: [1TB/s, 8TB/s]}
     parallelism: {choice: ["tp=8,pp=8,sp,recompute=selective", "tp=4,pp=16,sp,recompute=selective"]}
 YAML
+# Interrupted once its first points are committed (not after a fixed time:
+# a sanitizer build may still be starting up a second later).
+"$SNR" sweep "$WORK/big.yaml" -o "$WORK/big.sqlite" --json >"$WORK/big1.json" &
+sweeper=$!
+wait_for_points "$WORK/big.sqlite"
+kill -INT "$sweeper"
 status=0
-timeout --preserve-status -s INT 1 "$SNR" sweep "$WORK/big.yaml" -o "$WORK/big.sqlite" --json >"$WORK/big1.json" ||
-  status=$?
+wait "$sweeper" || status=$?
 ((status == 130)) || fail "an interrupted sweep should exit 130, got $status: $(cat "$WORK/big1.json")"
 "$SNR" sweep "$WORK/big.yaml" -o "$WORK/big.sqlite" --json >"$WORK/big2.json"
 python3 - "$WORK/big1.json" "$WORK/big2.json" "$WORK/big.sqlite" <<'PY'
@@ -214,17 +234,7 @@ done
 # and the next run computes only that.
 mpirun --oversubscribe -np 2 "$SNR" sweep "$WORK/big.yaml" -o "$WORK/mpibig.sqlite" --json >"$WORK/mpibig1.json" &
 launcher=$!
-python3 - "$WORK/mpibig.sqlite" <<'PY'
-import os, sqlite3, sys, time
-deadline = time.time() + 120
-while time.time() < deadline:
-    try:
-        if os.path.exists(sys.argv[1]) and sqlite3.connect(sys.argv[1]).execute("select count(*) from points").fetchone()[0]:
-            break
-    except sqlite3.OperationalError:
-        pass  # not created yet, or locked by a commit
-    time.sleep(0.05)
-PY
+wait_for_points "$WORK/mpibig.sqlite"
 kill -USR1 "$launcher"
 status=0
 wait "$launcher" || status=$?
