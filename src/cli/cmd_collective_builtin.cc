@@ -1,14 +1,18 @@
 // snr collective allreduce|allgather|reducescatter|alltoall --gpus N --size BYTES
-// — a built-in algorithm (ring, direct) expanded into a load-store plan for
-// the collective (put- or get-based, LL or Simple) and run on the GPU model
-// over the NoC-level network of a system, with the report of
-// `snr collective PLAN`.
+// — a built-in algorithm (ring, direct, nccl-ring, nccl-tree) expanded into
+// a load-store plan for the collective (put- or get-based, LL, LL128 or
+// Simple) and run on the GPU model over the NoC-level network of a system,
+// with the report of `snr collective PLAN`. On a system NCCL runs on
+// (dgx-a100, dgx-h100) `auto` is NCCL's own choice of algorithm, protocol,
+// channels and threads (nccl_tuning.h), and `ring`/`tree` name NCCL's.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +22,7 @@
 #include "common/error.h"
 #include "dsim/gpu/gpu_config.h"
 #include "dsim/loadstore/data_check.h"
+#include "dsim/loadstore/generated/nccl_tuning.h"
 #include "dsim/loadstore/generated/plan_generator.h"
 #include "dsim/noc/noc_config.h"
 
@@ -33,8 +38,10 @@ struct BuiltinArgs {
   std::string algorithm = "auto";
   std::string protocol = "auto";
   std::string transfer = "put";
-  uint32_t workgroups = 32;
-  uint32_t threads_per_workgroup = 1024;
+  uint32_t workgroups = 0;             // 0: NCCL's channels on an NCCL system, else 32
+  uint32_t threads_per_workgroup = 0;  // 0: NCCL's threads on an NCCL system, else 1024
+  double kernel_start_ns = -1;         // < 0: the fitted NCCL constant for nccl-* plans, else 0
+  int64_t packet_line_cycles = -1;     // < 0: the fitted NCCL constant
   bool check = false;
   std::string gpu;  // empty: the system's GPU
   std::shared_ptr<snr::cli::ModelOptions> model = std::make_shared<snr::cli::ModelOptions>();
@@ -59,26 +66,73 @@ ls::AlphaBetaLink scale_up_link(const snr::dsim::noc::NocConfig& network) {
           network.scale_up_link.latency_ns * 1e-9};
 }
 
+// The algorithm and protocol to run, and what NCCL's tuning says about them.
+struct Resolved {
+  const ls::PlanAlgorithm* algorithm = nullptr;
+  std::optional<ls::Protocol> protocol;  // empty: the generic rule decides
+  std::optional<ls::NcclChoice> nccl;
+};
+
+Resolved resolve(const BuiltinArgs& args) {
+  Resolved r;
+  std::optional<ls::Protocol> fixed;
+  if (args.protocol != "auto") fixed = ls::parse_protocol(args.protocol);
+  const ls::NcclSystem* nccl = ls::find_nccl_system(args.system);
+  // NCCL runs all-to-all as point-to-point sends, which it does not tune;
+  // there and on other systems the generic rules apply.
+  const bool tuned = nccl != nullptr && args.collective != ls::kAllToAll;
+  std::string name = args.algorithm;
+  if (tuned && (name == "ring" || name == "tree")) name = "nccl-" + name;
+  const bool nccl_algorithm = name == "nccl-ring" || name == "nccl-tree";
+  if (tuned && (name == "auto" || nccl_algorithm)) {
+    r.nccl = ls::nccl_choose(*nccl, args.collective, args.gpus, args.size_bytes, name, fixed);
+    r.algorithm = &ls::find_plan_algorithm(r.nccl->estimate.algorithm);
+    r.protocol = r.nccl->estimate.protocol;
+    return r;
+  }
+  r.algorithm = name == "auto" ? &ls::default_plan_algorithm(args.collective) : &ls::find_plan_algorithm(name);
+  r.protocol = fixed;
+  return r;
+}
+
 int run_builtin(BuiltinArgs& args) {
   const auto systems = known_systems();
   if (std::find(systems.begin(), systems.end(), args.system) == systems.end()) {
     throw snr::Error(fmt::format("unknown system '{}' (known: {})", args.system, fmt::join(systems, ", ")));
   }
   args.model->gpu = args.gpu.empty() ? args.system : args.gpu;
-  const snr::cli::ModelConfigs configs = snr::cli::load_model_configs(*args.model, args.system);
+  snr::cli::ModelConfigs configs = snr::cli::load_model_configs(*args.model, args.system);
 
-  const ls::PlanAlgorithm& algorithm = args.algorithm == "auto" ? ls::default_plan_algorithm(args.collective)
-                                                                : ls::find_plan_algorithm(args.algorithm);
+  const Resolved resolved = resolve(args);
+  const ls::PlanAlgorithm& algorithm = *resolved.algorithm;
+  const bool nccl_plan = algorithm.name().starts_with("nccl-");
   ls::GeneratedPlanOptions options;
   options.collective = args.collective;
   options.gpus = args.gpus;
-  options.workgroups = args.workgroups;
+  options.workgroups = args.workgroups != 0 ? args.workgroups : resolved.nccl ? resolved.nccl->channels : 32;
   options.buffer_bytes = args.size_bytes;
   options.transfer = ls::parse_transfer(args.transfer);
-  options.threads_per_workgroup = args.threads_per_workgroup;
+  options.threads_per_workgroup = args.threads_per_workgroup != 0 ? args.threads_per_workgroup
+                                  : resolved.nccl                 ? resolved.nccl->threads
+                                                                  : 1024;
   options.wavefront_threads = args.model->wavefront_threads;
-  options.protocol = args.protocol == "auto" ? ls::choose_protocol(algorithm, options, scale_up_link(configs.network))
-                                             : ls::parse_protocol(args.protocol);
+  const double kernel_start_ns = args.kernel_start_ns >= 0 ? args.kernel_start_ns
+                                 : nccl_plan                ? ls::kNcclKernelStartNs
+                                                            : 0.0;
+  options.prologue_cycles = static_cast<uint32_t>(std::llround(kernel_start_ns * configs.gpu.clock_ghz));
+  options.protocol = resolved.protocol ? *resolved.protocol
+                                       : ls::choose_protocol(algorithm, options, scale_up_link(configs.network));
+  // How many lines a warp keeps in flight is the kernel's unrolling; NCCL's
+  // differs by protocol (unless --unroll says otherwise).
+  if (nccl_plan && args.model->unroll == 0) {
+    configs.gpu.unroll = ls::nccl_lines_in_flight_per_warp(options.protocol, configs.gpu.cache_line_bytes);
+  }
+  // LL and LL128 receive loops pay the per-line flag check (nccl_tuning.h).
+  if (nccl_plan && options.protocol != ls::Protocol::kSimple) {
+    configs.gpu.reduce_cycles_per_line = args.packet_line_cycles >= 0
+                                             ? static_cast<uint32_t>(args.packet_line_cycles)
+                                             : ls::kNcclPacketLineCycles;
+  }
   const ls::Program program = ls::generate_collective_plan(algorithm, options);
   if (args.check) {
     ls::DataCheckOptions check_options;
@@ -100,13 +154,26 @@ int run_builtin(BuiltinArgs& args) {
                           {"transfer", transfer},
                           {"protocol", protocol},
                           {"system", args.system},
-                          {"workgroups", args.workgroups},
+                          {"workgroups", options.workgroups},
+                          {"threads_per_workgroup", options.threads_per_workgroup},
+                          {"kernel_start_ns", kernel_start_ns},
+                          {"unroll", configs.gpu.unroll},
+                          {"reduce_cycles_per_line", configs.gpu.reduce_cycles_per_line},
                           {"size_bytes", args.size_bytes},
                           {"data_checked", args.check}};
+  if (resolved.nccl) {
+    // NCCL's own estimate for its choice, to compare with the simulation.
+    description.identity["nccl_tuning"] = {{"estimated_time_ns", resolved.nccl->estimate.time_us * 1000.0},
+                                           {"latency_ns", resolved.nccl->estimate.latency_us * 1000.0},
+                                           {"algbw_gbps", resolved.nccl->estimate.bandwidth_gbps},
+                                           {"channels", resolved.nccl->channels},
+                                           {"threads", resolved.nccl->threads}};
+  }
   description.headline =
-      fmt::format("{} {} ({}, {}) over {} GPUs of {}, {} workgroups per GPU, {} B buffer per GPU ({} B per chunk)",
-                  algorithm.name(), args.collective, transfer, protocol, args.gpus, args.system, args.workgroups,
-                  args.size_bytes, args.size_bytes / args.gpus);
+      fmt::format("{} {} ({}, {}) over {} GPUs of {}, {} workgroups per GPU, {} B buffer per GPU ({} B per chunk), "
+                  "{} threads per workgroup",
+                  algorithm.name(), args.collective, transfer, protocol, args.gpus, args.system, options.workgroups,
+                  args.size_bytes, args.size_bytes / args.gpus, options.threads_per_workgroup);
   return snr::cli::simulate_and_report(program, configs, description, args.model->json);
 }
 
@@ -119,7 +186,7 @@ constexpr std::array<CollectiveVerb, 4> kVerbs{{
     {"allreduce",
      "All-reduce with a built-in algorithm on the load-store GPU model",
      {"snr collective allreduce --gpus 8 --system generic-448 --size 1048576",
-      "snr collective allreduce --gpus 8 --size 16777216 --protocol Simple --transfer get --json"}},
+      "snr collective allreduce --gpus 8 --system dgx-a100 --size 16777216 --json"}},
     {"allgather",
      "All-gather with a built-in algorithm on the load-store GPU model",
      {"snr collective allgather --gpus 16 --workgroups 60 --size 1048576 --transfer get",
@@ -147,25 +214,35 @@ void setup_verb(CLI::App& parent, snr::cli::CommandContext& ctx) {
                   "a multiple of 4 B per GPU")
       ->required()
       ->check(snr::cli::in_range(1, uint64_t{1} << 40));
-  sub->add_option("--system", args->system, "the GPU and network presets to run on (generic-448)")
+  sub->add_option("--system", args->system, "the GPU and network presets to run on (generic-448, dgx-a100, dgx-h100)")
       ->capture_default_str();
   sub->add_option("--algorithm", args->algorithm,
-                  fmt::format("auto or a built-in algorithm ({}); auto: the first that implements the collective",
+                  fmt::format("auto or a built-in algorithm ({}); auto: NCCL's choice on dgx-a100/dgx-h100 (where "
+                              "ring and tree mean nccl-ring and nccl-tree), else the first that implements the "
+                              "collective",
                               fmt::join(ls::plan_algorithm_names(), ", ")))
       ->capture_default_str();
   sub->add_option("--protocol", args->protocol,
-                  "auto, LL or Simple; auto: LL while a step's bytes are below 2 x scale-up latency x bandwidth "
-                  "(seed 003 §3.2)")
+                  "auto, LL, LL128 or Simple; auto: NCCL's choice on dgx-a100/dgx-h100, else LL while a step's bytes "
+                  "are below 2 x scale-up latency x bandwidth (seed 003 §3.2)")
       ->capture_default_str();
   sub->add_option("--transfer", args->transfer, "put (remote stores, then a signal) or get (remote loads)")
       ->capture_default_str();
-  sub->add_option("--workgroups", args->workgroups, "workgroups per GPU")
-      ->capture_default_str()
+  sub->add_option("--workgroups", args->workgroups,
+                  "workgroups (channels) per GPU; default: NCCL's channel count on dgx-a100/dgx-h100, else 32")
       ->check(snr::cli::in_range(1, 1024));
   sub->add_option("--threads-per-workgroup", args->threads_per_workgroup,
-                  "threads per workgroup (divided into wavefronts of --wavefront-threads)")
-      ->capture_default_str()
+                  "threads per workgroup (divided into wavefronts of --wavefront-threads); default: NCCL's on "
+                  "dgx-a100/dgx-h100, else 1024")
       ->check(snr::cli::in_range(1, 65536));
+  sub->add_option("--kernel-start-ns", args->kernel_start_ns,
+                  "time from a kernel's start to its first transfer, spent on every workgroup's SM; default: the "
+                  "fitted NCCL value for nccl-ring/nccl-tree, else 0")
+      ->check(CLI::Range(0.0, 1e9));
+  sub->add_option("--packet-line-cycles", args->packet_line_cycles,
+                  "nccl-ring/nccl-tree with LL or LL128: SM cycles per received line (flag check); default: the "
+                  "fitted NCCL value")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   sub->add_option("--gpu", args->gpu, "override the system's GPU: a preset or YAML file");
   sub->add_flag("--check", args->check,
                 "first check, without timing, that the generated plan moves exactly the collective's bytes");

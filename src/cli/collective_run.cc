@@ -15,9 +15,13 @@ namespace gpu = dsim::gpu;
 namespace noc = dsim::noc;
 
 void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& options, bool with_gpu) {
-  if (with_gpu) app->add_option("--gpu", options->gpu, "GPU preset (generic-448) or YAML file")->capture_default_str();
+  if (with_gpu) {
+    app->add_option("--gpu", options->gpu, "GPU preset (generic-448, dgx-a100, dgx-h100) or YAML file")
+        ->capture_default_str();
+  }
   app->add_option("--network-configuration", options->network,
-                  "NoC topology YAML file or preset (default: generic-448)");
+                  "NoC topology YAML file or preset (generic-448, dgx-a100, dgx-h100; default: the --system's, "
+                  "generic-448 for plan files)");
   app->add_option("--wavefront-threads", options->wavefront_threads, "threads per wavefront (warp)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
@@ -30,6 +34,12 @@ void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& optio
   app->add_option("--arbitration", options->arbitration,
                   "override the network's arbitration (fifo, fair, control_first)");
   app->add_option("--routing", options->routing, "override the network's mesh routing (xy, yx)");
+  app->add_option("--scale-up-latency-ns", options->scale_up_latency_ns,
+                  "override the network's scale-up link latency (ns)")
+      ->check(CLI::Range(0.0, 1e9));
+  app->add_option("--port-bandwidth-gib-per-s", options->port_bandwidth_gib_per_s,
+                  "override the bandwidth of every I/O port and its scale-up link (GiB/s)")
+      ->check(CLI::Range(1e-3, 1e6));
   app->add_flag("--json", options->json, "print one JSON object (time_ns, algbw_gbps, busbw_gbps, ...)");
 }
 
@@ -46,6 +56,11 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
   if (!options.routing.empty()) {
     (void)noc::make_routing(options.routing);
     configs.network.routing = options.routing;
+  }
+  if (options.scale_up_latency_ns >= 0) configs.network.scale_up_link.latency_ns = options.scale_up_latency_ns;
+  if (options.port_bandwidth_gib_per_s > 0) {
+    configs.network.io_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
+    configs.network.scale_up_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
   }
   return configs;
 }

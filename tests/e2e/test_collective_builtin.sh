@@ -87,12 +87,13 @@ expect_error() {  # MESSAGE ARGS...: `snr collective ARGS` fails, naming MESSAGE
   expect_fail "$SNR" collective "$@"
   expect_contains "$WORK/expect_fail.out" "$message"
 }
-expect_error "unknown system 'dgx-h100' (known: generic-448)" allreduce --gpus 8 --system dgx-h100 --size 4096
+expect_error "unknown system 'dgx-b200' (known: generic-448, dgx-a100, dgx-h100)" allreduce --gpus 8 --system dgx-b200 --size 4096
 expect_error "algorithm 'direct' does not implement 'reducescatter'" reducescatter --gpus 4 --size 4096 --algorithm direct
-expect_error "unknown collective algorithm 'tree' (registered: ring, direct)" allgather --gpus 4 --size 4096 --algorithm tree
+expect_error "unknown collective algorithm 'tree' (registered: ring, direct, nccl-ring, nccl-tree)" allgather --gpus 4 --size 4096 --algorithm tree
 expect_error "does not split into 3 chunks" alltoall --gpus 3 --size 1000
 expect_error "unknown transfer 'push' (put or get)" allgather --gpus 4 --size 4096 --transfer push
-expect_error "unknown protocol 'LL128' (Simple or LL)" allgather --gpus 4 --size 4096 --protocol LL128
+expect_error "unknown protocol 'LL64' (Simple, LL or LL128)" allgather --gpus 4 --size 4096 --protocol LL64
+expect_error "ring allgather: no put-based variant with the LL128 protocol" allgather --gpus 4 --size 4096 --protocol LL128
 expect_error "--gpus" allgather --gpus 1 --size 4096
 expect_error "--gpus is required" allgather --size 4096
 echo "PASS"

@@ -45,7 +45,8 @@ class EventLoop {
   // needed keeps the place it would have had among same-time events.
   [[nodiscard]] uint64_t reserve_sequence() { return queue_.reserve_sequence(); }
   template <EventPayload T>
-  void schedule_reserved(TimeNs time_ns, uint64_t sequence, HandlerId handler, const T& payload) {
+  [[gnu::always_inline]] void schedule_reserved(TimeNs time_ns, uint64_t sequence, HandlerId handler,
+                                                const T& payload) {
     queue_.schedule_reserved(time_ns, sequence, handler, payload);
   }
   [[nodiscard]] bool after_current(TimeNs time_ns, uint64_t sequence) const {

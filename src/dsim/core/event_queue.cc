@@ -18,7 +18,9 @@ constexpr auto kLater = [](const auto& x, const auto& y) { return later(x, y); }
 
 }  // namespace
 
-EventQueue::EventQueue() : buckets_(kBuckets), occupied_(kBuckets / 64, 0) {}
+EventQueue::EventQueue() : buckets_(kBuckets), occupied_(kBuckets / 64, 0) {
+  std::fill(std::begin(lane_heap_), std::end(lane_heap_), kNoKey);
+}
 
 void EventQueue::set_bucket_width_bits(uint32_t bits) {
   if (bits > kMaxBucketWidthBits) {
@@ -39,8 +41,8 @@ void EventQueue::set_adaptive_bucket_width(uint32_t initial_bits, uint32_t max_b
   set_bucket_width_bits(initial_bits);
   adaptive_ = true;
   max_bucket_bits_ = max_bits;
-  buckets_reached_ = 0;
-  next_review_ = processed_ + kReviewEvents;
+  scanned_ = walked_ = far_pushes_ = 0;
+  next_review_ = cal_processed_ + kReviewEvents;
 }
 
 void EventQueue::grow_pool() {
@@ -62,13 +64,20 @@ void EventQueue::schedule_general(TimeNs time_ns, uint64_t sequence, HandlerId h
                             "sequence {})",
                             kind, handler, time_ns, sequence, now_ns_, current_sequence_));
   }
-  place(new_node(time_ns, sequence, handler, kind, data));
+  const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
+  place(index);
   ++pending_;
+  ++cal_pending_;
+  if (key_of(time_ns, sequence << 16 | 0xFFFF) < cal_key_) {
+    // Placed in the far heap it is that heap's top too.
+    set_calendar_first(index, (time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) >= kBuckets);
+  }
 }
 
 void EventQueue::place(uint32_t index) {
   const Node& node = nodes_[index];
   if ((node.time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) >= kBuckets) {
+    ++far_pushes_;
     far_.push_back(Keyed{node.time_ns, node.sequence, index});
     std::push_heap(far_.begin(), far_.end(), kLater);
     return;
@@ -85,61 +94,69 @@ void EventQueue::place(uint32_t index) {
 void EventQueue::insert_sorted(uint32_t bucket, uint32_t index) {
   const Node& node = nodes_[index];
   uint32_t* link = &buckets_[bucket].head;
-  while (later(node, nodes_[*link])) link = &nodes_[*link].next;
+  while (later(node, nodes_[*link])) {
+    link = &nodes_[*link].next;
+    ++walked_;
+  }
   nodes_[index].next = *link;
   *link = index;
 }
 
-uint32_t EventQueue::advance_to_next_bucket() {
-  ++buckets_reached_;
-  if (adaptive_ && processed_ >= next_review_) review_bucket_width();
+void EventQueue::pop_far() {
+  std::pop_heap(far_.begin(), far_.end(), kLater);
+  far_.pop_back();
+}
+
+void EventQueue::find_calendar_first() {
+  if (adaptive_ && cal_processed_ >= next_review_) review_bucket_width();
+  cal_node_ = kNone;
+  cal_far_ = false;
+  cal_time_ = kNever;
+  cal_key_ = kNoKey;
+  if (cal_pending_ == 0) return;
+  // Every bucketed event lies within the window from now: the first
+  // occupied bucket from now's on, circularly, holds the earliest.
   const uint32_t current = bucket_of(now_ns_);
-  if (buckets_[current].head != kNone) return current;  // widened over later events
-  // The nearest occupied bucket after the current one, scanning the bitmap
-  // circularly; far events are never inside the window, so it comes first.
-  const uint32_t start = (current + 1) & kMask;
-  const size_t words = occupied_.size();
-  size_t word = start >> 6;
-  uint64_t bits = occupied_[word] & (~uint64_t{0} << (start & 63));
-  bool found = false;
-  for (size_t scanned = 0; scanned <= words; ++scanned) {
-    if (bits != 0) {
-      const auto bucket = static_cast<uint32_t>(word * 64 + static_cast<size_t>(std::countr_zero(bits)));
-      const TimeNs distance = (bucket - current) & kMask;
-      now_ns_ = ((now_ns_ >> bucket_bits_) + distance) << bucket_bits_;
-      found = true;
-      break;
+  uint32_t found = buckets_[current].head != kNone ? current : kNone;
+  if (found == kNone && cal_pending_ > far_.size()) {
+    const uint32_t start = (current + 1) & kMask;
+    const size_t words = occupied_.size();
+    size_t word = start >> 6;
+    uint64_t bits = occupied_[word] & (~uint64_t{0} << (start & 63));
+    for (size_t scanned = 0; scanned <= words; ++scanned, ++scanned_) {
+      if (bits != 0) {
+        found = static_cast<uint32_t>(word * 64 + static_cast<size_t>(std::countr_zero(bits)));
+        break;
+      }
+      word = (word + 1) % words;
+      bits = occupied_[word];
     }
-    word = (word + 1) % words;
-    bits = occupied_[word];
   }
-  if (!found) now_ns_ = far_.front().time_ns;
-  while (!far_.empty() && (far_.front().time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) < kBuckets) {
-    std::pop_heap(far_.begin(), far_.end(), kLater);
-    const uint32_t index = far_.back().node;
-    far_.pop_back();
-    place(index);
+  if (found != kNone) set_calendar_first(buckets_[found].head, false);
+  if (!far_.empty() && (found == kNone || later(nodes_[cal_node_], far_.front()))) {
+    set_calendar_first(far_.front().node, true);
   }
-  return bucket_of(now_ns_);
 }
 
 void EventQueue::review_bucket_width() {
-  // Between 2 and 8 events per bucket: insertions mostly append and a pop
-  // mostly finds its successor in the same bucket.
-  const uint64_t events = processed_ - (next_review_ - kReviewEvents);
-  const uint64_t per_bucket = events / std::max<uint64_t>(buckets_reached_, 1);
-  if (per_bucket > 8 && bucket_bits_ > 0) {
-    rebucket(bucket_bits_ - 1);
-  } else if (per_bucket < 2 && bucket_bits_ < max_bucket_bits_) {
+  const uint64_t events = std::max<uint64_t>(cal_processed_ - (next_review_ - kReviewEvents), 1);
+  // Doubling when a sixteenth of the events goes beyond the window (each
+  // costs a heap push and pop) or when finding the next event scans more
+  // than sixteen bitmap words (a thousand empty buckets) on average;
+  // halving when sorted insertions walk more than one node per eight
+  // events (each node a likely cache miss, where a scanned word is not).
+  // Not halving while a sixty-fourth goes far already: the next review
+  // would double it again.
+  if (bucket_bits_ < max_bucket_bits_ && (far_pushes_ * 16 > events || scanned_ > 16 * events)) {
     rebucket(bucket_bits_ + 1);
+  } else if (bucket_bits_ > 0 && walked_ * 8 > events && far_pushes_ * 64 < events) {
+    rebucket(bucket_bits_ - 1);
   }
-  buckets_reached_ = 0;
-  next_review_ = processed_ + kReviewEvents;
+  scanned_ = walked_ = far_pushes_ = 0;
+  next_review_ = cal_processed_ + kReviewEvents;
 }
 
 void EventQueue::rebucket(uint32_t bits) {
-  // Called with the current bucket used up: every pending event is in
-  // another bucket or the far heap.
   refile_.clear();
   for (size_t word = 0; word < occupied_.size(); ++word) {
     for (uint64_t set = occupied_[word]; set != 0; set &= set - 1) {
@@ -161,6 +178,70 @@ void EventQueue::rebucket(uint32_t bits) {
     nodes_[event.node].next = kNone;
     place(event.node);
   }
+}
+
+void EventQueue::count_delay(TimeNs delay) {
+  if (++votes_cast_ == kLaneVoteWindow) {
+    votes_cast_ = 0;
+    std::fill(std::begin(lane_votes_), std::end(lane_votes_), LaneVote{});
+    for (uint32_t l = 0; l < lane_count_; ++l) lanes_[l].uses = 0;
+  }
+  // A majority vote per table slot: a delay that keeps coming wins its
+  // slot against occasional others and gets a lane.
+  LaneVote& vote = lane_votes_[lane_hash(delay)];
+  if (vote.delay != delay) {
+    if (vote.seen > 0) {
+      --vote.seen;
+      return;
+    }
+    vote.delay = delay;
+  }
+  if (++vote.seen < kLanePromotion || lane_of(delay) != kNone) return;
+  if (lane_count_ < kMaxLanes) {
+    lanes_[lane_count_].delay = delay;
+    uint32_t h = lane_hash(delay);
+    while (lane_of_[h].delay != kNever) h = (h + 1) & kLaneTableMask;
+    lane_of_[h] = LaneOf{delay, lane_count_++};
+    return;
+  }
+  // All taken: the least used empty lane, if it was used less than this
+  // delay was seen, changes delays (empty, it holds no order to keep).
+  uint32_t victim = kNone;
+  for (uint32_t l = 0; l < kMaxLanes; ++l) {
+    const Lane& lane = lanes_[l];
+    if (lane.size == 0 && lane.uses < vote.seen && (victim == kNone || lane.uses < lanes_[victim].uses)) victim = l;
+  }
+  if (victim == kNone) return;
+  lanes_[victim].delay = delay;
+  lanes_[victim].uses = 0;
+  vote.seen = 0;
+  std::fill(std::begin(lane_of_), std::end(lane_of_), LaneOf{});
+  for (uint32_t l = 0; l < kMaxLanes; ++l) {
+    uint32_t h = lane_hash(lanes_[l].delay);
+    while (lane_of_[h].delay != kNever) h = (h + 1) & kLaneTableMask;
+    lane_of_[h] = LaneOf{lanes_[l].delay, l};
+  }
+}
+
+void EventQueue::grow_lane(Lane& lane) {
+  const uint32_t capacity = std::max<uint32_t>(64, 2 * lane.capacity);
+  auto ring = std::make_unique<Slot[]>(capacity);
+  for (uint32_t i = 0; i < lane.size; ++i) ring[i] = lane.ring[(lane.head + i) & (lane.capacity - 1)];
+  lane.ring = std::move(ring);
+  lane.capacity = capacity;
+  lane.head = 0;
+}
+
+void EventQueue::push_lane_head(Key key) {
+  // Sift up in the small heap of lane heads (at most kMaxLanes).
+  uint32_t i = lane_heap_size_++;
+  while (i > 0) {
+    const uint32_t parent = (i - 1) / 2;
+    if (!(key < lane_heap_[parent])) break;
+    lane_heap_[i] = lane_heap_[parent];
+    i = parent;
+  }
+  lane_heap_[i] = key;
 }
 
 }  // namespace snr::dsim

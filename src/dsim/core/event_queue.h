@@ -1,42 +1,55 @@
-// The simulator's single clock: a calendar queue of small fixed-size events
-// keyed by integer time units (nanoseconds for the system layers,
-// picoseconds for the GPU model). Events run in (time, sequence) order,
-// where the sequence counts schedule calls: same-time events run in the
-// order they were scheduled (FIFO), the tie rule ASTRA-sim's event queue
-// uses too.
+// The simulator's single clock: a queue of small fixed-size events keyed by
+// integer time units (nanoseconds for the system layers, picoseconds for the
+// GPU model). Events run in (time, sequence) order, where the sequence
+// counts schedule calls: same-time events run in the order they were
+// scheduled (FIFO), the tie rule ASTRA-sim's event queue uses too.
 //
-// Why a calendar: a ring collective on N NPUs is O(N^2) events with only
-// O(N) pending at any time, all within a few microseconds of `now`. Events
-// due within the window (kBuckets buckets ahead) land in a bucket, an
-// intrusive list of pooled nodes sorted on (time, sequence), with one bit
-// per bucket in an occupancy bitmap; schedule and pop are O(1) and
-// allocation-free once the pool has grown. Events further out wait in a
-// (time, sequence) binary heap and move into their bucket as soon as the
-// window reaches them.
+// Calendar. A ring collective on N NPUs is O(N^2) events with only O(N)
+// pending at any time, all within a few microseconds of `now`. Events due
+// within the window (kBuckets buckets ahead) land in a bucket, an intrusive
+// list of pooled nodes sorted on (time, sequence), with one bit per bucket
+// in an occupancy bitmap; schedule and pop are O(1) and allocation-free once
+// the pool has grown. Events further out wait in a (time, sequence) binary
+// heap, taken from there when they come first.
 //
 // Bucket width. By default a bucket is one time unit: its list holds one
 // time, a new event goes last (its sequence is the newest) and pops are
 // list pops. A model whose unit is much finer than the spacing of its
-// events (the GPU model counts picoseconds, its events are picoseconds to
-// nanoseconds apart) widens the buckets to 2^bits units, so that the window
-// covers microseconds instead of 65 ns: its 100 ns memory accesses and 1 us
-// link latencies stay out of the heap. A wide bucket holds a few distinct
-// times; a new event usually still goes last, else it is inserted in its
-// place. With an adaptive width the queue halves or doubles the width
-// while it runs, to keep a few events per bucket whatever the density (two
-// GPUs or a hundred): a crowded bucket makes insertions walk, a sparse one
-// makes pops scan. The order of events is the same for every width.
+// events (the GPU model counts picoseconds) can widen the buckets to 2^bits
+// units, so that the window covers microseconds instead of 65 ns. A wide
+// bucket holds a few distinct times; a new event usually still goes last,
+// else it is inserted in its place. With an adaptive width the queue halves
+// or doubles the width while it runs (see review_bucket_width). The order
+// of events is the same for every width.
+//
+// Delay lanes (opt-in). A model whose events mostly come a few fixed delays
+// after the event that schedules them (a NoC hop: the serialization and
+// latency of one link kind and message size) gets a FIFO ring per such
+// delay: events scheduled `d` after now, in scheduling order, are already
+// in (time, sequence) order, so a lane is an append-only ring read from the
+// front, and the queue merges the lanes' heads and the calendar's earliest
+// event. Why: a lane is written and read sequentially, where the calendar's
+// pooled nodes are scattered (a cache miss per event at millions of events
+// per simulated microsecond), and a lane is never sorted into. A delay gets
+// a lane once it has been seen kLanePromotion times within kLaneVoteWindow
+// calendar events (the votes restart every window); the others stay in the
+// calendar. With all kMaxLanes taken, a newly frequent delay takes over an
+// empty lane that was used less in the window (the many delays to a CU's
+// next clock edge must not keep a 1 us hop out of the lanes). The order is
+// the same with or without lanes.
 //
 // Reserved sequence numbers. A layer can take the sequence number an event
 // would get now (reserve_sequence) and schedule it later, only if it turns
 // out to be needed, in the place it would have had (schedule_reserved); the
 // NoC network does so for the moment a link frees, which needs an event
 // only when a message is waiting for it. `after_current` tells whether such
-// an event would still be pending.
+// an event would still be pending. A reserved event goes to its delay's
+// lane when it comes after the lane's last event, else to the calendar.
 // Events are opaque here (event.h): a handler id, a kind and 16 bytes.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "dsim/core/event.h"
@@ -50,6 +63,9 @@ class EventQueue {
   // The window in time units at the default bucket width.
   static constexpr TimeNs kWindowNs = kBuckets;
   static constexpr uint32_t kMaxBucketWidthBits = 20;
+  static constexpr uint32_t kMaxLanes = 64;
+  static constexpr uint32_t kLanePromotion = 64;
+  static constexpr uint32_t kLaneVoteWindow = 1 << 16;
 
   EventQueue();
 
@@ -63,6 +79,10 @@ class EventQueue {
   [[nodiscard]] uint32_t bucket_width_bits() const { return bucket_bits_; }
   // Times the adaptive width changed.
   [[nodiscard]] uint64_t bucket_width_changes() const { return width_changes_; }
+  // Turns delay lanes on (see above); any time.
+  void enable_delay_lanes() { lanes_enabled_ = true; }
+  // Lanes opened so far.
+  [[nodiscard]] uint32_t delay_lanes() const { return lane_count_; }
 
   // Schedules an event at `time_ns` (>= now). Throws snr::Error for a time
   // in the past, which would break causality.
@@ -72,6 +92,14 @@ class EventQueue {
   }
   [[gnu::always_inline]] void schedule_raw(TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
     const uint64_t sequence = next_sequence_++;
+    if (lanes_enabled_ && time_ns >= now_ns_) {
+      const uint32_t lane = lane_of(time_ns - now_ns_);
+      if (lane != kNone) {
+        append_to_lane(lane, Slot{data, time_ns, pack(sequence, handler, kind)});
+        ++pending_;
+        return;
+      }
+    }
     if (time_ns >= now_ns_ && (time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) < kBuckets) {
       const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
       const uint32_t bucket = bucket_of(time_ns);
@@ -83,8 +111,13 @@ class EventQueue {
         insert_sorted(bucket, index);
       }
       ++pending_;
+      ++cal_pending_;
+      // The newest sequence is the calendar's earliest only by its time.
+      if (time_ns < cal_time_) set_calendar_first(index, false);
+      if (lanes_enabled_) count_delay(time_ns - now_ns_);
       return;
     }
+    if (lanes_enabled_ && time_ns >= now_ns_) count_delay(time_ns - now_ns_);
     schedule_general(time_ns, sequence, handler, kind, data);
   }
 
@@ -94,7 +127,19 @@ class EventQueue {
   // where it would have run had it been scheduled at the reservation.
   // Precondition: after_current(time_ns, sequence).
   template <EventPayload T>
-  void schedule_reserved(TimeNs time_ns, uint64_t sequence, HandlerId handler, const T& payload) {
+  [[gnu::always_inline]] void schedule_reserved(TimeNs time_ns, uint64_t sequence, HandlerId handler,
+                                                const T& payload) {
+    // Into the delay's lane when it goes last there (a sequence reserved
+    // just now), else into the calendar.
+    if (lanes_enabled_ && time_ns >= now_ns_) {
+      const uint32_t lane = lane_of(time_ns - now_ns_);
+      if (lane != kNone && goes_last(lane, time_ns, sequence)) {
+        append_to_lane(lane, Slot{EventData::of(payload), time_ns,
+                                  pack(sequence, handler, static_cast<uint8_t>(T::kKind))});
+        ++pending_;
+        return;
+      }
+    }
     schedule_general(time_ns, sequence, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
   }
   // Whether an event at (time_ns, sequence) comes after the event popped
@@ -107,15 +152,23 @@ class EventQueue {
   [[nodiscard]] TimeNs now() const { return now_ns_; }
   [[nodiscard]] uint64_t events_processed() const { return processed_; }
   [[nodiscard]] uint64_t pending() const { return pending_; }
-  // Nodes the pool holds (its high-water mark of pending events).
+  // Nodes the calendar's pool holds (its high-water mark of pending events).
   [[nodiscard]] size_t pool_capacity() const { return nodes_.size(); }
 
   // Removes and returns the earliest event (FIFO among equal times); the
   // clock moves to its time. Precondition: !empty().
   [[gnu::always_inline]] Event pop() {
-    const uint32_t index = unlink_first(current_bucket());
-    const Node& node = nodes_[index];
-    return Event{now_ns_, node.data, node.handler, node.kind};
+    Event event;
+    if (lane_first()) {
+      const Slot& slot = lane_head();
+      event = Event{slot.time_ns, slot.data, handler_of(slot.tag), kind_of(slot.tag)};
+      pop_lane(lanes_[top_lane()]);
+    } else {
+      const Node& node = nodes_[cal_node_];
+      event = Event{node.time_ns, node.data, node.handler, node.kind};
+      pop_calendar();
+    }
+    return event;
   }
   // Pops the earliest event into `event` only when it is for `handler`
   // (a handler that goes on with its own events without returning to the
@@ -131,17 +184,27 @@ class EventQueue {
   // in a handler's loop).
   [[gnu::always_inline]] bool pop_if_for(HandlerId handler, uint8_t& kind, EventData& data) {
     if (pending_ == 0) return false;
-    const uint32_t bucket = current_bucket();
-    if (nodes_[buckets_[bucket].head].handler != handler) return false;
-    const uint32_t index = unlink_first(bucket);
-    kind = nodes_[index].kind;
-    data = nodes_[index].data;
+    if (lane_first()) {
+      Lane& lane = lanes_[top_lane()];
+      const Slot& slot = lane.ring[lane.head];
+      if (handler_of(slot.tag) != handler) return false;
+      kind = kind_of(slot.tag);
+      data = slot.data;
+      pop_lane(lane);
+      return true;
+    }
+    const Node& node = nodes_[cal_node_];
+    if (node.handler != handler) return false;
+    kind = node.kind;
+    data = node.data;
+    pop_calendar();
     return true;
   }
 
  private:
   static constexpr uint32_t kMask = kBuckets - 1;
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr TimeNs kNever = UINT64_MAX;
   struct Node {
     EventData data;
     TimeNs time_ns;
@@ -160,35 +223,159 @@ class EventQueue {
     uint64_t sequence;
     uint32_t node;
   };
+  // A lane's event in 32 bytes: sequence << 16 | handler << 8 | kind (a
+  // sequence below 2^48: years of events at any rate this model reaches).
+  struct Slot {
+    EventData data;
+    TimeNs time_ns;
+    uint64_t tag;
+  };
+  // A ring of a power-of-two capacity.
+  struct Lane {
+    std::unique_ptr<Slot[]> ring;
+    uint32_t capacity = 0, head = 0, size = 0;
+    uint32_t uses = 0;  // appends in the current vote window
+    TimeNs delay = kNever;
+  };
+  // (time, sequence) order as one 128-bit number: time << 64 | sequence
+  // << 16 | low bits (a lane's index in the lane heap, all ones for the
+  // calendar; sequences are unique, so the low bits never decide).
+  __extension__ using Key = unsigned __int128;
+  static constexpr Key kNoKey = ~Key{0};
+  static Key key_of(TimeNs time_ns, uint64_t tag_bits) { return Key{time_ns} << 64 | tag_bits; }
+  // The lane of a delay (delay kNever: none).
+  struct LaneOf {
+    TimeNs delay = kNever;
+    uint32_t lane = 0;
+  };
+  // Promotion votes of a delay table slot.
+  struct LaneVote {
+    TimeNs delay = kNever;
+    uint32_t seen = 0;
+  };
+  static constexpr uint32_t kLaneTableBits = 8;
+  static constexpr uint32_t kLaneTableMask = (uint32_t{1} << kLaneTableBits) - 1;
+
+  static uint64_t pack(uint64_t sequence, HandlerId handler, uint8_t kind) {
+    return sequence << 16 | uint64_t{handler} << 8 | kind;
+  }
+  static HandlerId handler_of(uint64_t tag) { return static_cast<HandlerId>(tag >> 8); }
+  static uint8_t kind_of(uint64_t tag) { return static_cast<uint8_t>(tag); }
+  static uint32_t lane_hash(TimeNs delay) {
+    return static_cast<uint32_t>((delay * 0x9E3779B97F4A7C15ull) >> (64 - kLaneTableBits));
+  }
 
   [[nodiscard]] uint32_t bucket_of(TimeNs time_ns) const {
     return static_cast<uint32_t>(time_ns >> bucket_bits_) & kMask;
   }
-  // The bucket of the earliest pending event, moving the clock to it when
-  // the current bucket is used up. Precondition: !empty().
-  [[gnu::always_inline]] uint32_t current_bucket() {
-    const uint32_t bucket = bucket_of(now_ns_);
-    return buckets_[bucket].head != kNone ? bucket : advance_to_next_bucket();
-  }
-  // Removes the first node of `bucket` (the earliest pending event); the
-  // clock moves to its time.
-  [[gnu::always_inline]] uint32_t unlink_first(uint32_t bucket) {
-    Bucket& list = buckets_[bucket];
-    const uint32_t index = list.head;
-    Node& node = nodes_[index];
-    list.head = node.next;
-    if (node.next == kNone) {
-      list.tail = kNone;
-      occupied_[bucket >> 6] &= ~(uint64_t{1} << (bucket & 63));
+  // The lane of `delay` (kNone: none); the delay table is probed linearly.
+  [[gnu::always_inline]] uint32_t lane_of(TimeNs delay) const {
+    for (uint32_t h = lane_hash(delay);; h = (h + 1) & kLaneTableMask) {
+      if (lane_of_[h].delay == delay) return lane_of_[h].lane;
+      if (lane_of_[h].delay == kNever) return kNone;
     }
+  }
+  // Whether the next event is a lane's (the earliest lane head comes
+  // before the calendar's earliest event; an empty lane heap's top is
+  // kNoKey). Precondition: !empty().
+  [[nodiscard]] bool lane_first() const { return lane_heap_[0] < cal_key_; }
+  [[nodiscard]] uint32_t top_lane() const { return static_cast<uint32_t>(lane_heap_[0]) & 0xFFFF; }
+  [[nodiscard]] const Slot& lane_head() const {
+    const Lane& lane = lanes_[top_lane()];
+    return lane.ring[lane.head];
+  }
+  // Removes the head of `lane`, the lane heap's top.
+  [[gnu::always_inline]] void pop_lane(Lane& lane) {
+    const Slot& slot = lane.ring[lane.head];
+    now_ns_ = slot.time_ns;
+    current_sequence_ = slot.tag >> 16;
+    lane.head = (lane.head + 1) & (lane.capacity - 1);
+    --pending_;
+    ++processed_;
+    if (--lane.size != 0) {
+      const Slot& next = lane.ring[lane.head];
+      sift_lane_heap(key_of(next.time_ns, (next.tag & ~uint64_t{0xFFFF}) | top_lane()));
+    } else {
+      const Key last = lane_heap_[--lane_heap_size_];
+      lane_heap_[lane_heap_size_] = kNoKey;
+      if (lane_heap_size_ != 0) sift_lane_heap(last);
+    }
+  }
+  // Puts `key` at the lane heap's top and sifts it down.
+  [[gnu::always_inline]] void sift_lane_heap(Key key) {
+    uint32_t i = 0;
+    while (true) {
+      uint32_t child = 2 * i + 1;
+      if (child >= lane_heap_size_) break;
+      if (child + 1 < lane_heap_size_ && lane_heap_[child + 1] < lane_heap_[child]) ++child;
+      if (key < lane_heap_[child]) break;
+      lane_heap_[i] = lane_heap_[child];
+      i = child;
+    }
+    lane_heap_[i] = key;
+  }
+  [[gnu::always_inline]] void append_to_lane(uint32_t lane_index, const Slot& slot) {
+    Lane& lane = lanes_[lane_index];
+    if (lane.size == lane.capacity) grow_lane(lane);
+    ++lane.uses;
+    lane.ring[(lane.head + lane.size) & (lane.capacity - 1)] = slot;
+    if (lane.size++ == 0) push_lane_head(key_of(slot.time_ns, (slot.tag & ~uint64_t{0xFFFF}) | lane_index));
+  }
+  [[gnu::noinline]] void grow_lane(Lane& lane);
+  // Whether an event at (time_ns, sequence) comes after every event of the
+  // lane (so that appending it keeps the lane in order).
+  [[nodiscard]] bool goes_last(uint32_t lane_index, TimeNs time_ns, uint64_t sequence) const {
+    const Lane& lane = lanes_[lane_index];
+    if (lane.size == 0) return after_current(time_ns, sequence);
+    const Slot& tail = lane.ring[(lane.head + lane.size - 1) & (lane.capacity - 1)];
+    return tail.time_ns < time_ns || (tail.time_ns == time_ns && (tail.tag >> 16) < sequence);
+  }
+  void push_lane_head(Key key);
+  // A calendar event `delay` after now: promotes the delay to a lane once
+  // it has been seen often enough.
+  void count_delay(TimeNs delay);
+
+  // Removes the calendar's earliest event; the clock moves to its time.
+  [[gnu::always_inline]] void pop_calendar() {
+    const uint32_t index = cal_node_;
+    Node& node = nodes_[index];
     now_ns_ = node.time_ns;
     current_sequence_ = node.sequence;
+    if (cal_far_) {
+      pop_far();
+    } else {
+      const uint32_t bucket = bucket_of(node.time_ns);
+      Bucket& list = buckets_[bucket];
+      list.head = node.next;
+      if (node.next == kNone) {
+        list.tail = kNone;
+        occupied_[bucket >> 6] &= ~(uint64_t{1} << (bucket & 63));
+      }
+    }
     node.next = free_;
     free_ = index;
     --pending_;
+    --cal_pending_;
     ++processed_;
-    return index;
+    ++cal_processed_;
+    // Mostly the next one in the same bucket.
+    const Bucket& list = buckets_[bucket_of(now_ns_)];
+    if (!cal_far_ && list.head != kNone && far_.empty()) {
+      set_calendar_first(list.head, false);
+    } else {
+      find_calendar_first();
+    }
   }
+  void set_calendar_first(uint32_t index, bool far) {
+    cal_node_ = index;
+    cal_far_ = far;
+    cal_time_ = nodes_[index].time_ns;
+    cal_key_ = key_of(cal_time_, nodes_[index].sequence << 16 | 0xFFFF);
+  }
+  // Looks up the calendar's earliest event: the first occupied bucket from
+  // now's on, or the far heap's top if it comes first.
+  void find_calendar_first();
+  void pop_far();
   [[gnu::always_inline]] uint32_t new_node(TimeNs time_ns, uint64_t sequence, HandlerId handler, uint8_t kind,
                                            const EventData& data) {
     if (free_ == kNone) grow_pool();
@@ -222,28 +409,43 @@ class EventQueue {
   void place(uint32_t index);
   // Adds free nodes; out of line so that scheduling stays a leaf.
   [[gnu::noinline]] void grow_pool();
-  // Moves the clock to the start of the next occupied bucket (or of the far
-  // heap's first event), pulling far events that the window now covers
-  // into their buckets; returns that bucket.
-  uint32_t advance_to_next_bucket();
-  // Adaptive width: every kReviewEvents pops, the mean events per bucket
-  // reached decides whether to halve or double it.
+  // Adaptive width: every kReviewEvents calendar pops, the walk of sorted
+  // insertions, the scan for the next bucket and the far heap's share
+  // decide whether to halve or double it.
   void review_bucket_width();
-  // Re-files every pending event under buckets of 2^bits units.
+  // Re-files every calendar event under buckets of 2^bits units.
   void rebucket(uint32_t bits);
 
   static constexpr uint64_t kReviewEvents = 1 << 16;
   uint32_t bucket_bits_ = 0;
   bool adaptive_ = false;
+  bool lanes_enabled_ = false;
   uint32_t max_bucket_bits_ = 0;
-  uint64_t buckets_reached_ = 0;  // advances to a next bucket since the last review
-  uint64_t next_review_ = 0;      // processed_ at the next review
+  // Since the last review: bitmap words scanned, nodes walked by sorted
+  // insertions, events sent to the far heap.
+  uint64_t scanned_ = 0, walked_ = 0, far_pushes_ = 0;
+  uint64_t cal_processed_ = 0;  // calendar pops (the review's clock)
+  uint64_t next_review_ = 0;    // cal_processed_ at the next review
+  uint64_t cal_pending_ = 0;    // events in buckets and the far heap
   uint64_t width_changes_ = 0;
-  std::vector<Keyed> refile_;     // scratch of rebucket()
+  std::vector<Keyed> refile_;  // scratch of rebucket()
   std::vector<Node> nodes_;
   std::vector<Bucket> buckets_;
   std::vector<uint64_t> occupied_;
   std::vector<Keyed> far_;  // binary min-heap on (time, sequence)
+  // The calendar's earliest event (cal_time_ kNever, cal_key_ kNoKey: none).
+  uint32_t cal_node_ = kNone;
+  bool cal_far_ = false;
+  TimeNs cal_time_ = kNever;
+  Key cal_key_ = kNoKey;
+  Lane lanes_[kMaxLanes];
+  uint32_t lane_count_ = 0;
+  // The non-empty lanes' head keys, a binary min-heap; kNoKey past its end.
+  Key lane_heap_[kMaxLanes + 1];
+  uint32_t lane_heap_size_ = 0;
+  LaneOf lane_of_[uint32_t{1} << kLaneTableBits];      // at most kMaxLanes used: probes stay short
+  LaneVote lane_votes_[uint32_t{1} << kLaneTableBits];  // direct-mapped
+  uint32_t votes_cast_ = 0;                              // in the current window
   uint32_t free_ = kNone;
   uint64_t next_sequence_ = 1;
   uint64_t current_sequence_ = 0;

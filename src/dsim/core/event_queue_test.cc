@@ -140,10 +140,14 @@ TEST(EventQueue, PopIfForTakesOnlyTheNamedHandlersNextEvent) {
 // A random run against the reference (time, sequence) order, for a bucket
 // width: follow-ups near and far, some of them scheduled with a sequence
 // reserved when their parent ran (as the NoC does for a link's free time).
-void check_random_order(uint32_t bucket_bits, uint64_t seed) {
+// With `delay_sets` > 0 delay lanes are on and most follow-ups come one of
+// a few fixed delays after their parent, the set changing every 2000 pops
+// (more sets than lanes make empty lanes change delays).
+void check_random_order(uint32_t bucket_bits, uint64_t seed, uint32_t delay_sets = 0) {
   std::mt19937_64 rng(seed);
   EventQueue queue;
   queue.set_bucket_width_bits(bucket_bits);
+  if (delay_sets > 0) queue.enable_delay_lanes();
   const TimeNs window = TimeNs{EventQueue::kBuckets} << bucket_bits;
   std::vector<std::tuple<TimeNs, uint64_t, uint32_t>> reference;
   uint64_t sequence = 1;  // the queue's first sequence number
@@ -169,14 +173,24 @@ void check_random_order(uint32_t bucket_bits, uint64_t seed) {
       queue.schedule_reserved(d.time, d.sequence, 0, Id{d.id});
       return true;
     });
-    if (popped.size() > 6000) continue;
+    if (popped.size() > (delay_sets > 0 ? 40000 : 6000)) continue;
     for (int k = 0; k < 2; ++k) {
       const uint64_t r = rng() % 8;
-      const TimeNs delay = r == 0 ? 0 : r < 6 ? rng() % (TimeNs{4} << bucket_bits) : rng() % (2 * window);
+      TimeNs delay = r == 0 ? 0 : r < 6 ? rng() % (TimeNs{4} << bucket_bits) : rng() % (2 * window);
+      if (delay_sets > 0 && rng() % 4 != 0) {
+        // 24 fixed delays per set, near and beyond the window.
+        const uint64_t set = (popped.size() / 2000) % delay_sets;
+        const uint64_t which = rng() % 24;
+        delay = which == 0 ? window + 7 * set : 1 + 3 * which + 100 * set;
+      }
       if (rng() % 4 == 0) {
         const uint64_t reserved = queue.reserve_sequence();
         reference.emplace_back(e.time_ns + delay, reserved, id);
-        deferred.push_back({e.time_ns + delay, reserved, id++});
+        if (delay_sets > 0 && rng() % 2 == 0) {
+          queue.schedule_reserved(e.time_ns + delay, reserved, 0, Id{id++});  // at once: in order in a lane
+        } else {
+          deferred.push_back({e.time_ns + delay, reserved, id++});
+        }
         ++sequence;
       } else {
         reference.emplace_back(e.time_ns + delay, sequence++, id);
@@ -201,6 +215,35 @@ TEST(EventQueue, WideBucketsKeepTheSameOrder) {
   for (uint32_t bits : {1u, 4u, 8u}) {
     for (uint64_t seed = 1; seed <= 4; ++seed) check_random_order(bits, seed);
   }
+}
+
+TEST(EventQueue, DelayLanesKeepTheOrder) {
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    check_random_order(0, seed, 1);
+    check_random_order(4, seed, 1);
+  }
+}
+
+TEST(EventQueue, LanesChangeDelaysWhenMoreAreFrequentThanThereAreLanes) {
+  for (uint64_t seed = 1; seed <= 2; ++seed) check_random_order(0, seed, 5);
+}
+
+TEST(EventQueue, FrequentDelayGetsALane) {
+  EventQueue queue;
+  queue.enable_delay_lanes();
+  queue.schedule(0, 0, Id{0});
+  uint32_t next = 1;
+  std::vector<uint32_t> popped;
+  while (!queue.empty()) {
+    const Event e = queue.pop();
+    popped.push_back(id_of(e));
+    if (next < 1000) {
+      queue.schedule(e.time_ns + 250, 0, Id{next++});  // the lane's delay
+      if (next % 3 == 0) queue.schedule(e.time_ns + next % 7, 0, Id{next++});
+    }
+  }
+  EXPECT_EQ(queue.delay_lanes(), 1u);
+  EXPECT_EQ(popped.size(), 1000u);
 }
 
 TEST(EventQueue, ReservedSequenceTakesItsPlaceAmongSameTimeEvents) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -16,12 +17,38 @@ uint64_t GpuConfig::cycle_ps() const {
 }
 
 std::vector<std::string> gpu_presets() {
-  return {"generic-448"};
+  return {"generic-448", "dgx-a100", "dgx-h100"};
 }
+
+namespace {
+
+// The GPUs of NVIDIA's DGX A100 and DGX H100 as NCCL drives them (the
+// network side, NVLink and NVSwitch, is the same-named NoC preset).
+// Published figures: A100 SXM4 80 GB has 108 SMs at a 1410 MHz boost clock
+// (deviceQuery); H100 SXM5 has 132 SMs (66 TPCs) at 1.98 GHz (NVIDIA's
+// H100 whitepaper figures). The loop parameters come from how NCCL's
+// kernels move data, not from a fit: a warp keeps 4 (COLL_UNROLL) 16-byte
+// loads per thread in flight, 2 KiB = 16 lines; an SM's 256 KB register file
+// holds 2048 lines, half of which we allow as loads in flight.
+GpuConfig dgx_gpu(std::string name, uint32_t sms, double clock_ghz) {
+  GpuConfig c;
+  c.name = std::move(name);
+  c.compute_units = sms;
+  c.workgroups_per_cu = 2;
+  c.clock_ghz = clock_ghz;
+  c.unroll = 16;
+  c.max_outstanding_per_cu = 1024;
+  return c;
+}
+
+}  // namespace
 
 GpuConfig gpu_config_preset(std::string_view name) {
   if (name == "generic-448") return GpuConfig{};
-  throw Error(fmt::format("unknown GPU preset '{}' (known: generic-448; or give a YAML file)", name));
+  if (name == "dgx-a100") return dgx_gpu("dgx-a100", 108, 1.41);
+  if (name == "dgx-h100") return dgx_gpu("dgx-h100", 132, 1.98);
+  throw Error(fmt::format("unknown GPU preset '{}' (known: generic-448, dgx-a100, dgx-h100; or give a YAML file)",
+                          name));
 }
 
 namespace {
@@ -134,7 +161,8 @@ GpuConfig load_gpu_config(const std::string& preset_or_path) {
     if (preset == preset_or_path) return gpu_config_preset(preset);
   }
   if (!std::filesystem::exists(preset_or_path)) {
-    throw Error(fmt::format("'{}' is neither a GPU preset (generic-448) nor a file", preset_or_path));
+    throw Error(fmt::format("'{}' is neither a GPU preset (generic-448, dgx-a100, dgx-h100) nor a file",
+                            preset_or_path));
   }
   return parse_gpu_config(read_file(preset_or_path), preset_or_path);
 }

@@ -35,7 +35,11 @@ constexpr uint64_t kSemaphoreSpace = 3;
 }  // namespace
 
 GpuModel::GpuModel(const ls::Program& program, const GpuConfig& config, EventLoop& loop, MemoryNetwork& network)
-    : program_(program), config_(config), loop_(loop), network_(network) {
+    : program_(program),
+      config_(config),
+      loop_(loop),
+      network_(network),
+      packet_flags_(static_cast<uint32_t>(program.gpu_count()) * 3) {
   cycle_ps_ = config.cycle_ps();
   if (cycle_ps_ == 0) throw Error(fmt::format("GPU '{}': clock {} GHz is too fast", config.name, config.clock_ghz));
   if (network.compute_units() != 0 && network.compute_units() != config.compute_units) {
@@ -68,8 +72,6 @@ GpuModel::GpuModel(const ls::Program& program, const GpuConfig& config, EventLoo
   semaphore_waiters_.resize(program.semaphores.size());
   barrier_arrived_.assign(program.barriers.size(), 0);
   barrier_waiting_.resize(program.barriers.size());
-  packets_.resize(size_t{gpus} * 3);
-  packet_waiters_.resize(size_t{gpus} * 3);
   loops_.resize(program.ops.size());
   loop_built_.assign(program.ops.size(), 0);
   stats_.gpus.resize(gpus);

@@ -30,12 +30,12 @@
 // run on the CU like any copy; LL flags are tracked per byte interval and
 // never cleared, so a reused packet buffer does not wait a second time.
 //
-// Memory: per CU and per resident workgroup state, plus a pool of in-flight
-// requests; nothing grows with the number of requests a run issues.
+// Memory: per CU and per resident workgroup state, a pool of in-flight
+// requests (a freed tag is reused) and the LL flags (packet_flags.h);
+// nothing is kept of a request once it has completed.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +43,7 @@
 #include "dsim/core/event_loop.h"
 #include "dsim/gpu/gpu_config.h"
 #include "dsim/gpu/memory_network.h"
+#include "dsim/gpu/packet_flags.h"
 #include "dsim/loadstore/program.h"
 
 namespace snr::dsim::gpu {
@@ -189,10 +190,6 @@ class GpuModel final : public EventHandler, public AccessSink {
   uint32_t new_request();
   void send(uint32_t tag, uint32_t src_gpu, uint32_t src_cu, uint32_t dst_gpu, uint64_t line, uint32_t req_bytes,
             uint32_t resp_bytes, MessageClass req_class, MessageClass resp_class);
-  bool packet_covered(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end) const;
-  // Marks [begin, end) arrived; returns the merged interval holding it.
-  std::pair<uint64_t, uint64_t> mark_packet(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end);
-  void answer_packet_waiters(uint32_t gpu, uint8_t space, std::pair<uint64_t, uint64_t> grown);
   std::string describe_wait(uint32_t slot) const;
 
   const loadstore::Program& program_;
@@ -216,18 +213,8 @@ class GpuModel final : public EventHandler, public AccessSink {
   std::vector<std::vector<uint32_t>> semaphore_waiters_;  // parked acquire tags
   std::vector<uint32_t> barrier_arrived_;
   std::vector<std::vector<uint32_t>> barrier_waiting_;  // slots
-  std::vector<std::map<uint64_t, uint64_t>> packets_;   // (gpu*3+space): arrived payload intervals
-  // A load parked until its packet interval [begin, end) has arrived.
-  struct PacketWaiter {
-    uint64_t end = 0;
-    uint64_t parked = 0;  // parking order
-    uint32_t tag = 0;
-  };
-  // (gpu*3+space): parked loads by the begin of their interval, so that a
-  // packet store looks only at the loads inside what it completed.
-  std::vector<std::multimap<uint64_t, PacketWaiter>> packet_waiters_;
-  uint64_t packet_parked_ = 0;
-  std::vector<PacketWaiter> packet_answers_;  // scratch
+  PacketFlags packet_flags_;            // areas gpu * 3 + space
+  std::vector<uint32_t> packet_answers_;  // scratch
   RunStats stats_;
 };
 

@@ -15,14 +15,16 @@ bool GpuModel::arrived(uint32_t tag) {
   Request& req = requests_[tag];
   switch (req.kind) {
     case ReqKind::kLoad:
-      if (req.packet && !packet_covered(req.gpu, req.space, req.begin, req.end)) {
-        packet_waiters_[size_t{req.gpu} * 3 + req.space].emplace(req.begin,
-                                                                 PacketWaiter{req.end, packet_parked_++, tag});
+      if (req.packet && !packet_flags_.covered(req.gpu * 3 + req.space, req.begin, req.end)) {
+        packet_flags_.park(req.gpu * 3 + req.space, req.begin, req.end, tag);
         return false;
       }
       return true;
     case ReqKind::kStore:
-      if (req.packet) answer_packet_waiters(req.gpu, req.space, mark_packet(req.gpu, req.space, req.begin, req.end));
+      if (req.packet) {
+        packet_flags_.arrive(req.gpu * 3 + req.space, req.begin, req.end, packet_answers_);
+        for (uint32_t answered : packet_answers_) network_.respond(answered);
+      }
       return true;
     case ReqKind::kAcquire:
       if (semaphore_values_[req.sync] > 0) {
@@ -44,51 +46,6 @@ bool GpuModel::arrived(uint32_t tag) {
     }
   }
   return true;
-}
-
-bool GpuModel::packet_covered(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end) const {
-  const auto& intervals = packets_[size_t{gpu} * 3 + space];
-  auto it = intervals.upper_bound(begin);
-  if (it == intervals.begin()) return false;
-  --it;
-  return it->first <= begin && it->second >= end;
-}
-
-std::pair<uint64_t, uint64_t> GpuModel::mark_packet(uint32_t gpu, uint8_t space, uint64_t begin, uint64_t end) {
-  auto& intervals = packets_[size_t{gpu} * 3 + space];
-  auto it = intervals.upper_bound(begin);
-  if (it != intervals.begin() && std::prev(it)->second >= begin) {
-    --it;
-    begin = it->first;
-    end = std::max(end, it->second);
-    it = intervals.erase(it);
-  }
-  while (it != intervals.end() && it->first <= end) {
-    end = std::max(end, it->second);
-    it = intervals.erase(it);
-  }
-  intervals.emplace(begin, end);
-  return {begin, end};
-}
-
-// Parked loads were not covered before; the ones the grown interval
-// [begin, end) now covers are answered, in the order they were parked.
-void GpuModel::answer_packet_waiters(uint32_t gpu, uint8_t space, std::pair<uint64_t, uint64_t> grown) {
-  auto& waiters = packet_waiters_[size_t{gpu} * 3 + space];
-  const auto last = waiters.lower_bound(grown.second);
-  std::vector<PacketWaiter>& covered = packet_answers_;
-  covered.clear();
-  for (auto it = waiters.lower_bound(grown.first); it != last;) {
-    if (it->second.end <= grown.second) {
-      covered.push_back(it->second);
-      it = waiters.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  std::sort(covered.begin(), covered.end(),
-            [](const PacketWaiter& x, const PacketWaiter& y) { return x.parked < y.parked; });
-  for (const PacketWaiter& w : covered) network_.respond(w.tag);
 }
 
 std::string GpuModel::describe_wait(uint32_t slot_index) const {

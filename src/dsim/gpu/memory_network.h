@@ -54,10 +54,13 @@ class AccessSink {
 
 // The event loop's buckets for a picosecond clock whose events are
 // picoseconds to nanoseconds apart (event_queue.h): 32 ps to start with,
-// adapting to the density between 1 ps and 1 ns. Same order at any width,
-// so a loop that already holds other layers' events keeps its own.
+// adapting to the density between 1 ps and 1 ns; and delay lanes, since
+// most events are a NoC hop or a memory access a fixed delay ahead. Same
+// order either way, so a loop that already holds other layers' events
+// keeps its own.
 inline void use_picosecond_buckets(EventLoop& loop) {
   if (loop.queue().empty()) loop.queue().set_adaptive_bucket_width(5, 10);
+  loop.queue().enable_delay_lanes();
 }
 
 class MemoryNetwork {

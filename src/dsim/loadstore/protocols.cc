@@ -27,17 +27,27 @@ void check_range(uint64_t min_bytes, uint64_t max_bytes) {
 
 // LL writes a flag beside every data word: half of each store is data.
 constexpr double kLlDataFraction = 0.5;
+// LL128 keeps one 8-byte flag word per 128-byte line.
+constexpr double kLl128DataFraction = 120.0 / 128.0;
 // Simple: a signal before the transfer and one after it, one latency each.
 constexpr double kSimpleSynchronizations = 2;
 
 }  // namespace
 
-std::string_view protocol_name(Protocol protocol) { return protocol == Protocol::kLL ? "LL" : "Simple"; }
+std::string_view protocol_name(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::kLL: return "LL";
+    case Protocol::kLL128: return "LL128";
+    case Protocol::kSimple: break;
+  }
+  return "Simple";
+}
 
 double protocol_transfer_s(Protocol protocol, const AlphaBetaLink& link, double bytes) {
   check_link(link);
   if (!std::isfinite(bytes) || bytes < 0) throw Error(fmt::format("protocol model: size {} B is negative", bytes));
   if (protocol == Protocol::kLL) return link.latency_s + bytes / (link.bandwidth_bytes_per_s * kLlDataFraction);
+  if (protocol == Protocol::kLL128) return link.latency_s + bytes / (link.bandwidth_bytes_per_s * kLl128DataFraction);
   return (1 + kSimpleSynchronizations) * link.latency_s + bytes / link.bandwidth_bytes_per_s;
 }
 

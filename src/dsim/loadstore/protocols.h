@@ -5,6 +5,9 @@
 //           half of the link's bandwidth carries data:   t = α + S / (B/2)
 //   Simple: the full bandwidth, with a synchronization (one signal across
 //           the link) before and one after the transfer: t = α + α + S/B + α
+//   LL128:  NCCL's middle protocol: a flag word in every 128-byte line, so
+//           no synchronization and 120/128 of the bandwidth:
+//                                                        t = α + S / (B·15/16)
 //
 // Both take the same time at S* = 2αB (α + 2S/B = 3α + S/B), so the size
 // at which Simple overtakes grows linearly with the latency and with the
@@ -19,8 +22,8 @@
 
 namespace snr::dsim::loadstore {
 
-enum class Protocol { kLL, kSimple };
-std::string_view protocol_name(Protocol protocol);  // "LL", "Simple"
+enum class Protocol { kLL, kSimple, kLL128 };
+std::string_view protocol_name(Protocol protocol);  // "LL", "Simple", "LL128"
 
 struct AlphaBetaLink {
   double bandwidth_bytes_per_s = 0;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -37,12 +38,69 @@ std::vector<uint32_t> NocConfig::side_routers(const std::vector<Side>& sides) co
 }
 
 std::vector<std::string> noc_presets() {
-  return {"generic-448"};
+  return {"generic-448", "dgx-a100", "dgx-h100"};
 }
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+double gib_per_s(double gb_per_s) { return gb_per_s * 1e9 / kGiB; }
+
+// DGX A100 and DGX H100 (docs/nccl-fidelity.md). Inside the GPU a 4x3 mesh:
+// each router stands for a slice of the crossbar with 9 (A100) or 11 (H100)
+// SMs; the 8 top and bottom routers hold the HBM channels (A100: 5 HBM2e
+// stacks x 8 channels = 40, 2039 GB/s; H100: 5 HBM3 stacks x 16 channels =
+// 80, 3350 GB/s), the 6 left and right routers the NVLink ports (A100: 12
+// NVLink3, H100: 18 NVLink4, 25 GB/s per direction each). Port p of every GPU
+// reaches switch plane p: the NVSwitch chips (6 on DGX A100, 4 on DGX H100)
+// are non-blocking crossbars, so one plane per GPU link carries the same
+// traffic. The mesh is kept small on purpose: on-chip traffic does not bound
+// these collectives and every hop costs simulation time.
+//
+// Two constants are fitted to measured NCCL all-reduce times on DGX A100
+// (bench/collectives/nccl_fidelity.py) and used unchanged for H100:
+//   kNvlinkDataEfficiency  the share of a link's 25 GB/s that carries
+//                          payload (NVLink packet headers and flow control);
+//   kNvlinkLatencyNs       one-way latency of a store from an NVLink port
+//                          through an NVSwitch to the peer's port, including
+//                          the receiver noticing it (its poll loop).
+// The HBM access latency is published, not fitted: about 400 SM cycles of
+// global-memory latency on both GPUs (less the few on-chip hops).
+constexpr double kNvlinkGbPerS = 25.0;
+constexpr double kNvlinkDataEfficiency = 0.70;
+constexpr double kNvlinkLatencyNs = 1300;
+constexpr double kHbmAccessLatencyNs = 250;
+
+NocConfig dgx_network(std::string name, uint32_t sms_per_router, uint32_t channels_per_router,
+                      double hbm_gb_per_s, uint32_t ports_per_router, double sm_link_gb_per_s) {
+  NocConfig c;
+  c.name = std::move(name);
+  c.columns = 4;
+  c.rows = 3;
+  c.router_link = {2048, 2};
+  c.cus_per_router = sms_per_router;
+  c.cu_link = {gib_per_s(sm_link_gb_per_s), 0};
+  c.hbm_sides = {Side::kTop, Side::kBottom};
+  c.hbm_per_router = channels_per_router;
+  c.hbm_link = {gib_per_s(hbm_gb_per_s / (8.0 * channels_per_router)), 0};
+  c.hbm_access_latency_ns = kHbmAccessLatencyNs;
+  c.io_sides = {Side::kLeft, Side::kRight};
+  c.io_per_router = ports_per_router;
+  const double link = gib_per_s(kNvlinkGbPerS * kNvlinkDataEfficiency);
+  c.io_link = {link, 0};
+  c.scale_up_link = {link, kNvlinkLatencyNs};
+  return c;
+}
+
+}  // namespace
 
 NocConfig noc_config_preset(std::string_view name) {
   if (name == "generic-448") return NocConfig{};
-  throw Error(fmt::format("unknown network preset '{}' (known: generic-448; or give a YAML file)", name));
+  // An SM moves 64 bytes per cycle to and from the memory system.
+  if (name == "dgx-a100") return dgx_network("dgx-a100", 9, 5, 2039, 2, 64 * 1.41);
+  if (name == "dgx-h100") return dgx_network("dgx-h100", 11, 10, 3350, 3, 64 * 1.98);
+  throw Error(fmt::format("unknown network preset '{}' (known: generic-448, dgx-a100, dgx-h100; or give a YAML file)",
+                          name));
 }
 
 namespace {
@@ -234,7 +292,8 @@ NocConfig load_noc_config(const std::string& preset_or_path) {
     if (preset == preset_or_path) return noc_config_preset(preset);
   }
   if (!std::filesystem::exists(preset_or_path)) {
-    throw Error(fmt::format("'{}' is neither a network preset (generic-448) nor a file", preset_or_path));
+    throw Error(fmt::format("'{}' is neither a network preset (generic-448, dgx-a100, dgx-h100) nor a file",
+                            preset_or_path));
   }
   return parse_noc_config(read_file(preset_or_path), preset_or_path);
 }

@@ -57,22 +57,17 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
   hbm_first_ = routers_ + cus_;
   io_first_ = hbm_first_ + hbm_;
   nodes_per_gpu_ = io_first_ + ios_;
-  const uint64_t total_nodes = uint64_t{gpus} * nodes_per_gpu_ + ios_;
   links_per_gpu_ = 4 * routers_ + 2 * (nodes_per_gpu_ - routers_);
   const uint64_t total_links = uint64_t{gpus} * links_per_gpu_ + 2ull * gpus * ios_;
-  if (total_nodes >= UINT32_MAX / 2 || total_links >= UINT32_MAX / 2) {
+  // Node ids are gpu << node_bits_ | local (the switch planes are GPU
+  // `gpus`): a hop splits them with a shift and a mask.
+  while ((uint32_t{1} << node_bits_) < nodes_per_gpu_) ++node_bits_;
+  if (((uint64_t{gpus} + 1) << node_bits_) >= UINT32_MAX / 2 || total_links >= UINT32_MAX / 2) {
     throw Error(
         fmt::format("noc network: {} GPUs of {} endpoints are more than the model indexes", gpus, nodes_per_gpu_));
   }
   if (ios_ > 256) throw Error(fmt::format("noc network: {} I/O ports per GPU, more than 256", ios_));
   scale_up_first_ = gpus * links_per_gpu_;
-  plane_first_ = gpus * nodes_per_gpu_;
-  // Division by nodes_per_gpu_ for 31-bit node ids (Granlund-Montgomery):
-  // shift 31 + ceil(log2 d), magic ceil(2^shift / d) < 2^33.
-  uint32_t log2_ceil = 0;
-  while ((uint64_t{1} << log2_ceil) < nodes_per_gpu_) ++log2_ceil;
-  gpu_divisor_shift_ = 31 + log2_ceil;
-  gpu_divisor_magic_ = ((uint64_t{1} << gpu_divisor_shift_) + nodes_per_gpu_ - 1) / nodes_per_gpu_;
   for (uint32_t c = 0; c < cus_; ++c) endpoint_router_.push_back(c / config.cus_per_router);
   for (uint32_t h = 0; h < hbm_; ++h) endpoint_router_.push_back(hbm_routers[h / config.hbm_per_router]);
   for (uint32_t p = 0; p < ios_; ++p) endpoint_router_.push_back(io_routers[p / config.io_per_router]);
@@ -81,9 +76,13 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
   for (int k = 0; k < static_cast<int>(LinkKind::kCount); ++k) {
     ps_per_byte_[k] = ps_per_byte(specs[k]->bandwidth_gib_per_s);
     latency_ps_[k] = ns_to_ps(specs[k]->latency_ns);
+    for (uint32_t bytes = 0; bytes <= kTabulatedBytes; ++bytes) {
+      serialize_ps_[k][bytes] = ceil_ps(bytes * ps_per_byte_[k]);
+    }
   }
   hbm_access_ps_ = ns_to_ps(config.hbm_access_latency_ns);
   links_.resize(total_links);
+  fifo_ = config.arbitration == "fifo";
   direction_.resize(size_t{routers_} * routers_);
   const uint32_t cols = config.columns;
   for (uint32_t r = 0; r < routers_; ++r) {
@@ -94,16 +93,16 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
 }
 
 uint32_t NocNetwork::router_node(uint32_t gpu, uint32_t x, uint32_t y) const {
-  return gpu * nodes_per_gpu_ + y * config_.columns + x;
+  return gpu << node_bits_ | (y * config_.columns + x);
 }
 uint32_t NocNetwork::cu_node(uint32_t gpu, uint32_t cu) const {
-  return gpu * nodes_per_gpu_ + routers_ + cu;
+  return gpu << node_bits_ | (routers_ + cu);
 }
 uint32_t NocNetwork::hbm_node(uint32_t gpu, uint32_t channel) const {
-  return gpu * nodes_per_gpu_ + hbm_first_ + channel;
+  return gpu << node_bits_ | (hbm_first_ + channel);
 }
 uint32_t NocNetwork::io_node(uint32_t gpu, uint32_t port) const {
-  return gpu * nodes_per_gpu_ + io_first_ + port;
+  return gpu << node_bits_ | (io_first_ + port);
 }
 
 LinkKind NocNetwork::link_kind(uint32_t link) const {
@@ -120,10 +119,10 @@ uint32_t NocNetwork::link_target(uint32_t link) const {
     const uint32_t index = (link - scale_up_first_) / 2;
     const uint32_t gpu = index / ios_, port = index % ios_;
     const bool up = ((link - scale_up_first_) & 1) == 0;
-    return up ? gpus_ * nodes_per_gpu_ + port : io_node(gpu, port);
+    return up ? (gpus_ << node_bits_ | port) : io_node(gpu, port);
   }
   const uint32_t gpu = link / links_per_gpu_, local = link % links_per_gpu_;
-  const uint32_t base = gpu * nodes_per_gpu_;
+  const uint32_t base = gpu << node_bits_;
   if (local < 4 * routers_) {
     const uint32_t r = local / 4, x = r % config_.columns, y = r / config_.columns;
     switch (static_cast<Direction>(local % 4)) {
@@ -140,30 +139,30 @@ uint32_t NocNetwork::link_target(uint32_t link) const {
 
 [[gnu::always_inline]] inline NocNetwork::Step NocNetwork::step(uint32_t node, uint32_t dst, uint8_t port) const {
   constexpr auto kScaleUp = static_cast<int>(LinkKind::kScaleUp);
-  const uint32_t dst_gpu = gpu_of(dst);
-  if (node >= plane_first_) {  // a switch plane: down to the target GPU's port (its latency was paid going up)
-    return Step{scale_up_first_ + 2 * (dst_gpu * ios_ + port) + 1, dst_gpu * nodes_per_gpu_ + io_first_ + port,
+  const uint32_t dst_gpu = dst >> node_bits_;
+  const uint32_t gpu = node >> node_bits_;
+  if (gpu == gpus_) {  // a switch plane: down to the target GPU's port (its latency was paid going up)
+    return Step{scale_up_first_ + 2 * (dst_gpu * ios_ + port) + 1, dst_gpu << node_bits_ | (io_first_ + port),
                 LinkKind::kScaleUp, 0};
   }
-  const uint32_t gpu = gpu_of(node);
-  const uint32_t base = gpu * nodes_per_gpu_;
-  const uint32_t local = node - base;
+  const uint32_t base = gpu << node_bits_;
+  const uint32_t local = node & ((uint32_t{1} << node_bits_) - 1);
   const uint32_t link_base = gpu * links_per_gpu_;
   const uint32_t endpoint_links = link_base + 4 * routers_;
   if (local >= routers_) {
     if (local >= io_first_ && dst_gpu != gpu) {
-      return Step{scale_up_first_ + 2 * (gpu * ios_ + (local - io_first_)), plane_first_ + (local - io_first_),
+      return Step{scale_up_first_ + 2 * (gpu * ios_ + (local - io_first_)), gpus_ << node_bits_ | (local - io_first_),
                   LinkKind::kScaleUp, latency_ps_[kScaleUp]};
     }
     const LinkKind kind = endpoint_kind(local);
-    return Step{endpoint_links + 2 * (local - routers_), base + router_of(local), kind,
+    return Step{endpoint_links + 2 * (local - routers_), base | router_of(local), kind,
                 latency_ps_[static_cast<int>(kind)]};
   }
   const uint32_t target = dst_gpu == gpu ? dst - base : io_first_ + port;
   const uint32_t target_router = router_of(target);
   if (local == target_router) {
     const LinkKind kind = endpoint_kind(target);
-    return Step{endpoint_links + 2 * (target - routers_) + 1, base + target, kind,
+    return Step{endpoint_links + 2 * (target - routers_) + 1, base | target, kind,
                 latency_ps_[static_cast<int>(kind)]};
   }
   const Direction d = direction_[size_t{local} * routers_ + target_router];
@@ -179,7 +178,7 @@ uint32_t NocNetwork::link_target(uint32_t link) const {
 }
 
 std::vector<uint32_t> NocNetwork::path(uint32_t from, uint32_t to, uint8_t port) const {
-  if (to >= plane_first_) throw Error("noc network: a path ends at a GPU node");
+  if (to >> node_bits_ >= gpus_) throw Error("noc network: a path ends at a GPU node");
   std::vector<uint32_t> links;
   for (uint32_t node = from; node != to;) {
     const Step hop = step(node, to, port);
@@ -208,29 +207,19 @@ void NocNetwork::send(uint32_t tag, const gpu::Access& access) {
   route.response_bytes = static_cast<uint16_t>(access.response_bytes);
   route.response_class = static_cast<uint8_t>(access.response_class);
   route.port = static_cast<uint8_t>(ios_ == 0 ? 0 : (access.line / hbm_ + access.line) % ios_);
-  inject(tag, route.cu_node, route.memory_node, static_cast<uint16_t>(access.request_bytes),
-         static_cast<uint8_t>(access.request_class), route.port, false);
+  inject(Transit{tag, route.cu_node, route.memory_node, static_cast<uint16_t>(access.request_bytes), route.port,
+                 static_cast<uint8_t>(access.request_class), 0});
 }
 
 void NocNetwork::respond(uint32_t tag) {
   const TagRoute& route = tags_[tag];
-  inject(tag, route.memory_node, route.cu_node, route.response_bytes, route.response_class, route.port, true);
+  inject(Transit{tag, route.memory_node, route.cu_node, route.response_bytes, route.port, route.response_class, 1});
 }
 
-void NocNetwork::inject(uint32_t tag, uint32_t from, uint32_t to, uint16_t bytes, uint8_t cls, uint8_t port,
-                        bool response) {
-  if (free_message_ == UINT32_MAX) {
-    messages_.emplace_back();
-    free_message_ = static_cast<uint32_t>(messages_.size() - 1);
-  }
-  const uint32_t index = free_message_;
-  Message& m = messages_[index];
-  free_message_ = m.next;
-  m.tag = tag;
-  m.response = response;
+void NocNetwork::inject(const Transit& transit) {
   ++stats_.messages;
   stats_.max_in_flight = std::max(stats_.max_in_flight, ++in_flight_);
-  forward(Transit{index, from, to, bytes, port, cls});
+  forward(transit);
 }
 
 struct NocNetwork::Hop {
@@ -243,94 +232,102 @@ struct NocNetwork::LinkFree {
 };
 struct NocNetwork::MemoryAccess {
   static constexpr uint8_t kKind = 3;
-  uint32_t message;
+  uint32_t tag;
 };
 
-void NocNetwork::forward(Transit transit) {
+void NocNetwork::Link::grow(int q) {
+  // Doubled, in order from the head.
+  const uint32_t capacity = capacity_log2[q] == 0 ? 0 : mask(q) + 1;
+  const uint8_t grown_log2 = capacity_log2[q] == 0 ? 4 : static_cast<uint8_t>(capacity_log2[q] + 1);
+  auto moved = std::make_unique<Waiting[]>(size_t{1} << grown_log2);
+  for (uint32_t i = 0; i < size[q]; ++i) moved[i] = slots[q][(head[q] + i) & (capacity - 1)];
+  slots[q] = std::move(moved);
+  capacity_log2[q] = grown_log2;
+  head[q] = 0;
+}
+
+[[gnu::always_inline]] inline void NocNetwork::transmit(const Step& hop, Transit transit, bool rearm) {
+  Link& link = links_[hop.link];
+  const int kind = static_cast<int>(hop.kind);
+  const TimePs serialize = transit.bytes <= kTabulatedBytes ? serialize_ps_[kind][transit.bytes]
+                                                            : ceil_ps(transit.bytes * ps_per_byte_[kind]);
+  link.last_class = transit.cls;
+  link.busy_ps += serialize;
+  ++kind_messages_[kind];
+  kind_bytes_[kind] += transit.bytes;
+  const TimePs now = loop_.now();
+  // The link-free event takes its place in the order here, before the hop.
+  link.free_at_ps = now + serialize;
+  link.free_sequence = loop_.reserve_sequence();
+  if (rearm) {
+    // A message waits: its link-free event is needed, scheduled here where
+    // it would have been (in its delay's lane, before the hop).
+    link.free_scheduled = true;
+    loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
+  }
+  transit.node = hop.node;
+  loop_.schedule(now + serialize + hop.latency_ps, handler_, Hop{transit});
+}
+
+// Inlined into the event loop of handle() (its registers stay live across
+// hops instead of being saved and restored per call).
+[[gnu::always_inline]] inline void NocNetwork::forward(Transit transit) {
   if (transit.node == transit.dst) {
-    const Message& m = messages_[transit.message];
-    if (!m.response) {
-      loop_.schedule(loop_.now() + hbm_access_ps_, handler_, MemoryAccess{transit.message});
+    if (!transit.response) {
+      loop_.schedule(loop_.now() + hbm_access_ps_, handler_, MemoryAccess{transit.tag});
       return;
     }
-    const uint32_t tag = m.tag;
-    messages_[transit.message].next = free_message_;
-    free_message_ = transit.message;
     --in_flight_;
-    sink_->completed(tag);
+    sink_->completed(transit.tag);
     return;
   }
   const Step hop = step(transit.node, transit.dst, transit.port);
   Link& link = links_[hop.link];
   // Idle unless the message on it leaves after this event (in event order).
   if (!loop_.after_current(link.free_at_ps, link.free_sequence)) {
-    transmit(hop, transit, false, 0);
+    transmit(hop, transit, false);
     return;
   }
-  const uint32_t index = transit.message;
-  Message& m = messages_[index];
-  m.waiting = transit;
-  m.sequence = sequence_++;
-  m.enqueued_ps = loop_.now();
-  m.next = UINT32_MAX;
-  if (link.tail[transit.cls] == UINT32_MAX) {
-    link.head[transit.cls] = index;
-  } else {
-    messages_[link.tail[transit.cls]].next = index;
-  }
-  link.tail[transit.cls] = index;
+  link.push(fifo_ ? 0 : transit.cls, Waiting{transit, sequence_++});
+  // Waiting time is summed as dequeue minus enqueue times (exact once the
+  // queues drain, which they always do: a waiting message has its
+  // link-free event).
+  kind_queued_ps_[static_cast<int>(hop.kind)] -= loop_.now();
   if (!link.free_scheduled) {
     link.free_scheduled = true;
     loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
   }
 }
 
-void NocNetwork::transmit(const Step& hop, Transit transit, bool from_queue, TimePs enqueued_ps) {
-  Link& link = links_[hop.link];
-  const int kind = static_cast<int>(hop.kind);
-  const TimePs serialize = ceil_ps(transit.bytes * ps_per_byte_[kind]);
-  link.last_class = transit.cls;
-  link.busy_ps += serialize;
-  ++link.messages;
-  link.bytes += transit.bytes;
-  const TimePs now = loop_.now();
-  if (from_queue) stats_.kinds[kind].queued_ps += now - enqueued_ps;
-  ++stats_.hops;
-  // The link-free event takes its place in the order here, before the hop.
-  link.free_at_ps = now + serialize;
-  link.free_sequence = loop_.reserve_sequence();
-  transit.node = hop.node;
-  loop_.schedule(now + serialize + hop.latency_ps, handler_, Hop{transit});
-}
-
 // A message waits for the link: the arbiter picks the next one.
-void NocNetwork::link_free(uint32_t link_index) {
+[[gnu::always_inline]] inline void NocNetwork::link_free(uint32_t link_index) {
   Link& link = links_[link_index];
   link.free_scheduled = false;
-  QueueHeads heads;
-  for (int c = 0; c < 2; ++c) {
-    heads.waiting[c] = link.head[c] != UINT32_MAX;
-    if (heads.waiting[c]) heads.sequence[c] = messages_[link.head[c]].sequence;
+  int q = 0;
+  if (!fifo_) {
+    QueueHeads heads;
+    for (int c = 0; c < 2; ++c) {
+      heads.waiting[c] = link.size[c] != 0;
+      if (heads.waiting[c]) heads.sequence[c] = link.front(c).sequence;
+    }
+    if (!heads.waiting[0] && !heads.waiting[1]) return;
+    heads.last_class = link.last_class;
+    q = arbiter_->pick(heads);
+  } else if (link.size[0] == 0) {
+    return;
   }
-  if (!heads.waiting[0] && !heads.waiting[1]) return;
-  heads.last_class = link.last_class;
-  const uint8_t cls = arbiter_->pick(heads);
-  const uint32_t index = link.head[cls];
-  const Message& m = messages_[index];
-  link.head[cls] = m.next;
-  if (link.head[cls] == UINT32_MAX) link.tail[cls] = UINT32_MAX;
+  const Transit transit = link.front(q).transit;
+  link.pop(q);
+  // The next message of a long queue was written long ago: start fetching
+  // it now, a serialization time before it is needed.
+  if (link.size[q] > 2) __builtin_prefetch(&link.slots[q][(link.head[q] + 2) & link.mask(q)]);
   // The message is still before the link (in its queue): the same step.
-  transmit(step(m.waiting.node, m.waiting.dst, m.waiting.port), m.waiting, true, m.enqueued_ps);
-  if (link.head[0] != UINT32_MAX || link.head[1] != UINT32_MAX) {
-    link.free_scheduled = true;
-    loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{link_index});
-  }
+  const Step hop = step(transit.node, transit.dst, transit.port);
+  kind_queued_ps_[static_cast<int>(hop.kind)] += loop_.now();
+  transmit(hop, transit, link.size[0] != 0 || link.size[1] != 0);
 }
 
-void NocNetwork::at_memory(uint32_t index) {
-  const uint32_t tag = messages_[index].tag;
-  messages_[index].next = free_message_;
-  free_message_ = index;
+void NocNetwork::at_memory(uint32_t tag) {
   --in_flight_;
   if (sink_->arrived(tag)) respond(tag);
 }
@@ -339,28 +336,33 @@ void NocNetwork::handle(const Event& first) {
   if (sink_ == nullptr) throw Error("noc network: no GPU model attached");
   // Most events are hops, one after another: they are taken here, in the
   // queue's order, without a round through the loop.
-  Event event = first;
+  uint8_t kind = first.kind;
+  EventData data = first.data;
+  const bool nested = loop_.delivering_now();
   do {
-    switch (event.kind) {
-      case Hop::kKind: forward(event.get<Hop>().transit); break;
-      case LinkFree::kKind: link_free(event.get<LinkFree>().link); break;
-      case MemoryAccess::kKind: at_memory(event.get<MemoryAccess>().message); break;
-      default: throw_unknown_event("noc network", event);
+    switch (kind) {
+      case Hop::kKind: forward(data.as<Hop>().transit); break;
+      case LinkFree::kKind: link_free(data.as<LinkFree>().link); break;
+      case MemoryAccess::kKind: at_memory(data.as<MemoryAccess>().tag); break;
+      default: throw_unknown_event("noc network", Event{loop_.now(), data, handler_, kind});
     }
-  } while (loop_.next_for(handler_, event));
+  } while (!nested && loop_.queue().pop_if_for(handler_, kind, data));
 }
 
 const NocStats& NocNetwork::stats() {
-  for (auto& k : stats_.kinds) {
-    const TimePs queued = k.queued_ps;
-    k = LinkKindStats{};
-    k.queued_ps = queued;
+  // Messages, bytes and waiting are counted per kind as they happen; the
+  // links and their busy time are summed here.
+  stats_.hops = 0;
+  for (int k = 0; k < static_cast<int>(LinkKind::kCount); ++k) {
+    stats_.kinds[k] = LinkKindStats{};
+    stats_.kinds[k].messages = kind_messages_[k];
+    stats_.kinds[k].bytes = kind_bytes_[k];
+    stats_.kinds[k].queued_ps = kind_queued_ps_[k];
+    stats_.hops += kind_messages_[k];
   }
   for (uint32_t l = 0; l < links_.size(); ++l) {
     LinkKindStats& k = stats_.kinds[static_cast<int>(link_kind(l))];
     ++k.links;
-    k.messages += links_[l].messages;
-    k.bytes += links_[l].bytes;
     k.busy_ps += links_[l].busy_ps;
     k.max_link_busy_ps = std::max(k.max_link_busy_ps, links_[l].busy_ps);
   }

@@ -12,15 +12,23 @@
 // (line mod ports), cross that port's switch plane to the same port of the
 // target GPU, and the response comes back the same way.
 //
-// Memory: per-link state (one cache line) and a pool of in-flight
-// messages; link queues are intrusive lists through the pool.
+// Memory: per link one cache line, per tag in flight a route, and per
+// message waiting before a link an entry in that link's ring (in arrival
+// order, so that a queue is written and read sequentially); nothing is kept
+// of a message once it has arrived. A tag has one message in flight at a
+// time (its request, then its response), so the tag names the message.
+// Queues are unbounded (no flow control), so what is in flight is what the
+// GPUs inject faster than the links drain: with uncounted stores (LL puts)
+// that grows with the buffer size.
 //
 // Cost: one event per hop (the arrival at the next node). The moment a
 // link frees is an event only when a message waits for it; otherwise the
 // link's free time and the event order that event would have had are kept
 // (a reserved sequence number, see dsim/core/event_queue.h), so a message
 // arriving at the same picosecond finds the link exactly as busy or idle as
-// with the event.
+// with the event. Hop events come a serialization plus a latency after the
+// event that schedules them, a handful of delays: they run in the event
+// queue's delay lanes. The hop loop of handle() keeps every step inline.
 #pragma once
 
 #include <memory>
@@ -69,7 +77,7 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   // The links a message from `from` to `to` (global node ids, same GPU or a
   // port path for another GPU) crosses, for tests.
   [[nodiscard]] std::vector<uint32_t> path(uint32_t from, uint32_t to, uint8_t port = 0) const;
-  // Global node ids.
+  // Global node ids (gpu << bits | index in the GPU).
   [[nodiscard]] uint32_t router_node(uint32_t gpu, uint32_t x, uint32_t y) const;
   [[nodiscard]] uint32_t cu_node(uint32_t gpu, uint32_t cu) const;
   [[nodiscard]] uint32_t hbm_node(uint32_t gpu, uint32_t channel) const;
@@ -79,42 +87,59 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
 
  private:
   // What a hop needs of a message, carried in the hop event itself (so a
-  // hop reads no message record) and kept in the record only while the
-  // message waits in a link queue. Nodes are global ids; switch planes
-  // follow the GPUs' nodes.
+  // hop reads no message record) and kept in a link's ring while the
+  // message waits there. Nodes are global ids; switch planes follow the
+  // GPUs' nodes.
   struct Transit {
-    uint32_t message = 0;
+    uint32_t tag = 0;
     uint32_t node = 0;  // where it is (or is headed over its current link)
     uint32_t dst = 0;   // the endpoint it goes to
     uint16_t bytes = 0;
     uint8_t port = 0;
-    uint8_t cls = 0;
+    uint8_t cls : 1 = 0;       // MessageClass
+    uint8_t response : 1 = 0;  // else a request, for memory
   };
   // The events (defined with the code).
   struct Hop;
   struct LinkFree;
   struct MemoryAccess;
-  struct Message {
-    Transit waiting;  // while in a link queue
-    uint32_t tag = 0;
-    bool response = false;
-    uint32_t next = UINT32_MAX;  // link queue or free list
-    uint64_t sequence = 0;       // arrival order in a link queue (FIFO arbitration)
-    TimePs enqueued_ps = 0;
+  // A message waiting before a link.
+  struct Waiting {
+    Transit transit;
+    uint64_t sequence = 0;  // arrival order (the arbiter's view)
   };
-  // One cache line: what a hop reads and writes of its link.
+  // What a hop reads and writes of its link, with the link's queues, in
+  // one cache line: a message that finds the link busy joins a queue
+  // without touching another line. Under FIFO arbitration a link has one
+  // queue in arrival order (queue 0); otherwise one per class. A queue is
+  // a ring of a power-of-two capacity, grown and never shrunk (its size is
+  // the longest the queue got).
   struct alignas(64) Link {
     // The message on the link has left at (free_at_ps, free_sequence): the
     // event order the link-free event would have had. That event is only
     // scheduled when a message waits (free_scheduled).
     TimePs free_at_ps = 0;
     uint64_t free_sequence = 0;
-    uint32_t head[2] = {UINT32_MAX, UINT32_MAX}, tail[2] = {UINT32_MAX, UINT32_MAX};
+    TimePs busy_ps = 0;
+    std::unique_ptr<Waiting[]> slots[2];
+    uint32_t head[2] = {0, 0}, size[2] = {0, 0};
+    uint8_t capacity_log2[2] = {0, 0};  // 0: no ring yet
     bool free_scheduled = false;
     uint8_t last_class = 1;
-    TimePs busy_ps = 0;
-    uint64_t messages = 0, bytes = 0;
+
+    [[nodiscard]] uint32_t mask(int q) const { return (uint32_t{1} << capacity_log2[q]) - 1; }
+    void push(int q, const Waiting& w) {
+      if (capacity_log2[q] == 0 || size[q] == mask(q) + 1) grow(q);
+      slots[q][(head[q] + size[q]++) & mask(q)] = w;
+    }
+    [[nodiscard]] const Waiting& front(int q) const { return slots[q][head[q]]; }
+    void pop(int q) {
+      head[q] = (head[q] + 1) & mask(q);
+      --size[q];
+    }
+    void grow(int q);
   };
+  static_assert(sizeof(Link) == 64, "a link is one cache line");
   // The link a message at some node takes next, and where it leads.
   struct Step {
     uint32_t link = 0;
@@ -129,18 +154,15 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   };
 
   [[nodiscard]] Step step(uint32_t node, uint32_t dst, uint8_t port) const;
-  // node / nodes_per_gpu_ as a multiply and a shift (nodes are below 2^31).
-  [[nodiscard]] uint32_t gpu_of(uint32_t node) const {
-    return static_cast<uint32_t>((uint64_t{node} * gpu_divisor_magic_) >> gpu_divisor_shift_);
-  }
   [[nodiscard]] LinkKind endpoint_kind(uint32_t local) const {
     return local < hbm_first_ ? LinkKind::kCu : local < io_first_ ? LinkKind::kHbm : LinkKind::kIo;
   }
-  void inject(uint32_t tag, uint32_t from, uint32_t to, uint16_t bytes, uint8_t cls, uint8_t port, bool response);
+  void inject(const Transit& transit);
   void forward(Transit transit);
-  void transmit(const Step& hop, Transit transit, bool from_queue, TimePs enqueued_ps);
+  // Puts a message on an idle link; `rearm`: another waits for it.
+  void transmit(const Step& hop, Transit transit, bool rearm);
   void link_free(uint32_t link);
-  void at_memory(uint32_t message);
+  void at_memory(uint32_t tag);
   uint32_t router_of(uint32_t local_endpoint) const { return endpoint_router_[local_endpoint - routers_]; }
 
   NocConfig config_;
@@ -152,9 +174,7 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   std::unique_ptr<Arbiter> arbiter_;
   uint32_t routers_ = 0, cus_ = 0, hbm_ = 0, ios_ = 0;
   uint32_t hbm_first_ = 0, io_first_ = 0, nodes_per_gpu_ = 0, links_per_gpu_ = 0, scale_up_first_ = 0;
-  uint32_t plane_first_ = 0;  // the first switch plane's node id
-  uint64_t gpu_divisor_magic_ = 1;
-  uint32_t gpu_divisor_shift_ = 0;
+  uint32_t node_bits_ = 0;  // a node id's local part
   std::vector<uint32_t> endpoint_router_;  // local endpoint - routers_ -> router
   // The routing function's direction from router r toward router t, at
   // r * routers_ + t (a hop reads it instead of calling the function).
@@ -162,9 +182,16 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   double ps_per_byte_[static_cast<int>(LinkKind::kCount)] = {};
   TimePs latency_ps_[static_cast<int>(LinkKind::kCount)] = {};
   TimePs hbm_access_ps_ = 0;
+  // Serialization times of messages up to kTabulatedBytes, by link kind
+  // (what a hop computes, looked up).
+  static constexpr uint32_t kTabulatedBytes = 256;
+  TimePs serialize_ps_[static_cast<int>(LinkKind::kCount)][kTabulatedBytes + 1] = {};
+  // Per link kind, as hops happen (stats() adds the links' figures).
+  uint64_t kind_messages_[static_cast<int>(LinkKind::kCount)] = {};
+  uint64_t kind_bytes_[static_cast<int>(LinkKind::kCount)] = {};
+  TimePs kind_queued_ps_[static_cast<int>(LinkKind::kCount)] = {};
   std::vector<Link> links_;
-  std::vector<Message> messages_;
-  uint32_t free_message_ = UINT32_MAX;
+  bool fifo_ = true;  // FIFO arbitration: one queue per link
   uint64_t in_flight_ = 0;
   uint64_t sequence_ = 0;
   std::vector<TagRoute> tags_;

@@ -31,6 +31,7 @@ class DirectPlanAlgorithm final : public PlanAlgorithm {
     return "direct: one step, every GPU exchanges its chunk for each peer with that peer";
   }
   std::vector<std::string_view> collectives() const override { return {kAllToAll, kAllGather}; }
+  bool supports(Transfer, Protocol protocol) const override { return protocol != Protocol::kLL128; }
   std::vector<PlanParameter> parameters() const override {
     return {{"gpus", "every GPU talks to the N-1 others at once"},
             {"workgroups", "per GPU; channels (peer, lane) are dealt round-robin to them, "

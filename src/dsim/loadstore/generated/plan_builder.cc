@@ -34,8 +34,8 @@ void PlanBuilder::begin_workgroup(uint32_t gpu, uint32_t workgroup) {
   gpu_ = gpu;
   workgroup_ = workgroup;
   op_index_ = 0;
-  slice_begin_ = 0;
-  slice_end_ = chunk_bytes_;
+  slice_begin_ = whole_slice_begin_ = 0;
+  slice_end_ = whole_slice_end_ = chunk_bytes_;
   current_ = Workgroup{gpu, static_cast<uint32_t>(program_.ops.size()), 0, wavefronts_, 0};
 }
 
@@ -50,8 +50,15 @@ void PlanBuilder::end_workgroup() {
 
 void PlanBuilder::select_slice(uint64_t index, uint64_t count) {
   const uint64_t elements = chunk_bytes_ / kPlanElementBytes;
-  slice_begin_ = elements * index / count * kPlanElementBytes;
-  slice_end_ = elements * (index + 1) / count * kPlanElementBytes;
+  slice_begin_ = whole_slice_begin_ = elements * index / count * kPlanElementBytes;
+  slice_end_ = whole_slice_end_ = elements * (index + 1) / count * kPlanElementBytes;
+}
+
+void PlanBuilder::select_piece(uint64_t index, uint64_t count) {
+  const uint64_t first = whole_slice_begin_ / kPlanElementBytes;
+  const uint64_t elements = (whole_slice_end_ - whole_slice_begin_) / kPlanElementBytes;
+  slice_begin_ = (first + elements * index / count) * kPlanElementBytes;
+  slice_end_ = (first + elements * (index + 1) / count) * kPlanElementBytes;
 }
 
 MemRange PlanBuilder::range(const Region& region) const {
@@ -60,6 +67,7 @@ MemRange PlanBuilder::range(const Region& region) const {
   r.space = region.space;
   r.offset_bytes = region.offset_bytes + slice_begin_;
   if (region.packet) r.flags |= MemRange::kPacket;
+  if (region.packet128) r.flags |= MemRange::kPacket128;
   return r;
 }
 
@@ -70,13 +78,14 @@ uint32_t PlanBuilder::name_id(std::string_view name) {
 }
 
 void PlanBuilder::emit(OpKind kind, uint8_t flags, const std::vector<MemRange>& ranges, uint64_t bytes,
-                       uint32_t sync, std::string_view name) {
+                       uint32_t sync, std::string_view name, uint32_t reduce_cycles) {
   if (!open_) throw Error("plan builder: an op outside a workgroup");
   GpuOp op;
   op.kind = kind;
   op.flags = flags;
   op.bytes = bytes;
   op.sync = sync;
+  op.reduce_cycles = reduce_cycles;
   program_.add_op(op, ranges, OpOrigin{workgroup_, op_index_++, kNone, 0, name_id(name)});
 }
 
@@ -106,6 +115,22 @@ void PlanBuilder::await(std::string_view purpose, uint32_t times) {
   if (slice_bytes() == 0) return;
   const uint32_t sync = semaphore(gpu_, workgroup_, purpose);
   for (uint32_t i = 0; i < times; ++i) emit(OpKind::kSemaphoreAcquire, 0, {}, 0, sync, fmt::format("wait {}", purpose));
+}
+
+void PlanBuilder::hold(std::string_view name) {
+  if (slice_bytes() == 0) return;
+  emit(OpKind::kNop, 0, {}, 0, kNone, name);
+}
+
+void PlanBuilder::compute(uint32_t cycles, std::string_view name) {
+  if (slice_bytes() == 0 || cycles == 0) return;
+  emit(OpKind::kReduce, 0, {}, 0, kNone, name, cycles);
+}
+
+void PlanBuilder::prologue() {
+  if (options_.prologue_cycles == 0) return;
+  compute((options_.prologue_cycles + wavefronts_ - 1) / wavefronts_, "prologue");
+  hold("prologue done");
 }
 
 uint32_t PlanBuilder::semaphore(uint32_t owner, uint32_t workgroup, std::string_view purpose) {

@@ -18,12 +18,14 @@
 namespace snr::dsim::loadstore {
 
 // A chunk-sized piece of one GPU's memory; `offset_bytes` is the chunk's
-// start. Packet regions hold LL packets (data and flag in one write).
+// start. Packet regions hold LL packets (data and flag in one write);
+// packet128 regions LL128 lines (a flag word in every 128-byte line).
 struct Region {
   uint32_t gpu = 0;
   Space space = Space::kInput;
   uint64_t offset_bytes = 0;
   bool packet = false;
+  bool packet128 = false;
 };
 
 class PlanBuilder {
@@ -48,11 +50,24 @@ class PlanBuilder {
   // differ by at most one element and depend on nothing but (index, count),
   // so both ends of a transfer agree on whether a slice is empty.
   void select_slice(uint64_t index, uint64_t count);
+  // Narrows the selected slice to its piece `index` of `count` (a pipeline
+  // step's sub-transfer), by the same whole-element rule; select_slice
+  // again to widen it.
+  void select_piece(uint64_t index, uint64_t count);
   // Bytes of the selected slice; ops of an empty slice are not emitted.
   [[nodiscard]] uint64_t slice_bytes() const { return slice_end_ - slice_begin_; }
   // Chunk `index` of `space` on `gpu` (scratch is cut into chunk-sized slots).
   [[nodiscard]] Region chunk(uint32_t gpu, Space space, uint64_t index, bool packet = false) const {
     return Region{gpu, space, index * chunk_bytes_, packet};
+  }
+
+  // Scratch slot `index` of `gpu` in the format of the plan's protocol:
+  // LL packets, LL128 lines or plain data (Simple).
+  [[nodiscard]] Region protocol_slot(uint32_t gpu, uint64_t index) const {
+    Region r = chunk(gpu, Space::kScratch, index);
+    r.packet = options_.protocol == Protocol::kLL;
+    r.packet128 = options_.protocol == Protocol::kLL128;
+    return r;
   }
 
   // MemcpyOp of the slice: Load `from` → Waitcnt → Store `to`.
@@ -67,6 +82,18 @@ class PlanBuilder {
   // `times` SemaphoreAcquireOps on this workgroup's own `purpose` semaphore
   // (counting: several peers or steps release it).
   void await(std::string_view purpose, uint32_t times);
+  // NopOp: every wavefront of the workgroup meets here (__syncthreads).
+  // Semaphore ops run on wavefront 0 only, so a wait followed by hold()
+  // keeps the whole workgroup back, and hold() before a fenced notify makes
+  // the fence cover every wavefront's stores.
+  void hold(std::string_view name);
+  // An unchained ReduceOp of `cycles` ALU cycles per wavefront: work the
+  // SM does that moves no data.
+  void compute(uint32_t cycles, std::string_view name);
+  // The kernel's prologue: options().prologue_cycles on the SM, shared by
+  // the wavefronts (the SM's ALU runs them one after another), then a hold
+  // so all of them start the first transfer together. Nothing when 0.
+  void prologue();
 
   Program finish();
 
@@ -74,7 +101,7 @@ class PlanBuilder {
   MemRange range(const Region& region) const;
   uint32_t semaphore(uint32_t owner, uint32_t workgroup, std::string_view purpose);
   void emit(OpKind kind, uint8_t flags, const std::vector<MemRange>& ranges, uint64_t bytes, uint32_t sync,
-            std::string_view name);
+            std::string_view name, uint32_t reduce_cycles = 0);
   uint32_t name_id(std::string_view name);
 
   GeneratedPlanOptions options_;
@@ -87,6 +114,7 @@ class PlanBuilder {
   // The workgroup being emitted.
   uint32_t gpu_ = 0, workgroup_ = 0, op_index_ = 0;
   uint64_t slice_begin_ = 0, slice_end_ = 0;
+  uint64_t whole_slice_begin_ = 0, whole_slice_end_ = 0;  // before select_piece
   Workgroup current_;
   bool open_ = false;
 };

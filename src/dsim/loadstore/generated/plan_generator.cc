@@ -35,6 +35,8 @@ Registry& registry() {
     // a collective, so the ring comes first.
     add_locked(*r, make_ring_plan_algorithm());
     add_locked(*r, make_direct_plan_algorithm());
+    add_locked(*r, make_nccl_ring_plan_algorithm());
+    add_locked(*r, make_nccl_tree_plan_algorithm());
     return r;
   }();
   return *instance;
@@ -61,7 +63,8 @@ Protocol parse_protocol(std::string_view text) {
   const std::string name = lower(text);
   if (name == "simple") return Protocol::kSimple;
   if (name == "ll") return Protocol::kLL;
-  throw Error(fmt::format("unknown protocol '{}' (Simple or LL)", text));
+  if (name == "ll128") return Protocol::kLL128;
+  throw Error(fmt::format("unknown protocol '{}' (Simple, LL or LL128)", text));
 }
 
 bool PlanAlgorithm::implements(std::string_view collective) const {

@@ -19,6 +19,7 @@
 //           bytes): no semaphores at all, a load of a packet range waits
 //           until the flags show its data arrived. Every step writes its own
 //           packet slot in scratch, so no flag is ever reused.
+//   LL128   (NCCL's plans) one flag word per 128-byte line, no semaphores.
 //
 // Algorithms are found by name in a small registry (plan_generator.cc lists
 // the built-ins, one file each); each declares the collectives, transfers
@@ -40,7 +41,7 @@ enum class Transfer : uint8_t { kPut, kGet };
 std::string_view transfer_name(Transfer transfer);  // "put", "get"
 // "put" or "get"; throws snr::Error naming both.
 Transfer parse_transfer(std::string_view text);
-// "Simple" or "LL" (any case); throws snr::Error naming both.
+// "Simple", "LL" or "LL128" (any case); throws snr::Error naming them.
 Protocol parse_protocol(std::string_view text);
 
 // The collectives a generated plan can implement, by the checker's names.
@@ -61,6 +62,13 @@ struct GeneratedPlanOptions {
   Protocol protocol = Protocol::kSimple;
   uint32_t threads_per_workgroup = 1024;  // as MSCCL++ launches its kernels
   uint32_t wavefront_threads = 32;
+  // Pieces a Simple step's transfer is cut into, each with its own signal
+  // (NCCL's slices); 0: the algorithm's default. Algorithms without
+  // pipelined steps ignore it.
+  uint32_t slices_per_step = 0;
+  // SM cycles every workgroup spends before its first transfer (a kernel's
+  // prologue: reading its work description, setting up its peers); 0: none.
+  uint32_t prologue_cycles = 0;
 };
 
 // Slices and chunk splits are cut in whole elements of this size (fp32), so
@@ -123,5 +131,7 @@ GpuBuffers collective_buffers(std::string_view collective, uint32_t gpus, uint64
 // Built-in algorithms (each defined in its own file).
 std::unique_ptr<PlanAlgorithm> make_ring_plan_algorithm();
 std::unique_ptr<PlanAlgorithm> make_direct_plan_algorithm();
+std::unique_ptr<PlanAlgorithm> make_nccl_ring_plan_algorithm();
+std::unique_ptr<PlanAlgorithm> make_nccl_tree_plan_algorithm();
 
 }  // namespace snr::dsim::loadstore

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "dsim/loadstore/data_check.h"
+#include "dsim/loadstore/generated/plan_check_for_tests.h"
 #include "dsim/loadstore/generated/plan_generator.h"
 
 namespace snr::dsim::loadstore {
@@ -30,12 +30,7 @@ GeneratedPlanOptions options_for(std::string_view collective, uint32_t gpus, uin
 }
 
 std::string check(const Program& program, std::string_view collective) {
-  DataCheckOptions options;
-  options.collective = std::string(collective);
-  const DataCheckResult result = check_data_movement(program, options);
-  std::string text = result.collective_checked ? "" : "collective not checked\n";
-  for (const auto& e : result.errors) text += e + "\n";
-  return text;
+  return check_generated_plan(program, collective);
 }
 
 TEST(PlanGenerator, EveryVariantMovesExactlyItsCollectivesBytes) {
@@ -45,6 +40,7 @@ TEST(PlanGenerator, EveryVariantMovesExactlyItsCollectivesBytes) {
     for (std::string_view collective : algorithm.collectives()) {
       for (Transfer transfer : {Transfer::kPut, Transfer::kGet}) {
         for (Protocol protocol : {Protocol::kSimple, Protocol::kLL}) {
+          if (!algorithm.supports(transfer, protocol)) continue;
           for (uint32_t gpus : {2u, 3u, 4u, 7u}) {
             for (uint32_t workgroups : {1u, 3u, 8u}) {
               // One element per chunk (most workgroups idle), an uneven
@@ -65,8 +61,9 @@ TEST(PlanGenerator, EveryVariantMovesExactlyItsCollectivesBytes) {
       }
     }
   }
-  // ring: 3 collectives, direct: 2; 4 variants, 4 GPU counts, 3x3 shapes.
-  EXPECT_EQ(checked, 5u * 4 * 4 * 9);
+  // ring: 3 collectives, direct: 2, with 4 variants each; nccl-ring: 3 and
+  // nccl-tree: 1, put only (2 variants); 4 GPU counts, 3x3 shapes.
+  EXPECT_EQ(checked, (5u * 4 + 4u * 2) * 4 * 9);
 }
 
 TEST(PlanGenerator, CaseStudyShapesCheck) {

@@ -158,6 +158,7 @@ class RingPlanAlgorithm final : public PlanAlgorithm {
     return "ring: N-1 steps of one chunk to the next GPU (all-reduce = reduce-scatter + all-gather)";
   }
   std::vector<std::string_view> collectives() const override { return {kAllGather, kReduceScatter, kAllReduce}; }
+  bool supports(Transfer, Protocol protocol) const override { return protocol != Protocol::kLL128; }
   std::vector<PlanParameter> parameters() const override {
     return {{"gpus", "ring length: GPU r sends to r+1 and receives from r-1"},
             {"workgroups", "per GPU; workgroup w moves slice w of every chunk with its own semaphores"},
