@@ -11,6 +11,7 @@
 // fenced releases also wait for each other, one round trip each).
 // Fewer workgroups than peers put several channels on one workgroup.
 #include <algorithm>
+#include <string_view>
 
 #include "dsim/loadstore/generated/plan_builder.h"
 #include "dsim/loadstore/generated/plan_generator.h"
@@ -77,6 +78,17 @@ class DirectPlanAlgorithm final : public PlanAlgorithm {
             emit(c);
           }
         };
+        // Semaphore ops run on wavefront 0 only: a wait holds the whole
+        // workgroup back until it is over, and a signal after transfers first
+        // lets every wavefront finish its own, so that it covers all of them.
+        auto wait = [&](std::string_view purpose) {
+          b.await(purpose, 1);
+          b.hold(purpose);
+        };
+        auto signal_after_transfers = [&](const Channel& c, std::string_view purpose, bool relaxed) {
+          b.hold("transfers issued");
+          b.notify(c.peer, c.peer_workgroup, purpose, relaxed);
+        };
         auto copy_own = [&] {
           b.select_slice(w, workgroups);
           b.copy(source(me, me), b.chunk(me, Space::kOutput, me), "copy own");
@@ -85,14 +97,14 @@ class DirectPlanAlgorithm final : public PlanAlgorithm {
         if (options.transfer == Transfer::kPut) {
           if (simple) each([&](const Channel& c) { b.notify(c.peer, c.peer_workgroup, "free", true); });
           copy_own();
-          if (simple) each([&](const Channel&) { b.await("free", 1); });
+          if (simple) each([&](const Channel&) { wait("free"); });
           each([&](const Channel& c) {
             b.copy(source(me, c.peer),
                    simple ? b.chunk(c.peer, Space::kOutput, me) : packet_slot(c.peer, me, c.peer), "put");
           });
           if (simple) {
-            each([&](const Channel& c) { b.notify(c.peer, c.peer_workgroup, "data", false); });
-            each([&](const Channel&) { b.await("data", 1); });
+            each([&](const Channel& c) { signal_after_transfers(c, "data", false); });
+            each([&](const Channel&) { wait("data"); });
           } else {
             each([&](const Channel& c) {
               b.copy(packet_slot(me, c.peer, me), b.chunk(me, Space::kOutput, c.peer), "unpack");
@@ -107,14 +119,14 @@ class DirectPlanAlgorithm final : public PlanAlgorithm {
             each([&](const Channel& c) { b.copy(source(me, c.peer), packet_slot(me, me, c.peer), "publish"); });
           }
           copy_own();
-          if (simple) each([&](const Channel&) { b.await("ready", 1); });
+          if (simple) each([&](const Channel&) { wait("ready"); });
           each([&](const Channel& c) {
             b.copy(simple ? source(c.peer, me) : packet_slot(c.peer, c.peer, me), b.chunk(me, Space::kOutput, c.peer),
                    "get");
           });
           if (simple) {
-            each([&](const Channel& c) { b.notify(c.peer, c.peer_workgroup, "done", true); });
-            each([&](const Channel&) { b.await("done", 1); });
+            each([&](const Channel& c) { signal_after_transfers(c, "done", true); });
+            each([&](const Channel&) { wait("done"); });
           }
         }
         b.end_workgroup();

@@ -11,6 +11,7 @@
 // receiver's scratch is not in use by a previous collective any more), get
 // one "done" handshake after its last load (the owner may not reuse what
 // its reader has not read), and LL needs no semaphore at all.
+#include <string_view>
 #include <vector>
 
 #include "dsim/loadstore/generated/plan_builder.h"
@@ -37,16 +38,16 @@ class RingWorkgroup {
       // follow each other: the receiver reduces only what has fully arrived.
       const uint64_t partials = base + n_ - 1;
       b_.copy(input(rank(-1)), scratch(next(), base, protocol), "put");
-      if (protocol == Protocol::kSimple) b_.notify(next(), wg(), "rs data", false);
+      if (protocol == Protocol::kSimple) signal_after_stores(next(), "rs data");
       for (uint32_t s = 1; s + 1 < n_; ++s) {
-        if (protocol == Protocol::kSimple) b_.await("rs data", 1);
+        if (protocol == Protocol::kSimple) wait("rs data");
         const Region partial = scratch(me_, partials + s, Protocol::kSimple);
         b_.load_store({scratch(me_, base + s - 1, protocol), input(rank(-1 - int64_t{s}))}, {partial}, true,
                       "reduce");
         b_.copy(partial, scratch(next(), base + s, protocol), "put");
-        if (protocol == Protocol::kSimple) b_.notify(next(), wg(), "rs data", false);
+        if (protocol == Protocol::kSimple) signal_after_stores(next(), "rs data");
       }
-      if (protocol == Protocol::kSimple) b_.await("rs data", 1);
+      if (protocol == Protocol::kSimple) wait("rs data");
       b_.load_store({scratch(me_, base + n_ - 2, protocol), input(me_)}, {final}, true, "reduce");
       return;
     }
@@ -65,9 +66,9 @@ class RingWorkgroup {
                     : s == 0                  ? input(prev(), chunk)
                                               : scratch(prev(), base + s - 1, protocol);
       const Region to = last ? final : scratch(me_, base + s + (protocol == Protocol::kLL ? 1 : 0), protocol);
-      if (protocol == Protocol::kSimple) b_.await("rs ready", 1);
+      if (protocol == Protocol::kSimple) wait("rs ready");
       b_.load_store({from, input(chunk)}, {to}, true, last ? "get and reduce" : "get, reduce and publish");
-      if (protocol == Protocol::kSimple && !last) b_.notify(next(), wg(), "rs ready", false);
+      if (protocol == Protocol::kSimple && !last) signal_after_stores(next(), "rs ready");
     }
   }
 
@@ -80,14 +81,14 @@ class RingWorkgroup {
       if (copy_own) b_.copy(own, output(me_, me_), "copy own");
       if (protocol == Protocol::kSimple) {
         b_.copy(own, output(next(), me_), "put");
-        b_.notify(next(), wg(), "ag data", false);
+        signal_after_stores(next(), "ag data");
         for (uint32_t s = 1; s + 1 < n_; ++s) {
-          b_.await("ag data", 1);
+          wait("ag data");
           const uint64_t chunk = rank(-int64_t{s});
           b_.copy(output(me_, chunk), output(next(), chunk), "put");
-          b_.notify(next(), wg(), "ag data", false);
+          signal_after_stores(next(), "ag data");
         }
-        b_.await("ag data", 1);
+        wait("ag data");
         return;
       }
       b_.copy(own, scratch(next(), base, protocol), "put");
@@ -102,14 +103,14 @@ class RingWorkgroup {
     // since its own step s-1 (LL: in its packet slot `base + s`).
     if (protocol == Protocol::kLL) b_.copy(own, scratch(me_, base, protocol), "publish");
     if (copy_own) b_.copy(own, output(me_, me_), "copy own");
-    if (protocol == Protocol::kSimple) b_.notify(next(), wg(), "ag ready", false);
+    if (protocol == Protocol::kSimple) signal_after_stores(next(), "ag ready");
     for (uint32_t s = 0; s + 1 < n_; ++s) {
       const bool last = s + 2 == n_;
       const uint64_t chunk = rank(-1 - int64_t{s});
       if (protocol == Protocol::kSimple) {
-        b_.await("ag ready", 1);
+        wait("ag ready");
         b_.copy(output(prev(), chunk), output(me_, chunk), "get");
-        if (!last) b_.notify(next(), wg(), "ag ready", false);
+        if (!last) signal_after_stores(next(), "ag ready");
         continue;
       }
       std::vector<Region> stores{output(me_, chunk)};
@@ -122,13 +123,26 @@ class RingWorkgroup {
   // buffers are free, and wait until the receiver says the same.
   void announce_free_buffers() {
     b_.notify(prev(), wg(), "free", true);
-    b_.await("free", 1);
+    wait("free");
   }
   // Simple get: after the last load, tell the owner it was read, and wait
   // until the reader of this GPU's data says the same.
   void announce_reads_done() {
-    b_.notify(prev(), wg(), "done", false);
-    b_.await("done", 1);
+    signal_after_stores(prev(), "done");
+    wait("done");
+  }
+
+  // Semaphore ops run on wavefront 0 only: a wait that guards data holds
+  // the whole workgroup back until it is over, and a fenced signal first
+  // lets every wavefront finish its stores (loads, for "done"), so that the
+  // fence covers all of them and not just wavefront 0's.
+  void wait(std::string_view purpose) {
+    b_.await(purpose, 1);
+    b_.hold(purpose);
+  }
+  void signal_after_stores(uint32_t peer, std::string_view purpose) {
+    b_.hold("stores issued");
+    b_.notify(peer, wg(), purpose, false);
   }
 
   Region input(uint64_t chunk) const { return input(me_, chunk); }
