@@ -1,7 +1,8 @@
 // snr collective allreduce|allgather|reducescatter|alltoall --gpus N --size BYTES
-// — a built-in algorithm (ring, direct, nccl-ring, nccl-tree) expanded into
-// a load-store plan for the collective (put- or get-based, LL, LL128 or
-// Simple) and run on the GPU model over the NoC-level network of a system,
+// — a built-in algorithm (ring, direct, nccl-ring, nccl-tree,
+// halving-doubling, double-binary-tree) expanded into a load-store plan for
+// the collective (put- or get-based, LL, LL128 or Simple) and run on the
+// GPU model over the NoC-level network of a system,
 // with the report of `snr collective PLAN`. On a system NCCL runs on
 // (dgx-a100, dgx-h100) `auto` is NCCL's own choice of algorithm, protocol,
 // channels and threads (nccl_tuning.h), and `ring`/`tree` name NCCL's.

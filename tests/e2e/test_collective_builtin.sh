@@ -37,6 +37,35 @@ for c in allreduce:ring allgather:ring reducescatter:ring alltoall:direct; do
   done
 done
 
+# halving-doubling and double-binary-tree all-reduce over 8 GPUs run, pass
+# the data check and report like the others.
+for algorithm in halving-doubling double-binary-tree; do
+  "$SNR" collective allreduce --gpus 8 --size 1048576 --algorithm "$algorithm" --check --json \
+    > "$WORK/$algorithm.json" || fail "$algorithm allreduce did not run"
+  check_run "$WORK/$algorithm.json" allreduce "$algorithm" 8
+done
+# At a latency-bound 4 KiB over 8 GPUs the step count decides:
+# halving-doubling's 2 log2 8 = 6 steps take well under the ring's
+# 2(8-1) = 14, with either protocol. The double binary tree pipelines 8
+# pieces per tree through 2 x 3 levels: with Simple's signal per piece that
+# is about the ring's time, with LL (no signals) close to halving-doubling.
+for protocol in Simple LL; do
+  for algorithm in ring halving-doubling double-binary-tree; do
+    "$SNR" collective allreduce --gpus 8 --size 4096 --algorithm "$algorithm" --protocol "$protocol" --json \
+      > "$WORK/small-$algorithm-$protocol.json" || fail "$algorithm $protocol allreduce at 4 KiB did not run"
+  done
+done
+python3 - "$WORK"/small-{ring,halving-doubling,double-binary-tree}-{Simple,LL}.json <<'PY'
+import json, sys
+# small-ALGORITHM-PROTOCOL.json -> time_ns
+times = {f.rsplit("/", 1)[1][len("small-"):-len(".json")]: json.load(open(f))["time_ns"] for f in sys.argv[1:]}
+for protocol in ("Simple", "LL"):
+    ring, hd, dbt = (times[f"{a}-{protocol}"] for a in ("ring", "halving-doubling", "double-binary-tree"))
+    assert 0 < hd < 0.6 * ring, (protocol, ring, hd)
+    assert hd < dbt, (protocol, hd, dbt)
+assert times["double-binary-tree-LL"] < times["ring-LL"], times
+PY
+
 # LL carries a flag beside every data word: twice the data bytes of Simple
 # for the same all-gather, and no semaphore traffic.
 A=(collective allgather --gpus 4 --size 262144 --workgroups 8 --json)
@@ -89,7 +118,10 @@ expect_error() {  # MESSAGE ARGS...: `snr collective ARGS` fails, naming MESSAGE
 }
 expect_error "unknown system 'dgx-b200' (known: generic-448, dgx-a100, dgx-h100)" allreduce --gpus 8 --system dgx-b200 --size 4096
 expect_error "algorithm 'direct' does not implement 'reducescatter'" reducescatter --gpus 4 --size 4096 --algorithm direct
-expect_error "unknown collective algorithm 'tree' (registered: ring, direct, nccl-ring, nccl-tree)" allgather --gpus 4 --size 4096 --algorithm tree
+expect_error "unknown collective algorithm 'tree' (registered: ring, direct, nccl-ring, nccl-tree, halving-doubling, double-binary-tree)" allgather --gpus 4 --size 4096 --algorithm tree
+expect_error "halving-doubling allreduce: 6 GPUs is not a power of two" allreduce --gpus 6 --size 6144 --algorithm halving-doubling
+expect_error "use 4 or 8 GPUs" reducescatter --gpus 6 --size 6144 --algorithm halving-doubling
+expect_error "double-binary-tree allreduce: no get-based variant" allreduce --gpus 4 --size 4096 --algorithm double-binary-tree --transfer get
 expect_error "does not split into 3 chunks" alltoall --gpus 3 --size 1000
 expect_error "unknown transfer 'push' (put or get)" allgather --gpus 4 --size 4096 --transfer push
 expect_error "unknown protocol 'LL64' (Simple, LL or LL128)" allgather --gpus 4 --size 4096 --protocol LL64

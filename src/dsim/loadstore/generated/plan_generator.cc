@@ -37,6 +37,8 @@ Registry& registry() {
     add_locked(*r, make_direct_plan_algorithm());
     add_locked(*r, make_nccl_ring_plan_algorithm());
     add_locked(*r, make_nccl_tree_plan_algorithm());
+    add_locked(*r, make_halving_doubling_plan_algorithm());
+    add_locked(*r, make_double_binary_tree_plan_algorithm());
     return r;
   }();
   return *instance;
@@ -145,6 +147,9 @@ Program generate_collective_plan(const PlanAlgorithm& algorithm, const Generated
   constexpr uint32_t kMaxGpus = 4096, kMaxWorkgroups = 1024;
   if (options.gpus < algorithm.min_gpus() || options.gpus > kMaxGpus) {
     throw Error(fmt::format("{}: {} GPUs (between {} and {})", what, options.gpus, algorithm.min_gpus(), kMaxGpus));
+  }
+  if (const std::string why = algorithm.unsupported_gpus(options.gpus); !why.empty()) {
+    throw Error(fmt::format("{}: {}", what, why));
   }
   if (options.workgroups == 0 || options.workgroups > kMaxWorkgroups) {
     throw Error(fmt::format("{}: {} workgroups per GPU (between 1 and {})", what, options.workgroups,

@@ -94,6 +94,9 @@ class PlanAlgorithm {
   // Both transfers and both protocols unless an algorithm says otherwise.
   [[nodiscard]] virtual bool supports(Transfer, Protocol) const { return true; }
   [[nodiscard]] virtual uint32_t min_gpus() const { return 2; }
+  // Why `gpus` (at least min_gpus()) cannot run this algorithm, naming the
+  // nearest counts that can; empty when it can.
+  [[nodiscard]] virtual std::string unsupported_gpus(uint32_t /*gpus*/) const { return {}; }
   // Bytes one GPU sends between two of its synchronizations (a ring step's
   // chunk, a direct exchange's N-1 chunks): the transfer size of §3.2's
   // choice between LL and Simple.
@@ -133,5 +136,7 @@ std::unique_ptr<PlanAlgorithm> make_ring_plan_algorithm();
 std::unique_ptr<PlanAlgorithm> make_direct_plan_algorithm();
 std::unique_ptr<PlanAlgorithm> make_nccl_ring_plan_algorithm();
 std::unique_ptr<PlanAlgorithm> make_nccl_tree_plan_algorithm();
+std::unique_ptr<PlanAlgorithm> make_halving_doubling_plan_algorithm();
+std::unique_ptr<PlanAlgorithm> make_double_binary_tree_plan_algorithm();
 
 }  // namespace snr::dsim::loadstore
