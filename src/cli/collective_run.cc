@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "cli/collective_report.h"
+#include "cli/collective_trace.h"
+#include "common/output.h"
 #include "dsim/core/event_loop.h"
 #include "dsim/gpu/gpu_model.h"
 #include "dsim/noc/noc_network.h"
@@ -41,11 +44,16 @@ void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& optio
                   "override the bandwidth of every I/O port and its scale-up link (GiB/s)")
       ->check(CLI::Range(1e-3, 1e6));
   app->add_flag("--json", options->json, "print one JSON object (time_ns, algbw_gbps, busbw_gbps, ...)");
+  app->add_option("--trace", options->trace_path,
+                  "write a Perfetto timeline (Chrome trace-event JSON): workgroups per CU group, kernels, NoC link "
+                  "counters");
+  app->add_option("--csv", options->csv_path, "write one CSV row per kernel per GPU (times, stored bytes, busbw)");
 }
 
 ModelConfigs load_model_configs(const ModelOptions& options, const std::string& default_network) {
   ModelConfigs configs{gpu::load_gpu_config(options.gpu),
-                       noc::load_noc_config(options.network.empty() ? default_network : options.network)};
+                       noc::load_noc_config(options.network.empty() ? default_network : options.network),
+                       options.trace_path, options.csv_path};
   if (options.unroll != 0) configs.gpu.unroll = options.unroll;
   if (options.max_outstanding != 0) configs.gpu.max_outstanding_per_cu = options.max_outstanding;
   if (options.workgroups_per_cu != 0) configs.gpu.workgroups_per_cu = options.workgroups_per_cu;
@@ -62,6 +70,9 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
     configs.network.io_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
     configs.network.scale_up_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
   }
+  // Before the run, which may take minutes.
+  if (!options.trace_path.empty()) output::check_output_file(options.trace_path, "--trace");
+  if (!options.csv_path.empty()) output::check_output_file(options.csv_path, "--csv");
   return configs;
 }
 
@@ -80,6 +91,9 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
   const auto wall_start = std::chrono::steady_clock::now();
   dsim::EventLoop loop;
   noc::NocNetwork network(noc_config, program.gpu_count(), loop);
+  // Only a trace needs the per-bin link figures; without it the network
+  // records none.
+  if (!configs.trace_path.empty()) network.record_timeline();
   gpu::GpuModel model(program, gpu_config, loop, network);
   model.start();
   loop.run();
@@ -95,6 +109,20 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
   for (const gpu::GpuStats& g : stats.gpus) {
     control_bytes += g.control_bytes;
     data_bytes += g.data_bytes;
+  }
+  const std::vector<KernelTiming> kernels =
+      kernel_timings(program, stats, bus_bandwidth_factor(description.collective, program.gpu_count()));
+  const std::vector<CuOccupancy> occupancy = cu_occupancy(program, stats, gpu_config.compute_units);
+  if (!configs.csv_path.empty()) write_kernels_csv(configs.csv_path, kernels);
+  CollectiveTraceSummary trace;
+  if (!configs.trace_path.empty()) {
+    trace = write_collective_trace(configs.trace_path, program, stats, gpu_config.compute_units, &net,
+                                   network.timeline());
+    if (trace.workgroups_left_out > 0) {
+      // Never silent: stderr, so that --json's stdout stays one object.
+      fmt::print(stderr, "snr: warning: {}: {} workgroup slices written, {} left out (the trace's cap)\n",
+                 configs.trace_path, trace.workgroup_slices, trace.workgroups_left_out);
+    }
   }
 
   if (json) {
@@ -151,7 +179,16 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
                   {"hops", net.hops},
                   {"links", links}}},
                 {"per_gpu", gpus},
+                {"kernels", kernels_json(kernels)},
+                {"occupancy", occupancy_json(occupancy)},
                 {"simulation", {{"events", loop.events_processed()}, {"wall_s", wall_s}}}});
+    if (!configs.trace_path.empty()) {
+      out["trace"] = {{"path", configs.trace_path},
+                      {"workgroup_slices", trace.workgroup_slices},
+                      {"workgroups_left_out", trace.workgroups_left_out},
+                      {"counter_tracks", trace.counter_tracks}};
+    }
+    if (!configs.csv_path.empty()) out["csv"] = {{"path", configs.csv_path}, {"rows", kernels.size()}};
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -172,6 +209,15 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
     fmt::print("{:>5} {:>12.3f} {:>10} {:>14} {:>14} {:>14}\n", g, static_cast<double>(s.end_ps) / 1e6, s.requests,
                s.data_bytes, s.control_bytes, s.remote_bytes);
   }
+  fmt::print("occupancy (busy: a workgroup resident on the CU, over the whole run):\n");
+  for (const std::string& line : occupancy_lines(occupancy)) fmt::print("  {}\n", line);
+  if (!configs.trace_path.empty()) {
+    fmt::print("timeline: {} ({} workgroup slices{}, {} link counter tracks)\n", configs.trace_path,
+               trace.workgroup_slices,
+               trace.workgroups_left_out ? fmt::format(", {} left out", trace.workgroups_left_out) : std::string(),
+               trace.counter_tracks);
+  }
+  if (!configs.csv_path.empty()) fmt::print("kernels: {} ({} rows)\n", configs.csv_path, kernels.size());
   return 0;
 }
 

@@ -34,21 +34,28 @@ struct ModelOptions {
   // I/O port links and the scale-up links (one NVLink is both).
   double scale_up_latency_ns = -1, port_bandwidth_gib_per_s = -1;
   bool json = false;
+  std::string trace_path;  // --trace: Perfetto timeline; empty: none (the network records no timeline)
+  std::string csv_path;    // --csv: one row per kernel
 };
 
 // Adds --gpu (unless `with_gpu` is false: a caller naming a system adds
 // its own), --network-configuration, --wavefront-threads, --unroll,
 // --max-outstanding, --workgroups-per-cu, --arbitration, --routing,
-// --scale-up-latency-ns, --port-bandwidth-gib-per-s, --json.
+// --scale-up-latency-ns, --port-bandwidth-gib-per-s, --json, --trace, --csv.
 void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& options, bool with_gpu = true);
 
 struct ModelConfigs {
   dsim::gpu::GpuConfig gpu;
   dsim::noc::NocConfig network;
+  // Files the report writes beside stdout (--trace, --csv; empty: none).
+  // They travel with the configurations because every form of the verb
+  // passes these to simulate_and_report.
+  std::string trace_path, csv_path;
 };
 // Reads the configurations (`default_network`: preset used when no
-// --network-configuration is given) and applies the overrides; throws
-// snr::Error naming a bad file, key or name.
+// --network-configuration is given), applies the overrides and checks the
+// output files can be written; throws snr::Error naming a bad file, key or
+// name.
 ModelConfigs load_model_configs(const ModelOptions& options, const std::string& default_network);
 
 // What is being run, for the report: `identity` holds the keys that name it
@@ -60,7 +67,8 @@ struct RunDescription {
   std::string headline;
 };
 
-// Simulates `program` and prints the text or JSON report; returns the exit code.
+// Simulates `program` and prints the text or JSON report (and writes the
+// --trace and --csv files); returns the exit code.
 int simulate_and_report(const dsim::loadstore::Program& program, const ModelConfigs& configs,
                         const RunDescription& description, bool json);
 

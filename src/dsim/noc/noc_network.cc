@@ -256,6 +256,7 @@ void NocNetwork::Link::grow(int q) {
   ++kind_messages_[kind];
   kind_bytes_[kind] += transit.bytes;
   const TimePs now = loop_.now();
+  if (timeline_) [[unlikely]] timeline_->transmitted(kind, now, serialize, transit.bytes);
   // The link-free event takes its place in the order here, before the hop.
   link.free_at_ps = now + serialize;
   link.free_sequence = loop_.reserve_sequence();
@@ -293,6 +294,7 @@ void NocNetwork::Link::grow(int q) {
   // queues drain, which they always do: a waiting message has its
   // link-free event).
   kind_queued_ps_[static_cast<int>(hop.kind)] -= loop_.now();
+  if (timeline_) [[unlikely]] timeline_->enqueued(static_cast<int>(hop.kind), loop_.now());
   if (!link.free_scheduled) {
     link.free_scheduled = true;
     loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
@@ -324,6 +326,7 @@ void NocNetwork::Link::grow(int q) {
   // The message is still before the link (in its queue): the same step.
   const Step hop = step(transit.node, transit.dst, transit.port);
   kind_queued_ps_[static_cast<int>(hop.kind)] += loop_.now();
+  if (timeline_) [[unlikely]] timeline_->dequeued(static_cast<int>(hop.kind), loop_.now());
   transmit(hop, transit, link.size[0] != 0 || link.size[1] != 0);
 }
 

@@ -37,6 +37,7 @@
 #include "dsim/core/event_loop.h"
 #include "dsim/gpu/memory_network.h"
 #include "dsim/noc/arbitration.h"
+#include "dsim/noc/link_timeline.h"
 #include "dsim/noc/noc_config.h"
 #include "dsim/noc/routing.h"
 
@@ -61,6 +62,7 @@ struct NocStats {
 };
 
 const char* to_string(LinkKind kind);
+static_assert(LinkTimeline::kKinds == static_cast<int>(LinkKind::kCount), "the timeline has a bin per link kind");
 
 class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
  public:
@@ -73,6 +75,10 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   void handle(const Event& event) override;
 
   [[nodiscard]] const NocStats& stats();  // completes the per-kind busy figures
+  // From now on, keep per link kind and time bin what the links carried
+  // (`snr collective --trace`); a network without it records nothing.
+  void record_timeline() { timeline_ = std::make_unique<LinkTimeline>(); }
+  [[nodiscard]] const LinkTimeline* timeline() const { return timeline_.get(); }
   [[nodiscard]] uint32_t nodes_per_gpu() const { return nodes_per_gpu_; }
   // The links a message from `from` to `to` (global node ids, same GPU or a
   // port path for another GPU) crosses, for tests.
@@ -190,6 +196,8 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   uint64_t kind_messages_[static_cast<int>(LinkKind::kCount)] = {};
   uint64_t kind_bytes_[static_cast<int>(LinkKind::kCount)] = {};
   TimePs kind_queued_ps_[static_cast<int>(LinkKind::kCount)] = {};
+  // Null unless record_timeline(): then a hop also calls it (out of line).
+  std::unique_ptr<LinkTimeline> timeline_;
   std::vector<Link> links_;
   bool fifo_ = true;  // FIFO arbitration: one queue per link
   uint64_t in_flight_ = 0;
