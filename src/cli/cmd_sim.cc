@@ -17,10 +17,20 @@
 #include "dsim/inputs_file.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
+#include "dsim/system/load_store/load_store_collective.h"
 #include "infra/load.h"
 #include "infra/translate/translator.h"
 
 namespace {
+
+// The load-store collective algorithm lives outside snr_dsim (it needs the
+// GPU model); every verb that reads a system configuration (sim, et
+// timeline, et critical-path) runs in this binary, so registering it once
+// at start-up makes its name and keys known to all of them.
+[[maybe_unused]] const bool kLoadStoreRegistered = [] {
+  snr::dsim::load_store::register_load_store_algorithm();
+  return true;
+}();
 
 struct SimOptions {
   snr::dsim::SimulationInputs inputs;

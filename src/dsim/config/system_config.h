@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,10 @@ struct SystemConfig {
   // Per-rank Chakra trace prefixes of custom collectives, resolved to paths
   // (the key belongs to the custom algorithm, system/custom_collective.cc).
   std::vector<std::filesystem::path> all_reduce_custom;
+  // Keys owned by algorithms registered outside the built-in set (the
+  // load-store model's load-store-*, system/load_store/), as their
+  // parse_key checked and normalized them (paths made absolute).
+  std::map<std::string, std::string> algorithm_settings;
 };
 
 // Parses the JSON text; `source` names the file in error messages, and

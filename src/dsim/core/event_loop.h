@@ -73,6 +73,10 @@ class EventLoop {
 
   // Runs events until none is left.
   void run();
+  // Runs the events at times <= `limit` (a loop co-simulated under another
+  // clock, gpu/memory_network.h's picosecond loop under `snr sim`'s
+  // nanoseconds); later ones stay queued.
+  void run_until(TimeNs limit);
 
   [[nodiscard]] TimeNs now() const { return queue_.now(); }
   [[nodiscard]] EventQueue& queue() { return queue_; }
@@ -88,7 +92,7 @@ class EventLoop {
   };
   EventQueue queue_;
   std::vector<Entry> handlers_;
-  uint32_t nested_ = 0;  // deliver_now calls in progress
+  uint32_t nested_ = 0;  // deliver_now calls (and run_until) in progress
 };
 
 // The error a handler throws for an event kind it does not know.

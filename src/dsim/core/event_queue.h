@@ -149,6 +149,9 @@ class EventQueue {
   }
 
   [[nodiscard]] bool empty() const { return pending_ == 0; }
+  // The time of the event pop() would return (a loop driven by another
+  // clock stops before it). Precondition: !empty().
+  [[nodiscard]] TimeNs next_time() const { return lane_first() ? lane_head().time_ns : cal_time_; }
   [[nodiscard]] TimeNs now() const { return now_ns_; }
   [[nodiscard]] uint64_t events_processed() const { return processed_; }
   [[nodiscard]] uint64_t pending() const { return pending_; }

@@ -35,11 +35,17 @@ constexpr uint64_t kSemaphoreSpace = 3;
 }  // namespace
 
 GpuModel::GpuModel(const ls::Program& program, const GpuConfig& config, EventLoop& loop, MemoryNetwork& network)
-    : program_(program),
+    : GpuModel(nullptr, &program, config, loop, network) {}
+
+GpuModel::GpuModel(std::unique_ptr<ls::Program> owned, const ls::Program* borrowed, const GpuConfig& config,
+                   EventLoop& loop, MemoryNetwork& network)
+    : owned_(std::move(owned)),
+      program_(borrowed != nullptr ? *borrowed : *owned_),
       config_(config),
       loop_(loop),
       network_(network),
-      packet_flags_(static_cast<uint32_t>(program.gpu_count()) * 3) {
+      packet_flags_(static_cast<uint32_t>(program_.gpu_count()) * 3) {
+  const ls::Program& program = program_;
   cycle_ps_ = config.cycle_ps();
   if (cycle_ps_ == 0) throw Error(fmt::format("GPU '{}': clock {} GHz is too fast", config.name, config.clock_ghz));
   if (network.compute_units() != 0 && network.compute_units() != config.compute_units) {
@@ -161,6 +167,13 @@ void GpuModel::place(uint32_t gpu) {
     slot.cu = gpu * n + found;
     slot.outstanding = slot.stores_out = slot.waves_done = slot.waves_waiting = 0;
     slot.at_barrier = false;
+    slot.unroll = config_.unroll;
+    slot.reduce_cycles_per_line = config_.reduce_cycles_per_line;
+    if (!workgroup_tuning_.empty()) {
+      const KernelTuning& tuning = workgroup_tuning_[wg_index];
+      if (tuning.unroll != 0) slot.unroll = tuning.unroll;
+      if (tuning.reduce_cycles_given) slot.reduce_cycles_per_line = tuning.reduce_cycles_per_line;
+    }
     slot.waves.assign(wg.wavefronts, Wave{});
     slot.issuing.assign((wg.wavefronts + 63) / 64, 0);
     cus_[slot.cu].slots.push_back(slot_index);
@@ -243,7 +256,7 @@ void GpuModel::begin_op(uint32_t slot_index, uint16_t wave) {
 
 void GpuModel::start_group(uint32_t slot_index, Wave& w) {
   const Loop& loop = loops_[w.op];
-  const uint64_t lines = std::min<uint64_t>(config_.unroll, w.end_line - w.next_line);
+  const uint64_t lines = std::min<uint64_t>(slots_[slot_index].unroll, w.end_line - w.next_line);
   w.group_first = w.next_line;
   w.group_lines = static_cast<uint32_t>(lines);
   w.next_line += lines;
@@ -263,10 +276,10 @@ void GpuModel::advance(uint32_t slot_index, uint16_t wave) {
   Slot& slot = slots_[slot_index];
   Wave& w = slot.waves[wave];
   const Loop& loop = loops_[w.op];
-  if (static_cast<Phase>(w.phase) == Phase::kWaitLoads && loop.reduce && config_.reduce_cycles_per_line > 0) {
+  if (static_cast<Phase>(w.phase) == Phase::kWaitLoads && loop.reduce && slot.reduce_cycles_per_line > 0) {
     Cu& cu = cus_[slot.cu];
     const TimePs start = std::max(loop_.now(), cu.alu_free_ps);
-    cu.alu_free_ps = start + uint64_t{w.group_lines} * config_.reduce_cycles_per_line * cycle_ps_;
+    cu.alu_free_ps = start + uint64_t{w.group_lines} * slot.reduce_cycles_per_line * cycle_ps_;
     set_phase(slot, w, Phase::kReduce);
     loop_.schedule(cu.alu_free_ps, handler_, AluDone{slot_index, wave});
     return;
@@ -554,7 +567,8 @@ void GpuModel::retire(uint32_t slot_index) {
   Slot& slot = slots_[slot_index];
   const uint32_t gpu = slot.cu / config_.compute_units;
   const TimePs now = loop_.now();
-  stats_.workgroup_end_ps[slot.workgroup] = now;
+  const uint32_t workgroup = slot.workgroup;
+  stats_.workgroup_end_ps[workgroup] = now;
   stats_.gpus[gpu].end_ps = std::max(stats_.gpus[gpu].end_ps, now);
   stats_.end_ps = std::max(stats_.end_ps, now);
   auto& resident = cus_[slot.cu].slots;
@@ -565,6 +579,7 @@ void GpuModel::retire(uint32_t slot_index) {
   // Placing from inside a callback could reuse this slot while a caller up
   // the stack still walks it; the placement runs as its own event, now.
   if (gpus_[gpu].next_pending < gpus_[gpu].pending.size()) loop_.schedule(now, handler_, PlaceWorkgroups{gpu});
+  if (!workgroup_kernel_.empty()) kernel_retired(workgroup);
 }
 
 void GpuModel::handle(const Event& event) {

@@ -36,6 +36,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +67,14 @@ struct RunStats {
   std::vector<uint32_t> workgroup_cu;                        // where each ran
 };
 
+// A program's own copy-loop settings where they differ from the GPU's
+// (NCCL's lines in flight per protocol), for run-time launches.
+struct KernelTuning {
+  uint32_t unroll = 0;  // 0: the GpuConfig's
+  uint32_t reduce_cycles_per_line = 0;
+  bool reduce_cycles_given = false;  // reduce_cycles_per_line replaces the config's (0 is a value)
+};
+
 class GpuModel final : public EventHandler, public AccessSink {
  public:
   // `program`, `loop` and `network` must outlive the model. Registers itself
@@ -74,6 +84,29 @@ class GpuModel final : public EventHandler, public AccessSink {
 
   // Dispatches every kernel at the loop's current time.
   void start();
+
+  // Run-time launches (`snr sim`'s load-store collectives,
+  // src/dsim/system/load_store): a model of `gpus` GPUs without kernels of
+  // its own; programs are added while it runs and each kernel starts when
+  // launched. `loop` and `network` must outlive the model.
+  GpuModel(uint32_t gpus, const GpuConfig& config, EventLoop& loop, MemoryNetwork& network);
+  using KernelTuning = gpu::KernelTuning;
+  // Adds `fragment`: its GPU g is the model's gpu_of[g]; its semaphores,
+  // barriers and buffers are its own (buffers get addresses no earlier
+  // program of the run used, so LL flags never carry over). Returns the
+  // model's index of the fragment's first kernel (kernel k: that + k).
+  // When every kernel added so far has finished, their state is dropped
+  // first, so memory is bounded by the programs in flight. Throws
+  // snr::Error for a model built from a Program or a GPU out of range.
+  uint32_t add_program(const loadstore::Program& fragment, const std::vector<uint32_t>& gpu_of,
+                       KernelTuning tuning = {});
+  // Starts kernel `kernel` (from add_program) at the loop's current time;
+  // `done` runs when its last workgroup retires, inside the model's event
+  // handling, so it must not add or launch kernels (schedule that instead).
+  using KernelDone = std::function<void(uint32_t kernel)>;
+  void launch(uint32_t kernel, KernelDone done);
+  // Kernels added and not yet finished (launched or not).
+  [[nodiscard]] uint64_t kernels_open() const { return kernels_open_; }
   // After loop.run(): throws snr::Error describing what every unfinished
   // workgroup waits for (a deadlock), else returns the statistics.
   const RunStats& finish();
@@ -128,6 +161,7 @@ class GpuModel final : public EventHandler, public AccessSink {
     uint32_t outstanding = 0, stores_out = 0;
     uint32_t waves_done = 0, waves_waiting = 0;
     bool at_barrier = false;  // counted in its barrier's arrivals
+    uint32_t unroll = 0, reduce_cycles_per_line = 0;  // the GpuConfig's, or its kernel's tuning
     std::vector<Wave> waves;
     // A bit per wave in an issuing phase (loads, stores, acquire, release):
     // a CU tick looks only at those instead of every resident wave.
@@ -161,6 +195,12 @@ class GpuModel final : public EventHandler, public AccessSink {
     uint32_t unfinished = 0;
   };
 
+  // The two public constructors' common part: `owned` (run-time
+  // launches) or `borrowed` is the program.
+  GpuModel(std::unique_ptr<loadstore::Program> owned, const loadstore::Program* borrowed, const GpuConfig& config,
+           EventLoop& loop, MemoryNetwork& network);
+  void drop_finished_programs();
+  void kernel_retired(uint32_t workgroup);
   const Loop& loop_of(uint32_t op);
   void place(uint32_t gpu);
   void begin_op(uint32_t slot, uint16_t wave);
@@ -192,6 +232,8 @@ class GpuModel final : public EventHandler, public AccessSink {
             uint32_t resp_bytes, MessageClass req_class, MessageClass resp_class);
   std::string describe_wait(uint32_t slot) const;
 
+  // Run-time launches: the program added kernels go into (program_ is it).
+  std::unique_ptr<loadstore::Program> owned_;
   const loadstore::Program& program_;
   GpuConfig config_;
   EventLoop& loop_;
@@ -216,6 +258,18 @@ class GpuModel final : public EventHandler, public AccessSink {
   PacketFlags packet_flags_;            // areas gpu * 3 + space
   std::vector<uint32_t> packet_answers_;  // scratch
   RunStats stats_;
+  // Run-time launches only (empty otherwise): per workgroup its kernel and
+  // its copy-loop settings; per kernel what is left of it.
+  struct KernelRun {
+    uint32_t workgroups_left = 0;
+    bool launched = false;
+    KernelDone done;
+  };
+  std::vector<uint32_t> workgroup_kernel_;
+  std::vector<KernelTuning> workgroup_tuning_;
+  std::vector<KernelRun> kernel_runs_;
+  uint64_t kernels_open_ = 0;
+  uint64_t address_base_bytes_ = 0;  // where the next added program's buffers start
 };
 
 }  // namespace snr::dsim::gpu

@@ -35,6 +35,9 @@
 
 namespace snr::dsim {
 
+class EventLoop;
+struct NetworkConfig;
+
 // A phase of an algorithm outside the built-in set. The engine calls
 // start once, on_packet_ready after each process_packet, on_packet_received
 // for each matched receive, and on_step_done for each completed
@@ -49,6 +52,26 @@ class CollectivePhase {
 };
 using PluginPhase = std::unique_ptr<CollectivePhase>;
 
+// State an algorithm keeps for a whole run beside the engine (the
+// load-store model's GPU domain, system/load_store/): its phases of every
+// NPU share it. Built once per run for each algorithm the configuration's
+// *-implementation lists name; destroyed with the engine.
+class AlgorithmRun {
+ public:
+  virtual ~AlgorithmRun() = default;
+};
+
+// What an algorithm gets to build its run state.
+struct AlgorithmRunContext {
+  const SystemConfig& system;
+  const NetworkConfig& network;
+  EventLoop& loop;
+  // The engine's handler: a run finishes a phase by scheduling
+  // CollectiveEngine::CustomStepDone{stream, step} for it, which reaches the
+  // phase's on_step_done in the engine's own event order.
+  HandlerId engine_handler = 0;
+};
+
 // Index order is the engine's dispatch order (collective_engine.cc).
 using Phase = std::variant<RingPhase, DirectPhase, HalvingDoublingPhase, DoubleBinaryTreePhase, CustomPhase,
                            PluginPhase>;
@@ -62,6 +85,8 @@ struct PhaseContext {
   uint32_t begun_in_queue = 0;
   // Programs of all-reduce-implementation-custom, or nullptr.
   const CustomCollectives* custom = nullptr;
+  // The algorithm's run state (its spec's create_run), or nullptr.
+  AlgorithmRun* run = nullptr;
 };
 
 struct CollectiveAlgorithmSpec {
@@ -82,6 +107,8 @@ struct CollectiveAlgorithmSpec {
       parse_key;
   // Builds one phase; throws snr::Error when the phase cannot run it.
   std::function<Phase(const PhaseContext& context)> create;
+  // Builds the run state the phases share (see AlgorithmRun); unset: none.
+  std::function<std::unique_ptr<AlgorithmRun>(const AlgorithmRunContext& context)> create_run;
   uint32_t index = 0;  // set by the registry
 
   [[nodiscard]] bool implements_kind(CollectiveKind kind) const;

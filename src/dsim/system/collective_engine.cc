@@ -26,6 +26,14 @@ CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConf
     npu.queue_streams.resize(network.dimensions.size());
     npu.running.assign(network.dimensions.size(), 0);
   }
+  for (const auto* list : {&system.all_reduce, &system.all_gather, &system.reduce_scatter, &system.all_to_all}) {
+    for (const CollectiveImplementation& impl : *list) {
+      const CollectiveAlgorithmSpec& spec = *impl.algorithm;
+      if (!spec.create_run) continue;
+      if (runs_.size() <= spec.index) runs_.resize(spec.index + 1);
+      if (!runs_[spec.index]) runs_[spec.index] = spec.create_run(AlgorithmRunContext{system, network, loop, handler_});
+    }
+  }
 }
 
 CollectiveEngine::~CollectiveEngine() = default;
@@ -279,7 +287,8 @@ Phase CollectiveEngine::make_phase(NpuId npu, const PhasePlan& plan) {
   std::vector<uint32_t>& begun = npus_[npu].phases_begun;
   const size_t slot = static_cast<size_t>(plan.algorithm->index) * layout_.dims() + plan.queue;
   if (begun.size() <= slot) begun.resize(slot + 1, 0);
-  return plan.algorithm->create(PhaseContext{plan, npu, begun[slot]++, custom_});
+  AlgorithmRun* run = plan.algorithm->index < runs_.size() ? runs_[plan.algorithm->index].get() : nullptr;
+  return plan.algorithm->create(PhaseContext{plan, npu, begun[slot]++, custom_, run});
 }
 
 // Moves a stream into its next phase's queue (ASTRA-sim's

@@ -225,6 +225,8 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   MessageId free_message_ = kNoMessage;
   MessageMatcher matcher_;
   const CustomCollectives* custom_ = nullptr;
+  // Run state of the configured algorithms that keep one, by spec index.
+  std::vector<std::unique_ptr<AlgorithmRun>> runs_;
   uint64_t streams_run_ = 0;
   uint64_t live_streams_ = 0;
   uint64_t reduction_cached_bytes_ = UINT64_MAX;  // last reduction size and its time

@@ -238,7 +238,10 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
       }
       request.node_index = node_index;
       request.root = node.peer;
-      system_->start_collective(request);
+      // A collective the system layer cannot run (an algorithm without it,
+      // a size or group a load-store plan cannot split) names its node.
+      with_error_context(fmt::format("NPU {} node {} ('{}')", npu, node.chakra_id, node.name),
+                         [&] { system_->start_collective(request); });
       return;
     }
     case NodeAction::kSend:
