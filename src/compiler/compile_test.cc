@@ -10,6 +10,7 @@
 #include "compiler/reference.h"
 #include "compiler/runner.h"
 #include "compiler/test_specs.h"
+#include "isa/address_map.h"
 #include "sim/system.h"
 #include "sim/timing.h"
 
@@ -93,6 +94,40 @@ TEST(TransformerMatchesReference, KvSchedulesInTimingMode) {
       expect_close(read_hbm_f32(system, 1, out.address, out.bytes), want, model.real_rows * s.model.hidden);
     }
   }
+}
+
+// The installed HBM is generated on demand: reading a tensor gives the
+// eager generator's bytes and materializes no page; a write materializes
+// only its own page, whose other bytes stay the generator's.
+TEST(Install, HbmIsGeneratedPerReadAndMaterializedPerWrittenPage) {
+  const CompiledModel model = compile(small_transformer(Phase::kDecode, 2));
+  sim::System system(system_config(model.image));
+  install(model.image, system);
+  sim::PagedMemory& hbm = system.chip(1).hbm;
+  auto read = [&](uint64_t address, uint64_t bytes) {
+    std::vector<uint8_t> out(bytes);
+    hbm.read(address - isa::kHbmBase, out);
+    return out;
+  };
+  const std::vector<GeneratedTensor>& tensors = model.image.hbm.at(1).tensors;
+  ASSERT_FALSE(tensors.empty());
+  for (const GeneratedTensor& t : tensors) {
+    EXPECT_EQ(read(t.address, t.size_bytes()), t.materialize(model.image.seed)) << t.name;
+  }
+  for (const ExplicitRegion& r : model.image.hbm.at(1).regions) EXPECT_EQ(read(r.address, r.bytes.size()), r.bytes) << r.name;
+  EXPECT_EQ(hbm.materialized_page_count(), 0u);
+
+  const GeneratedTensor& t = tensors.front();
+  const std::vector<uint8_t> want = t.materialize(model.image.seed);
+  const uint64_t at = t.size_bytes() / 2;
+  hbm.store<uint8_t>(t.address - isa::kHbmBase + at, static_cast<uint8_t>(want[at] ^ 0xFF));
+  EXPECT_EQ(hbm.materialized_page_count(), 1u);
+  std::vector<uint8_t> got = read(t.address, t.size_bytes());
+  EXPECT_EQ(got[at], static_cast<uint8_t>(want[at] ^ 0xFF));
+  got[at] = want[at];
+  EXPECT_EQ(got, want) << "bytes around the write are the generator's";
+  EXPECT_EQ(hbm.load<uint16_t>(t.address - isa::kHbmBase), static_cast<uint16_t>(want[0] | want[1] << 8));
+  EXPECT_EQ(hbm.materialized_page_count(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Steps, TransformerMatchesReference,

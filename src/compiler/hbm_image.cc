@@ -34,6 +34,18 @@ float from_bf16(uint16_t v) {
 
 }  // namespace
 
+namespace {
+
+// The value of an element from its hash, shared by value() and the run loop
+// of materialize_range() so both give the same bits.
+inline float value_from_hash(const GeneratedTensor& t, uint64_t h) {
+  const double unit = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+  const float v = static_cast<float>(t.offset + t.scale * (2.0 * unit - 1.0));
+  return t.type == ElementType::kBf16 ? from_bf16(to_bf16(v)) : v;
+}
+
+}  // namespace
+
 uint64_t GeneratedTensor::storage_index(uint64_t r, uint64_t c) const {
   switch (layout) {
     case TensorLayout::kRowMajor: return r * cols + c;
@@ -50,13 +62,14 @@ uint64_t GeneratedTensor::storage_index(uint64_t r, uint64_t c) const {
   return 0;
 }
 
-float GeneratedTensor::value(uint64_t seed, uint64_t r, uint64_t c) const {
+uint64_t GeneratedTensor::stream_key(uint64_t seed) const { return splitmix64(seed ^ (stream * 0xD6E8FEB86659FD93ull)); }
+
+float GeneratedTensor::value_of(uint64_t key, uint64_t r, uint64_t c) const {
   const uint64_t row = replicate_rows > 0 ? r % replicate_rows : r;
-  const uint64_t h = splitmix64(splitmix64(seed ^ (stream * 0xD6E8FEB86659FD93ull)) + row * cols + c);
-  const double unit = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-  const float v = static_cast<float>(offset + scale * (2.0 * unit - 1.0));
-  return type == ElementType::kBf16 ? from_bf16(to_bf16(v)) : v;
+  return value_from_hash(*this, splitmix64(key + row * cols + c));
 }
+
+float GeneratedTensor::value(uint64_t seed, uint64_t r, uint64_t c) const { return value_of(stream_key(seed), r, c); }
 
 std::vector<uint8_t> GeneratedTensor::materialize(uint64_t seed) const {
   std::vector<uint8_t> out(size_bytes());
@@ -86,35 +99,59 @@ void GeneratedTensor::materialize_range(uint64_t seed, uint64_t from_byte, std::
   }
   const uint64_t eb = element_bytes();
   const uint64_t end_byte = from_byte + out.size();
-  for (uint64_t i = from_byte / eb; i * eb < end_byte; ++i) {
-    // Logical (r, c) of storage index i: the inverse of storage_index().
-    uint64_t r = 0, c = 0;
+  const uint64_t end_index = (end_byte + eb - 1) / eb;
+  const uint64_t key = stream_key(seed);
+  // Storage indices come in runs along one logical row (or, transposed, one
+  // column) of a tile or matrix: the inverse of storage_index() and its
+  // divisions are paid once per run, not per element. Weights are generated
+  // on every read of a page never written, so this is the device's hot path.
+  for (uint64_t i = from_byte / eb; i < end_index;) {
+    uint64_t r = 0, c = 0, run = 0;
+    bool along_rows = false;  // consecutive indices step r (transposed tiles), else c
     const uint64_t tile = i / (128 * 128), in_tile = i % (128 * 128);
     switch (layout) {
       case TensorLayout::kRowMajor:
         r = i / cols;
         c = i % cols;
+        run = cols - c;
         break;
       case TensorLayout::kWeightTiles:
         r = tile / (cols / 128) * 128 + in_tile / 128;
         c = tile % (cols / 128) * 128 + in_tile % 128;
+        run = 128 - in_tile % 128;
         break;
       case TensorLayout::kTransposedTiles:
         c = tile / (rows / 128) * 128 + in_tile / 128;
         r = tile % (rows / 128) * 128 + in_tile % 128;
+        run = 128 - in_tile % 128;
+        along_rows = true;
         break;
     }
-    uint8_t bytes[4];
-    const float v = value(seed, r, c);
-    if (type == ElementType::kBf16) {
-      const uint16_t b = to_bf16(v);
-      std::memcpy(bytes, &b, 2);
-    } else {
-      std::memcpy(bytes, &v, 4);
+    run = std::min(run, end_index - i);
+    // Along a row the hash input is one counter; only the first and last
+    // element of the range can be cut, so the rest is stored whole.
+    const uint64_t row = replicate_rows > 0 ? r % replicate_rows : r;
+    for (uint64_t k = 0; k < run; ++k, ++i) {
+      const float v = along_rows ? value_of(key, r + k, c) : value_from_hash(*this, splitmix64(key + row * cols + c + k));
+      uint8_t bytes[4];
+      if (type == ElementType::kBf16) {
+        const uint16_t b = to_bf16(v);
+        std::memcpy(bytes, &b, 2);
+      } else {
+        std::memcpy(bytes, &v, 4);
+      }
+      const uint64_t element_begin = i * eb;
+      if (element_begin >= from_byte && element_begin + eb <= end_byte) [[likely]] {
+        if (eb == 2) {
+          std::memcpy(out.data() + (element_begin - from_byte), bytes, 2);
+        } else {
+          std::memcpy(out.data() + (element_begin - from_byte), bytes, 4);
+        }
+        continue;
+      }
+      const uint64_t first = std::max(element_begin, from_byte), last = std::min(element_begin + eb, end_byte);
+      std::memcpy(out.data() + (first - from_byte), bytes + (first - element_begin), last - first);
     }
-    // The range may start or end inside an element.
-    const uint64_t first = std::max(i * eb, from_byte), last = std::min(i * eb + eb, end_byte);
-    std::memcpy(out.data() + (first - from_byte), bytes + (first - i * eb), last - first);
   }
 }
 

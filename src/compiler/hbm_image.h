@@ -49,6 +49,12 @@ struct GeneratedTensor {
   // without the rest of the tensor, so HBM pages can be generated on first
   // touch. Caller guarantees the range lies within size_bytes().
   void materialize_range(uint64_t seed, uint64_t from_byte, std::span<uint8_t> out) const;
+
+ private:
+  // value() is value_of(stream_key(seed), r, c); the key is per tensor, so
+  // generating a range computes it once.
+  [[nodiscard]] uint64_t stream_key(uint64_t seed) const;
+  [[nodiscard]] float value_of(uint64_t key, uint64_t r, uint64_t c) const;
 };
 
 struct ExplicitRegion {

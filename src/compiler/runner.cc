@@ -20,32 +20,66 @@ void check_fits(const sim::ChipState& chip, uint64_t address, uint64_t size_byte
   }
 }
 
-// A chip's initial HBM, made page by page on first touch: a model's weights
-// are around a GiB, and a recorded window or a short run reads a fraction of
-// them. Tensors, then regions, in image order, as an eager install would
-// write them, so overlapping contents resolve the same way.
-struct HbmPageSource {
-  std::vector<GeneratedTensor> tensors;
-  std::vector<ExplicitRegion> regions;
-  uint64_t seed = 0;
-
-  void operator()(uint64_t page_offset, std::span<uint8_t> page) const {
-    const uint64_t page_begin = isa::kHbmBase + page_offset, page_end = page_begin + page.size();
-    // Calls fill(into, from_byte) for the part of [address, address + size) inside the page.
-    auto overlap = [&](uint64_t address, uint64_t size_bytes, auto&& fill) {
-      const uint64_t begin = std::max(address, page_begin), end = std::min(address + size_bytes, page_end);
-      if (begin < end) fill(page.subspan(begin - page_begin, end - begin), begin - address);
-    };
-    for (const GeneratedTensor& t : tensors) {
-      overlap(t.address, t.size_bytes(),
-              [&](std::span<uint8_t> into, uint64_t from_byte) { t.materialize_range(seed, from_byte, into); });
+// A chip's initial HBM as PagedMemory's initializer: a model's weights are
+// around a GiB, and a recorded window or a short run reads a fraction of
+// them, so they are generated for each read instead of installed (a write
+// materializes its page from here first). Tensors, then regions, in image
+// order, as an eager install would write them, so overlapping contents
+// resolve the same way.
+class HbmSource {
+ public:
+  HbmSource(const ChipHbmImage& image, uint64_t seed) : tensors_(image.tensors), regions_(image.regions), seed_(seed) {
+    for (uint32_t i = 0; i < tensors_.size(); ++i) {
+      index_.push_back({tensors_[i].address, tensors_[i].address + tensors_[i].size_bytes(), i});
     }
-    for (const ExplicitRegion& r : regions) {
-      overlap(r.address, r.bytes.size(), [&](std::span<uint8_t> into, uint64_t from_byte) {
-        std::memcpy(into.data(), r.bytes.data() + from_byte, into.size());
-      });
+    for (uint32_t i = 0; i < regions_.size(); ++i) {
+      index_.push_back({regions_[i].address, regions_[i].address + regions_[i].bytes.size(), kRegionBit | i});
+    }
+    std::sort(index_.begin(), index_.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+    for (size_t i = 1; i < index_.size(); ++i) disjoint_ &= index_[i - 1].end <= index_[i].begin;
+  }
+
+  void operator()(uint64_t offset, std::span<uint8_t> out) const {
+    const uint64_t begin = isa::kHbmBase + offset, end = begin + out.size();
+    if (!disjoint_) {
+      for (uint32_t i = 0; i < tensors_.size(); ++i) fill(i, begin, end, out);
+      for (uint32_t i = 0; i < regions_.size(); ++i) fill(kRegionBit | i, begin, end, out);
+      return;
+    }
+    // A read (a DMA row, a scalar load) touches one or two of hundreds of
+    // tensors: find the first that ends after `begin`.
+    auto it = std::upper_bound(index_.begin(), index_.end(), begin,
+                               [](uint64_t at, const Entry& e) { return at < e.end; });
+    for (; it != index_.end() && it->begin < end; ++it) fill(it->item, begin, end, out);
+  }
+
+ private:
+  static constexpr uint32_t kRegionBit = 1u << 31;
+  struct Entry {
+    uint64_t begin = 0, end = 0;
+    uint32_t item = 0;  // tensor index, or kRegionBit | region index
+  };
+
+  // Writes the part of item `item` inside [begin, end) into `out` (which starts at `begin`).
+  void fill(uint32_t item, uint64_t begin, uint64_t end, std::span<uint8_t> out) const {
+    const bool region = (item & kRegionBit) != 0;
+    const uint64_t address = region ? regions_[item & ~kRegionBit].address : tensors_[item].address;
+    const uint64_t size_bytes = region ? regions_[item & ~kRegionBit].bytes.size() : tensors_[item].size_bytes();
+    const uint64_t from = std::max(address, begin), to = std::min(address + size_bytes, end);
+    if (from >= to) return;
+    const std::span<uint8_t> into = out.subspan(from - begin, to - from);
+    if (region) {
+      std::memcpy(into.data(), regions_[item & ~kRegionBit].bytes.data() + (from - address), into.size());
+    } else {
+      tensors_[item].materialize_range(seed_, from - address, into);
     }
   }
+
+  std::vector<GeneratedTensor> tensors_;
+  std::vector<ExplicitRegion> regions_;
+  uint64_t seed_ = 0;
+  std::vector<Entry> index_;
+  bool disjoint_ = true;
 };
 
 }  // namespace
@@ -82,7 +116,7 @@ void install(const ModelImage& image, sim::System& system) {
     }
     for (const GeneratedTensor& t : image.hbm[c].tensors) check_fits(chip, t.address, t.size_bytes(), t.name);
     for (const ExplicitRegion& r : image.hbm[c].regions) check_fits(chip, r.address, r.bytes.size(), r.name);
-    chip.hbm.set_initializer(HbmPageSource{image.hbm[c].tensors, image.hbm[c].regions, image.seed});
+    chip.hbm.set_initializer(HbmSource(image.hbm[c], image.seed));
   }
 }
 

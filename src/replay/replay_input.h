@@ -34,6 +34,8 @@ class SharedBytes {
   [[nodiscard]] const char* data() const { return view().data(); }
   [[nodiscard]] size_t size() const { return view().size(); }
   [[nodiscard]] bool empty() const { return view().empty(); }
+  // What keeps view() alive when the bytes are shared; null when owned.
+  [[nodiscard]] const std::shared_ptr<const void>& storage() const { return storage_; }
 
  private:
   std::string owned_;

@@ -1,8 +1,14 @@
 #include "replay/trace_load.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
+#include <set>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "isa/isa.h"
@@ -58,6 +64,28 @@ void install_state(sim::ChipState& chip, const SavedState& state) {
   }
 }
 
+// A memory's saved regions as its initializer: the replay reads them in
+// place from the snapshot's buffers instead of copying hundreds of MB of
+// weights into pages (PagedMemory materializes only what the window writes).
+struct SavedRegionSource {
+  struct Piece {
+    uint64_t offset = 0;  // within the memory
+    std::string_view bytes;
+  };
+  std::vector<Piece> pieces;  // sorted by offset, disjoint
+  std::vector<std::shared_ptr<const void>> storage;
+
+  void operator()(uint64_t offset, std::span<uint8_t> out) const {
+    const uint64_t end = offset + out.size();
+    auto it = std::upper_bound(pieces.begin(), pieces.end(), offset,
+                               [](uint64_t at, const Piece& p) { return at < p.offset + p.bytes.size(); });
+    for (; it != pieces.end() && it->offset < end; ++it) {
+      const uint64_t begin = std::max(offset, it->offset), stop = std::min(end, it->offset + it->bytes.size());
+      std::memcpy(out.data() + (begin - offset), it->bytes.data() + (begin - it->offset), stop - begin);
+    }
+  }
+};
+
 }  // namespace
 
 LoadedReplay load_replay(const ReplayInput& input, const hw::HwConfig& config, sim::EventBus* bus) {
@@ -86,6 +114,11 @@ LoadedReplay load_replay(const ReplayInput& input, const hw::HwConfig& config, s
 
   LoadedReplay loaded;
   loaded.system = std::make_unique<sim::System>(config, bus);
+  struct InstalledRegion {
+    sim::MemoryTarget target;
+    const SavedMemory* region;
+  };
+  std::vector<InstalledRegion> regions;  // every chip's, in file order
   loaded.system->load(sim::program_from_words(text, base, "recorded code"));
   for (const ReplayChip& record : input.chips) {
     if (record.chip >= loaded.system->chip_count()) {
@@ -98,9 +131,42 @@ LoadedReplay load_replay(const ReplayInput& input, const hw::HwConfig& config, s
       const std::string_view bytes = region.bytes.view();
       sim::MemoryTarget target = loaded.system->resolve_local(chip, region.address, bytes.size(),
                                                               fmt::format("saved region of chip {}", record.chip));
-      target.memory->write(target.offset,
-                           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+      regions.push_back({target, &region});
     }
+  }
+  // Shared bytes outlive the system (it holds their storage), so they are
+  // read in place; owned ones, and every region of a memory whose regions
+  // overlap (the later must win, as a write would) or that already has
+  // pages, are copied in file order.
+  std::map<sim::PagedMemory*, SavedRegionSource> sources;
+  for (const InstalledRegion& r : regions) {
+    if (r.region->bytes.storage() == nullptr) continue;
+    SavedRegionSource& source = sources[r.target.memory];
+    source.pieces.push_back({r.target.offset, r.region->bytes.view()});
+    if (source.storage.empty() || source.storage.back() != r.region->bytes.storage()) {
+      source.storage.push_back(r.region->bytes.storage());
+    }
+  }
+  std::set<const sim::PagedMemory*> lazy;
+  for (auto& [memory, source] : sources) {
+    std::stable_sort(source.pieces.begin(), source.pieces.end(),
+                     [](const SavedRegionSource::Piece& a, const SavedRegionSource::Piece& b) {
+                       return a.offset < b.offset;
+                     });
+    bool disjoint = true;
+    for (size_t i = 1; i < source.pieces.size(); ++i) {
+      disjoint &= source.pieces[i - 1].offset + source.pieces[i - 1].bytes.size() <= source.pieces[i].offset;
+    }
+    if (disjoint && memory->materialized_page_count() == 0) {
+      memory->set_initializer(std::move(source));
+      lazy.insert(memory);
+    }
+  }
+  for (const InstalledRegion& r : regions) {
+    if (r.region->bytes.storage() != nullptr && lazy.count(r.target.memory)) continue;
+    const std::string_view bytes = r.region->bytes.view();
+    r.target.memory->write(r.target.offset,
+                           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   }
   return loaded;
 }

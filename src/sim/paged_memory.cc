@@ -26,13 +26,21 @@ void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
     const uint64_t in_page = at & page_mask_;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(page_bytes_ - in_page, out.size() - done));
     const uint8_t* p = pages_[at >> page_shift_].get();
-    if (p == nullptr && initializer_) p = initialize_page(at >> page_shift_);
     if (p != nullptr) {
       std::memcpy(out.data() + done, p + in_page, chunk);
-    } else {
-      std::memset(out.data() + done, 0, chunk);
+      done += chunk;
+      continue;
     }
-    done += chunk;
+    // Runs of pages never written are answered in one call: a DMA of a
+    // weight tile across pages generates its bytes without a page each.
+    size_t absent = chunk;
+    while (done + absent < out.size() && !pages_[(at + absent) >> page_shift_]) {
+      absent += static_cast<size_t>(std::min<uint64_t>(page_bytes_, out.size() - done - absent));
+    }
+    const std::span<uint8_t> piece = out.subspan(done, absent);
+    std::memset(piece.data(), 0, piece.size());
+    if (initializer_) initializer_(at, piece);
+    done += absent;
   }
 }
 
@@ -42,9 +50,10 @@ PagedMemory::Page PagedMemory::allocate_page() const {
   return Page(p);
 }
 
-uint8_t* PagedMemory::initialize_page(uint64_t page) const {
+uint8_t* PagedMemory::initialize_page(uint64_t page) {
   Page& slot = pages_[page];
   slot = allocate_page();
+  ++materialized_pages_;
   if (initializer_) initializer_(page << page_shift_, std::span<uint8_t>(slot.get(), page_bytes_));
   return slot.get();
 }
@@ -70,6 +79,7 @@ std::vector<uint64_t> PagedMemory::touched_page_offsets() const {
 
 void PagedMemory::clear() {
   for (auto& page : pages_) page.reset();
+  materialized_pages_ = 0;
   initializer_ = nullptr;
 }
 

@@ -1,9 +1,12 @@
 // Sparse, lazily allocated byte-addressable memory: pages come into being on
 // first write and read as zero before that, so a 32 GiB HBM costs only what a
-// program touches. An optional initializer gives a page its first contents
-// when it is first touched (read or written), so generated contents (a
-// model's weights) cost only the pages a program uses too. A flat page table (not a hash map) keeps the hot path of
-// scalar loads and stores to a shift, an index and a copy.
+// program touches. An optional initializer gives memory its initial contents
+// (a model's generated weights, a snapshot's saved regions) without holding
+// them: reads of a page never written are answered by the initializer
+// directly, and only a write materializes a page (initializer, then the
+// write). Weights are read, not written, so they cost no page at all. A flat
+// page table (not a hash map) keeps the hot path of scalar loads and stores
+// to a shift, an index and a copy.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +30,13 @@ class PagedMemory {
     return offset <= size_bytes_ && length <= size_bytes_ - offset;
   }
 
-  // Called once per page, with the page zero-filled, on the page's first
-  // read or write from now on; pages already present are left as they are.
-  // `page_offset` is the page's first byte; the span may extend past
-  // size_bytes() on the last page. clear() drops the initializer.
-  using PageInitializer = std::function<void(uint64_t page_offset, std::span<uint8_t> page)>;
+  // Fills `out`, zero-filled by the caller, with the initial contents of
+  // [offset, offset + out.size()): for every read of memory no write has
+  // materialized yet, and once for a whole page on its first write. It must
+  // give the same bytes for the same offset every time; pages already
+  // present are left as they are. The span may extend past size_bytes() on
+  // the last page. clear() drops the initializer.
+  using PageInitializer = std::function<void(uint64_t offset, std::span<uint8_t> out)>;
   void set_initializer(PageInitializer initializer) { initializer_ = std::move(initializer); }
 
   // Caller guarantees contains(offset, out.size()).
@@ -45,8 +50,11 @@ class PagedMemory {
     T value{};
     if (in_page + sizeof(T) <= page_bytes_) [[likely]] {
       const uint8_t* p = pages_[page].get();
-      if (p == nullptr && initializer_) [[unlikely]] p = initialize_page(page);
-      if (p != nullptr) std::memcpy(&value, p + in_page, sizeof(T));
+      if (p != nullptr) [[likely]] {
+        std::memcpy(&value, p + in_page, sizeof(T));
+      } else if (initializer_) {
+        initializer_(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&value), sizeof(T)));
+      }
       return value;
     }
     read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&value), sizeof(T)));
@@ -63,9 +71,9 @@ class PagedMemory {
     write(offset, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&value), sizeof(T)));
   }
 
-  // Pages that exist (written, or read with an initializer set), in address
-  // order (for snapshots and tests).
+  // Pages that exist (written), in address order (for tests).
   [[nodiscard]] std::vector<uint64_t> touched_page_offsets() const;
+  [[nodiscard]] uint64_t materialized_page_count() const { return materialized_pages_; }
   [[nodiscard]] uint64_t page_bytes() const { return page_bytes_; }
   void clear();
 
@@ -83,15 +91,15 @@ class PagedMemory {
     return slot.get();
   }
   [[nodiscard]] Page allocate_page() const;
-  // Allocates page `page` and runs the initializer on it. const because a
-  // first read materializes the page; what reads return does not change.
-  uint8_t* initialize_page(uint64_t page) const;
+  // Allocates page `page` and runs the initializer on it (before its first write).
+  uint8_t* initialize_page(uint64_t page);
 
   uint64_t size_bytes_;
   uint64_t page_bytes_;
   uint32_t page_shift_;
   uint64_t page_mask_;
-  mutable std::vector<Page> pages_;
+  std::vector<Page> pages_;
+  uint64_t materialized_pages_ = 0;
   PageInitializer initializer_;
 };
 

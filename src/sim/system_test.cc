@@ -204,29 +204,47 @@ TEST(System, SameInputsGiveByteIdenticalEvents) {
 }
 
 
-// An initializer gives each page its first contents once, on the first read
-// or write; pages written before it was set, and clear(), are not affected.
-TEST(PagedMemory, InitializerFillsEachPageOnceOnFirstTouch) {
+// An initializer answers reads of memory no write has materialized, without
+// a page; a write materializes its page (initializer, then the write).
+// Pages written before it was set, and clear(), are not affected.
+TEST(PagedMemory, InitializerAnswersReadsAndMaterializesOnWrite) {
   PagedMemory memory(1 << 20, 4096);
   memory.store<uint32_t>(0, 0xdeadbeef);  // present before the initializer: kept
+  EXPECT_EQ(memory.materialized_page_count(), 1u);
+  auto expected = [](uint64_t at) { return static_cast<uint8_t>(at * 7); };
   int calls = 0;
-  memory.set_initializer([&calls](uint64_t page_offset, std::span<uint8_t> page) {
+  memory.set_initializer([&](uint64_t offset, std::span<uint8_t> out) {
     ++calls;
-    for (size_t i = 0; i < page.size(); ++i) page[i] = static_cast<uint8_t>((page_offset + i) * 7);
+    for (size_t i = 0; i < out.size(); ++i) {
+      EXPECT_EQ(out[i], 0) << "the initializer gets zeros";
+      out[i] = expected(offset + i);
+    }
   });
   EXPECT_EQ(memory.load<uint32_t>(0), 0xdeadbeefu);
   EXPECT_EQ(calls, 0);
-  EXPECT_EQ(memory.load<uint8_t>(8192 + 5), static_cast<uint8_t>((8192 + 5) * 7));
-  memory.store<uint8_t>(8192 + 6, 1);  // same page: no second call, the write wins
-  EXPECT_EQ(memory.load<uint8_t>(8192 + 6), 1);
-  EXPECT_EQ(calls, 1);
-  std::vector<uint8_t> out(4);
-  memory.read(4 * 4096 - 2, out);  // spans two new pages
+  EXPECT_EQ(memory.load<uint8_t>(8192 + 5), expected(8192 + 5));
+  EXPECT_EQ(memory.load<uint8_t>(8192 + 5), expected(8192 + 5));  // read twice, answered twice
+  EXPECT_EQ(calls, 2);
+  std::vector<uint8_t> out(3 * 4096);
+  memory.read(4 * 4096 - 2, out);  // spans four pages never written: one call
   EXPECT_EQ(calls, 3);
-  EXPECT_EQ(out[3], static_cast<uint8_t>((4 * 4096 + 1) * 7));
-  memory.write(5 * 4096, std::vector<uint8_t>{9});  // a write initializes the rest of its page
-  EXPECT_EQ(memory.load<uint8_t>(5 * 4096 + 1), static_cast<uint8_t>((5 * 4096 + 1) * 7));
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], expected(4 * 4096 - 2 + i)) << i;
+  EXPECT_EQ(memory.materialized_page_count(), 1u) << "reads materialize nothing";
+  memory.store<uint8_t>(8192 + 6, 1);  // the write wins, the rest of its page is the initializer's
+  EXPECT_EQ(memory.materialized_page_count(), 2u);
+  EXPECT_EQ(memory.load<uint8_t>(8192 + 6), 1);
+  EXPECT_EQ(memory.load<uint8_t>(8192 + 7), expected(8192 + 7));
+  memory.write(5 * 4096, std::vector<uint8_t>{9});
+  EXPECT_EQ(memory.load<uint8_t>(5 * 4096 + 1), expected(5 * 4096 + 1));
+  // A read across written and unwritten pages sees both.
+  std::vector<uint8_t> mixed(4096 + 2);
+  memory.read(5 * 4096 - 1, mixed);
+  EXPECT_EQ(mixed[0], expected(5 * 4096 - 1));
+  EXPECT_EQ(mixed[1], 9);
+  EXPECT_EQ(mixed[4097], expected(6 * 4096));
+  EXPECT_EQ(memory.touched_page_offsets(), (std::vector<uint64_t>{0, 8192, 5 * 4096}));
   memory.clear();
+  EXPECT_EQ(memory.materialized_page_count(), 0u);
   EXPECT_EQ(memory.load<uint8_t>(8192 + 5), 0);
 }
 

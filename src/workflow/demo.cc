@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -18,6 +22,7 @@
 #include "formats/rundb/writer.h"
 #include "formats/snapshot/shared_snapshot.h"
 #include "formats/snapshot/snapshot.h"
+#include "formats/snapshot/snapshot_writer.h"
 #include "record/recorder.h"
 #include "record/remote_target.h"
 #include "replay/replayer.h"
@@ -142,7 +147,14 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
       s->set_address(op.pc_begin);
       s->set_size_bytes(op.pc_end - op.pc_begin);
     }
-    if (progress) record_options.progress = [&progress](const std::string& line) { progress("record: " + line); };
+    record_options.progress = [&progress](const std::string& line) {
+#if defined(__GLIBC__)
+      // The recorder and the device free reply buffers all the time; glibc
+      // would keep them (see StageTimer).
+      malloc_trim(0);
+#endif
+      if (progress) progress("record: " + line);
+    };
     record_options.progress_interval = std::chrono::milliseconds(5000);
     snapshot = record::record_window(target, record_options);
     device.finish();
@@ -161,10 +173,13 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
     StageTimer timer(stages, "save snapshot", progress);
     // The window's memory is mostly weights that barely compress; the
     // fastest zstd level keeps this stage short at almost the same size.
-    const uint64_t file_bytes = snapshot::write_snapshot_streaming(result.snapshot_path, std::move(snapshot), 1);
+    // The written sections stay as the replay's input, as `snr replay` would
+    // decode the file, so run.db names the file's identity.
+    snapshot::WrittenSnapshot written =
+        snapshot::write_snapshot_shared(result.snapshot_path, std::move(snapshot), 1);
     snapshot = {};
-    // Read back like `snr replay` does, so run.db names the file's identity.
-    saved = snapshot::read_snapshot_shared(result.snapshot_path.string()).value();
+    const uint64_t file_bytes = written.file_bytes;
+    saved = std::move(written.shared);
     input = replay::replay_input_from_snapshot(saved, snapshot::snapshot_identity(result.snapshot_path.string(), saved));
     timer.finish(fmt::format("{} bytes -> {}", file_bytes, result.snapshot_path.string()));
   }

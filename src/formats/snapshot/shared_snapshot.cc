@@ -9,18 +9,23 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <memory>
 
 #include "common/error.h"
+#include "common/hash.h"
 #include "formats/snapshot/sections.h"
+#include "formats/snapshot/snapshot_writer.h"
 
 namespace snr::snapshot {
 namespace {
 
 constexpr uint32_t kChipMemoryField = 4;  // Chip.memory (snapshot.proto)
 
-// Decompressed chip sections; regions view into them.
+// Decompressed (or, when just written, serialized) chip sections; regions view into them.
 struct SectionBuffers {
   std::vector<std::unique_ptr<char[]>> buffers;
+  std::vector<std::unique_ptr<const std::string>> serialized;
 };
 
 // The protobuf wire format, just enough to walk fields.
@@ -176,6 +181,47 @@ Result<SharedSnapshot> read_snapshot_shared(const std::string& path) {
   } catch (const Error& e) {
     return e;
   }
+}
+
+WrittenSnapshot write_snapshot_shared(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
+  WrittenSnapshot out;
+  auto storage = std::make_shared<SectionBuffers>();
+  std::string rest;
+  out.file_bytes = write_sections(path, std::move(snapshot), zstd_level, [&](uint32_t s, std::string&& raw) {
+    // Parsed from the serialized bytes, as decode_snapshot_shared parses the
+    // decompressed ones, so both give the same messages.
+    if (s == 0) {
+      if (!out.shared.snapshot.header.ParseFromString(raw)) throw Error("snapshot header does not parse back");
+      return;
+    }
+    const std::string& kept = *storage->serialized.emplace_back(std::make_unique<const std::string>(std::move(raw)));
+    rest.clear();
+    if (std::string problem = split_chip(kept, rest, out.shared.memory.emplace_back()); !problem.empty()) {
+      throw Error(fmt::format("chip section {} does not parse back: {}", s, problem));
+    }
+    if (!out.shared.snapshot.chips.emplace_back().ParseFromString(rest)) {
+      throw Error(fmt::format("chip section {} does not parse back", s));
+    }
+  });
+  out.shared.identity_hash = file_identity_hash(path);
+  out.shared.storage = std::move(storage);
+  return out;
+}
+
+uint64_t file_identity_hash(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open to hash", path.string()));
+  // Read, not mapped: the file's pages stay in the page cache, not in this
+  // process's resident set.
+  constexpr size_t kChunkBytes = size_t{4} << 20;
+  const std::unique_ptr<char[]> chunk(new char[kChunkBytes]);
+  uint64_t hash = kFnvOffsetBasis;
+  while (in) {
+    in.read(chunk.get(), static_cast<std::streamsize>(kChunkBytes));
+    hash = fnv1a64(std::string_view(chunk.get(), static_cast<size_t>(in.gcount())), hash);
+  }
+  if (in.bad()) throw Error(fmt::format("{}: read error while hashing", path.string()));
+  return hash;
 }
 
 std::vector<std::string> validate_shared_snapshot(const SharedSnapshot& shared) {

@@ -1,8 +1,11 @@
+// For ZSTD_c_stableInBuffer (write_section).
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <memory>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -55,7 +58,7 @@ void append_section(std::string& out, uint32_t kind, const std::string& raw, int
 }
 
 // The fixed file header, given the whole file's size.
-std::string file_header(size_t sections, uint64_t total_bytes) {
+std::string make_file_header(size_t sections, uint64_t total_bytes) {
   std::string out(kMagic, sizeof(kMagic));
   put_u32(out, kFormatVersion);
   put_u32(out, static_cast<uint32_t>(sections));
@@ -157,35 +160,80 @@ std::string encode_snapshot(const Snapshot& snapshot, int zstd_level) {
   std::string body;
   append_section(body, kSectionHeader, serialize(file_header_message(snapshot)), zstd_level);
   for (const pb::Chip& chip : snapshot.chips) append_section(body, kSectionChip, serialize(chip), zstd_level);
-  return file_header(1 + snapshot.chips.size(), kFileHeaderBytes + body.size()) + body;
+  return make_file_header(1 + snapshot.chips.size(), kFileHeaderBytes + body.size()) + body;
 }
 
-uint64_t write_snapshot_streaming(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
+uint64_t write_section(AtomicFileWriter& writer, uint32_t kind, std::string_view raw, int zstd_level) {
+  struct FreeCctx {
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+  };
+  const std::unique_ptr<ZSTD_CCtx, FreeCctx> cctx(ZSTD_createCCtx());
+  if (!cctx) throw Error("zstd: cannot create a compression context");
+  auto check = [](size_t result, const char* what) {
+    if (ZSTD_isError(result)) throw Error(fmt::format("zstd {} failed: {}", what, ZSTD_getErrorName(result)));
+    return result;
+  };
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, zstd_level), "level");
+  // With the whole input in place the streamed frame is ZSTD_compress's,
+  // byte for byte; from a moving input buffer its last blocks differ.
+  check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_stableInBuffer, 1), "stable input");
+  check(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), raw.size()), "size");
+  std::ostream& out = writer.stream();
+  const std::streampos head_at = out.tellp();
+  writer.write(std::string(kSectionHeaderBytes, '\0'));
+  constexpr size_t kPieceBytes = size_t{4} << 20;
+  const std::unique_ptr<char[]> piece(new char[kPieceBytes]);
+  ZSTD_inBuffer in{raw.data(), raw.size(), 0};
+  uint64_t compressed_bytes = 0, sum = kFnvOffsetBasis;
+  for (;;) {
+    ZSTD_outBuffer produced{piece.get(), kPieceBytes, 0};
+    const size_t left = check(ZSTD_compressStream2(cctx.get(), &produced, &in, ZSTD_e_end), "compression");
+    const std::string_view bytes(piece.get(), produced.pos);
+    sum = fnv1a64(bytes, sum);
+    writer.write(bytes);
+    compressed_bytes += bytes.size();
+    if (left == 0) break;
+  }
+  std::string head;
+  put_u32(head, kind);
+  put_u32(head, 0);
+  put_u64(head, compressed_bytes);
+  put_u64(head, raw.size());
+  put_u64(head, sum);
+  out.seekp(head_at);
+  writer.write(head);
+  out.seekp(0, std::ios::end);
+  return kSectionHeaderBytes + compressed_bytes;
+}
+
+std::string file_header(size_t sections, uint64_t total_bytes) { return make_file_header(sections, total_bytes); }
+
+uint64_t write_sections(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level,
+                        const RawSectionFn& keep) {
   AtomicFileWriter writer(path);
   const size_t sections = 1 + snapshot.chips.size();
   // The file header holds the total size, known only at the end: write a
   // placeholder of its size now and the real one last.
   writer.write(std::string(kFileHeaderBytes, '\0'));
   uint64_t total_bytes = kFileHeaderBytes;
-  std::string raw, head, compressed;
-  auto put_section = [&](uint32_t kind) {
-    make_section(kind, raw, zstd_level, head, compressed);
-    raw = {};  // release before the next message is serialized
-    writer.write(head);
-    writer.write(compressed);
-    total_bytes += head.size() + compressed.size();
-  };
-  raw = serialize(file_header_message(snapshot));
-  put_section(kSectionHeader);
-  for (pb::Chip& chip : snapshot.chips) {
-    raw = serialize(chip);
-    chip = pb::Chip();  // its memory is in `raw` now; keep one copy alive, not two
-    put_section(kSectionChip);
+  std::string raw = serialize(file_header_message(snapshot));
+  total_bytes += write_section(writer, kSectionHeader, raw, zstd_level);
+  if (keep) keep(0, std::move(raw));
+  for (size_t c = 0; c < snapshot.chips.size(); ++c) {
+    raw = serialize(snapshot.chips[c]);
+    snapshot.chips[c] = pb::Chip();  // its memory is in `raw` now; keep one copy alive, not two
+    total_bytes += write_section(writer, kSectionChip, raw, zstd_level);
+    if (keep) keep(static_cast<uint32_t>(c + 1), std::move(raw));
+    raw = {};
   }
   writer.stream().seekp(0);
   writer.write(file_header(sections, total_bytes));
   writer.commit();
   return total_bytes;
+}
+
+uint64_t write_snapshot_streaming(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
+  return write_sections(path, std::move(snapshot), zstd_level, {});
 }
 
 namespace {
