@@ -23,6 +23,7 @@
 #include "common/error.h"
 #include "dsim/gpu/gpu_config.h"
 #include "dsim/loadstore/data_check.h"
+#include "dsim/loadstore/generated/builtin_plan_choice.h"
 #include "dsim/loadstore/generated/nccl_tuning.h"
 #include "dsim/loadstore/generated/plan_generator.h"
 #include "dsim/noc/noc_config.h"
@@ -59,43 +60,6 @@ std::vector<std::string> known_systems() {
   return systems;
 }
 
-// §3.2's α and B for one GPU: the scale-up latency, and every I/O port's
-// bandwidth together.
-ls::AlphaBetaLink scale_up_link(const snr::dsim::noc::NocConfig& network) {
-  constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-  return {network.io_ports() * network.scale_up_link.bandwidth_gib_per_s * kBytesPerGiB,
-          network.scale_up_link.latency_ns * 1e-9};
-}
-
-// The algorithm and protocol to run, and what NCCL's tuning says about them.
-struct Resolved {
-  const ls::PlanAlgorithm* algorithm = nullptr;
-  std::optional<ls::Protocol> protocol;  // empty: the generic rule decides
-  std::optional<ls::NcclChoice> nccl;
-};
-
-Resolved resolve(const BuiltinArgs& args) {
-  Resolved r;
-  std::optional<ls::Protocol> fixed;
-  if (args.protocol != "auto") fixed = ls::parse_protocol(args.protocol);
-  const ls::NcclSystem* nccl = ls::find_nccl_system(args.system);
-  // NCCL runs all-to-all as point-to-point sends, which it does not tune;
-  // there and on other systems the generic rules apply.
-  const bool tuned = nccl != nullptr && args.collective != ls::kAllToAll;
-  std::string name = args.algorithm;
-  if (tuned && (name == "ring" || name == "tree")) name = "nccl-" + name;
-  const bool nccl_algorithm = name == "nccl-ring" || name == "nccl-tree";
-  if (tuned && (name == "auto" || nccl_algorithm)) {
-    r.nccl = ls::nccl_choose(*nccl, args.collective, args.gpus, args.size_bytes, name, fixed);
-    r.algorithm = &ls::find_plan_algorithm(r.nccl->estimate.algorithm);
-    r.protocol = r.nccl->estimate.protocol;
-    return r;
-  }
-  r.algorithm = name == "auto" ? &ls::default_plan_algorithm(args.collective) : &ls::find_plan_algorithm(name);
-  r.protocol = fixed;
-  return r;
-}
-
 int run_builtin(BuiltinArgs& args) {
   const auto systems = known_systems();
   if (std::find(systems.begin(), systems.end(), args.system) == systems.end()) {
@@ -104,25 +68,24 @@ int run_builtin(BuiltinArgs& args) {
   args.model->gpu = args.gpu.empty() ? args.system : args.gpu;
   snr::cli::ModelConfigs configs = snr::cli::load_model_configs(*args.model, args.system);
 
-  const Resolved resolved = resolve(args);
-  const ls::PlanAlgorithm& algorithm = *resolved.algorithm;
-  const bool nccl_plan = algorithm.name().starts_with("nccl-");
-  ls::GeneratedPlanOptions options;
-  options.collective = args.collective;
-  options.gpus = args.gpus;
-  options.workgroups = args.workgroups != 0 ? args.workgroups : resolved.nccl ? resolved.nccl->channels : 32;
-  options.buffer_bytes = args.size_bytes;
-  options.transfer = ls::parse_transfer(args.transfer);
-  options.threads_per_workgroup = args.threads_per_workgroup != 0 ? args.threads_per_workgroup
-                                  : resolved.nccl                 ? resolved.nccl->threads
-                                                                  : 1024;
-  options.wavefront_threads = args.model->wavefront_threads;
-  const double kernel_start_ns = args.kernel_start_ns >= 0 ? args.kernel_start_ns
-                                 : nccl_plan                ? ls::kNcclKernelStartNs
-                                                            : 0.0;
-  options.prologue_cycles = static_cast<uint32_t>(std::llround(kernel_start_ns * configs.gpu.clock_ghz));
-  options.protocol = resolved.protocol ? *resolved.protocol
-                                       : ls::choose_protocol(algorithm, options, scale_up_link(configs.network));
+  ls::BuiltinPlanRequest request;
+  request.collective = args.collective;
+  request.gpus = args.gpus;
+  request.buffer_bytes = args.size_bytes;
+  request.system = args.system;
+  request.algorithm = args.algorithm;
+  request.protocol = args.protocol;
+  request.transfer = args.transfer;
+  request.workgroups = args.workgroups;
+  request.threads_per_workgroup = args.threads_per_workgroup;
+  request.wavefront_threads = args.model->wavefront_threads;
+  request.kernel_start_ns = args.kernel_start_ns;
+  request.clock_ghz = configs.gpu.clock_ghz;
+  request.scale_up = snr::dsim::noc::scale_up_alpha_beta(configs.network);
+  const ls::BuiltinPlanChoice chosen = ls::choose_builtin_plan(request);
+  const ls::PlanAlgorithm& algorithm = *chosen.algorithm;
+  const ls::GeneratedPlanOptions& options = chosen.options;
+  const bool nccl_plan = chosen.nccl_plan;
   // How many lines a warp keeps in flight is the kernel's unrolling; NCCL's
   // differs by protocol (unless --unroll says otherwise).
   if (nccl_plan && args.model->unroll == 0) {
@@ -157,18 +120,18 @@ int run_builtin(BuiltinArgs& args) {
                           {"system", args.system},
                           {"workgroups", options.workgroups},
                           {"threads_per_workgroup", options.threads_per_workgroup},
-                          {"kernel_start_ns", kernel_start_ns},
+                          {"kernel_start_ns", chosen.kernel_start_ns},
                           {"unroll", configs.gpu.unroll},
                           {"reduce_cycles_per_line", configs.gpu.reduce_cycles_per_line},
                           {"size_bytes", args.size_bytes},
                           {"data_checked", args.check}};
-  if (resolved.nccl) {
+  if (chosen.nccl) {
     // NCCL's own estimate for its choice, to compare with the simulation.
-    description.identity["nccl_tuning"] = {{"estimated_time_ns", resolved.nccl->estimate.time_us * 1000.0},
-                                           {"latency_ns", resolved.nccl->estimate.latency_us * 1000.0},
-                                           {"algbw_gbps", resolved.nccl->estimate.bandwidth_gbps},
-                                           {"channels", resolved.nccl->channels},
-                                           {"threads", resolved.nccl->threads}};
+    description.identity["nccl_tuning"] = {{"estimated_time_ns", chosen.nccl->estimate.time_us * 1000.0},
+                                           {"latency_ns", chosen.nccl->estimate.latency_us * 1000.0},
+                                           {"algbw_gbps", chosen.nccl->estimate.bandwidth_gbps},
+                                           {"channels", chosen.nccl->channels},
+                                           {"threads", chosen.nccl->threads}};
   }
   description.headline =
       fmt::format("{} {} ({}, {}) over {} GPUs of {}, {} workgroups per GPU, {} B buffer per GPU ({} B per chunk), "

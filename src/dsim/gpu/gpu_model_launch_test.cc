@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "dsim/core/actions_at_for_tests.h"
 #include "dsim/gpu/fixed_latency_network.h"
+#include "dsim/gpu/one_line_copy_for_tests.h"
 #include "dsim/gpu/gpu_model.h"
 
 namespace snr::dsim::gpu {
@@ -18,20 +19,6 @@ namespace {
 namespace ls = loadstore;
 
 constexpr TimePs kNs = 1000;
-
-// One GPU, one kernel of one workgroup copying one local line.
-ls::Program one_line_copy() {
-  ls::Program p;
-  p.gpus.assign(1, ls::GpuBuffers{1 << 20, 1 << 20, 0, 0});
-  p.kernels.push_back(ls::Kernel{0, 0, 1, 0});
-  p.workgroups.push_back(ls::Workgroup{0, 0, 1, 1, 0});
-  ls::GpuOp op;
-  op.kind = ls::OpKind::kMemcpy;
-  op.bytes = 128;
-  p.add_op(op, {ls::MemRange{0, ls::Space::kInput, 0, 0, 0}, ls::MemRange{0, ls::Space::kOutput, 0, 0, 0}},
-           ls::OpOrigin{});
-  return p;
-}
 
 GpuConfig one_cu_config() {
   GpuConfig c;

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dsim/loadstore/protocols.h"
+
 namespace snr::dsim::noc {
 
 enum class Side : uint8_t { kTop, kBottom, kLeft, kRight };
@@ -67,5 +69,13 @@ NocConfig parse_noc_config(std::string_view yaml_text, std::string_view source_n
 
 // A preset name, or else a YAML file path.
 NocConfig load_noc_config(const std::string& preset_or_path);
+
+// §3.2's α and B for one GPU: the scale-up latency, and every I/O port's
+// bandwidth together.
+inline loadstore::AlphaBetaLink scale_up_alpha_beta(const NocConfig& network) {
+  constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+  return {network.io_ports() * network.scale_up_link.bandwidth_gib_per_s * kBytesPerGiB,
+          network.scale_up_link.latency_ns * 1e-9};
+}
 
 }  // namespace snr::dsim::noc

@@ -11,6 +11,7 @@
 
 #include "dsim/core/actions_at_for_tests.h"
 #include "dsim/gpu/fixed_latency_network.h"
+#include "dsim/gpu/one_line_copy_for_tests.h"
 
 namespace snr::dsim::load_store {
 namespace {
@@ -19,19 +20,6 @@ namespace ls = loadstore;
 
 constexpr gpu::TimePs kNs = 1000;
 constexpr gpu::TimePs kLocalPs = 5250;
-
-ls::Program one_line_copy() {
-  ls::Program p;
-  p.gpus.assign(1, ls::GpuBuffers{1 << 20, 1 << 20, 0, 0});
-  p.kernels.push_back(ls::Kernel{0, 0, 1, 0});
-  p.workgroups.push_back(ls::Workgroup{0, 0, 1, 1, 0});
-  ls::GpuOp op;
-  op.kind = ls::OpKind::kMemcpy;
-  op.bytes = 128;
-  p.add_op(op, {ls::MemRange{0, ls::Space::kInput, 0, 0, 0}, ls::MemRange{0, ls::Space::kOutput, 0, 0, 0}},
-           ls::OpOrigin{});
-  return p;
-}
 
 gpu::GpuConfig one_cu_config() {
   gpu::GpuConfig c;
@@ -65,7 +53,7 @@ std::vector<Completion> run_two_copies(uint64_t* wakeups = nullptr, uint64_t* ps
   EventLoop ns_loop;
   GpuDomain domain(ns_loop, 1, one_cu_config(), fixed_latency());
   ActionsAt side(ns_loop, "test system layer");  // the ns side, as the system layer's events are
-  const ls::Program copy = one_line_copy();
+  const ls::Program copy = gpu::one_line_copy();
   std::vector<Completion> done(2);
   for (uint32_t i = 0; i < 2; ++i) {
     side.at(3 + i, [&, i] {
@@ -124,7 +112,7 @@ TEST(GpuDomain, MatchesTheModelRunAloneInPicoseconds) {
   EventLoop loop;
   gpu::FixedLatencyNetwork network(loop, kLocalPs, 500 * kNs);
   gpu::GpuModel model(1, one_cu_config(), loop, network);
-  const ls::Program copy = one_line_copy();
+  const ls::Program copy = gpu::one_line_copy();
   const uint32_t k0 = model.add_program(copy, {0});
   const uint32_t k1 = model.add_program(copy, {0});
   gpu::TimePs end0 = 0, end1 = 0;

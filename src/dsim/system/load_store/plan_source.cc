@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/error.h"
+#include "dsim/loadstore/generated/builtin_plan_choice.h"
 #include "dsim/loadstore/generated/nccl_tuning.h"
 #include "dsim/loadstore/generated/plan_generator.h"
 
@@ -14,18 +15,8 @@ namespace {
 
 namespace ls = loadstore;
 
-// MSCCL++ launches its kernels with this many threads per block; snr
-// collective uses the same default.
-constexpr uint32_t kDefaultThreads = 1024;
-constexpr uint32_t kDefaultWorkgroups = 32;
+// What snr collective runs with by default (its --wavefront-threads).
 constexpr uint32_t kWavefrontThreads = 32;
-
-// §3.2's alpha and B for one GPU, as snr collective computes them.
-ls::AlphaBetaLink scale_up_link(const noc::NocConfig& network) {
-  constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-  return {network.io_ports() * network.scale_up_link.bandwidth_gib_per_s * kBytesPerGiB,
-          network.scale_up_link.latency_ns * 1e-9};
-}
 
 }  // namespace
 
@@ -68,43 +59,30 @@ PhasePlanProgram PlanSource::from_file(const std::string& path, CollectiveKind k
   return out;
 }
 
-// The same choices as snr collective's built-in verbs
-// (src/cli/cmd_collective_builtin.cc): tests/e2e/test_sim_load_store.sh
-// checks that a phase takes the time that command reports.
+// The plan snr collective's built-in verbs run (builtin_plan_choice.h):
+// tests/e2e/test_sim_load_store.sh checks a phase takes the time that
+// command reports.
 PhasePlanProgram PlanSource::generated(CollectiveKind kind, uint32_t gpus, uint64_t input_bytes) {
   const std::string collective = plan_collective_name(kind);
   // The plans' buffer is the larger of input and output (an all-gather's
   // output); the system layer hands an all-gather phase one rank's block.
   const uint64_t buffer_bytes = kind == CollectiveKind::kAllGather ? input_bytes * gpus : input_bytes;
-  std::optional<ls::Protocol> fixed;
-  if (settings_.protocol != "auto") fixed = ls::parse_protocol(settings_.protocol);
-  const ls::NcclSystem* nccl = ls::find_nccl_system(settings_.system);
-  const bool tuned = nccl != nullptr && collective != ls::kAllToAll;
-  std::string name = settings_.algorithm;
-  if (tuned && (name == "ring" || name == "tree")) name = "nccl-" + name;
-  const bool nccl_named = name == "nccl-ring" || name == "nccl-tree";
-  const ls::PlanAlgorithm* algorithm = nullptr;
-  std::optional<ls::Protocol> protocol = fixed;
-  std::optional<ls::NcclChoice> choice;
-  if (tuned && (name == "auto" || nccl_named)) {
-    choice = ls::nccl_choose(*nccl, collective, gpus, buffer_bytes, name, fixed);
-    algorithm = &ls::find_plan_algorithm(choice->estimate.algorithm);
-    protocol = choice->estimate.protocol;
-  } else {
-    algorithm = name == "auto" ? &ls::default_plan_algorithm(collective) : &ls::find_plan_algorithm(name);
-  }
-  const bool nccl_plan = algorithm->name().starts_with("nccl-");
-  ls::GeneratedPlanOptions options;
-  options.collective = collective;
-  options.gpus = gpus;
-  options.workgroups = settings_.workgroups != 0 ? settings_.workgroups : choice ? choice->channels : kDefaultWorkgroups;
-  options.buffer_bytes = buffer_bytes;
-  options.transfer = ls::parse_transfer(settings_.transfer);
-  options.threads_per_workgroup = choice ? choice->threads : kDefaultThreads;
-  options.wavefront_threads = kWavefrontThreads;
-  const double kernel_start_ns = nccl_plan ? ls::kNcclKernelStartNs : 0.0;
-  options.prologue_cycles = static_cast<uint32_t>(std::llround(kernel_start_ns * gpu_.clock_ghz));
-  options.protocol = protocol ? *protocol : ls::choose_protocol(*algorithm, options, scale_up_link(network_));
+  ls::BuiltinPlanRequest request;
+  request.collective = collective;
+  request.gpus = gpus;
+  request.buffer_bytes = buffer_bytes;
+  request.system = settings_.system;
+  request.algorithm = settings_.algorithm;
+  request.protocol = settings_.protocol;
+  request.transfer = settings_.transfer;
+  request.workgroups = settings_.workgroups;
+  request.wavefront_threads = kWavefrontThreads;
+  request.clock_ghz = gpu_.clock_ghz;
+  request.scale_up = noc::scale_up_alpha_beta(network_);
+  const ls::BuiltinPlanChoice chosen = ls::choose_builtin_plan(request);
+  const ls::PlanAlgorithm* algorithm = chosen.algorithm;
+  const ls::GeneratedPlanOptions& options = chosen.options;
+  const bool nccl_plan = chosen.nccl_plan;
   PhasePlanProgram out;
   // NCCL's kernels keep their own lines in flight per protocol and pay a
   // flag check per received LL / LL128 line (nccl_tuning.h).

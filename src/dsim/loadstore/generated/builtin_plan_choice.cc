@@ -1,0 +1,42 @@
+#include "dsim/loadstore/generated/builtin_plan_choice.h"
+
+#include <cmath>
+
+namespace snr::dsim::loadstore {
+
+BuiltinPlanChoice choose_builtin_plan(const BuiltinPlanRequest& request) {
+  BuiltinPlanChoice choice;
+  std::optional<Protocol> protocol;
+  if (request.protocol != "auto") protocol = parse_protocol(request.protocol);
+  const NcclSystem* nccl = find_nccl_system(request.system);
+  const bool tuned = nccl != nullptr && request.collective != kAllToAll;
+  std::string name = request.algorithm;
+  if (tuned && (name == "ring" || name == "tree")) name = "nccl-" + name;
+  if (tuned && (name == "auto" || name == "nccl-ring" || name == "nccl-tree")) {
+    choice.nccl = nccl_choose(*nccl, request.collective, request.gpus, request.buffer_bytes, name, protocol);
+    choice.algorithm = &find_plan_algorithm(choice.nccl->estimate.algorithm);
+    protocol = choice.nccl->estimate.protocol;
+  } else {
+    choice.algorithm = name == "auto" ? &default_plan_algorithm(request.collective) : &find_plan_algorithm(name);
+  }
+  choice.nccl_plan = choice.algorithm->name().starts_with("nccl-");
+
+  GeneratedPlanOptions& o = choice.options;
+  o.collective = request.collective;
+  o.gpus = request.gpus;
+  o.buffer_bytes = request.buffer_bytes;
+  o.workgroups = request.workgroups != 0 ? request.workgroups : choice.nccl ? choice.nccl->channels : 32;
+  o.threads_per_workgroup = request.threads_per_workgroup != 0 ? request.threads_per_workgroup
+                            : choice.nccl                      ? choice.nccl->threads
+                                                               : 1024;
+  o.wavefront_threads = request.wavefront_threads;
+  o.transfer = parse_transfer(request.transfer);
+  choice.kernel_start_ns = request.kernel_start_ns >= 0 ? request.kernel_start_ns
+                           : choice.nccl_plan            ? kNcclKernelStartNs
+                                                         : 0.0;
+  o.prologue_cycles = static_cast<uint32_t>(std::llround(choice.kernel_start_ns * request.clock_ghz));
+  o.protocol = protocol ? *protocol : choose_protocol(*choice.algorithm, o, request.scale_up);
+  return choice;
+}
+
+}  // namespace snr::dsim::loadstore
