@@ -14,7 +14,7 @@ PACKAGES=(
   # network backend, sweeps across MPI ranks, the Python module
   libns3-dev libopenmpi-dev openmpi-bin pybind11-dev python3-pybind11 python3-dev
   # peers used by tests: RISC-V binutils/gcc/qemu, gdb, graphviz, chromium
-  binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu qemu-user gdb-multiarch
+  binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user gdb-multiarch
   graphviz chromium sqlite3 python3
 )
 

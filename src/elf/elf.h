@@ -22,8 +22,13 @@ namespace snr::elf {
 
 constexpr uint16_t kMachineRiscv = 243;  // EM_RISCV
 
-enum class SymbolType : uint8_t { kNoType = 0, kObject = 1, kFunc = 2, kSection = 3, kFile = 4 };
-enum class SymbolBinding : uint8_t { kLocal = 0, kGlobal = 1, kWeak = 2 };
+// kTls values are offsets into a thread's TLS block, not addresses; glibc's
+// static binaries carry kTls and kGnuIfunc (resolved at start-up) symbols
+// and kGnuUnique bindings.
+enum class SymbolType : uint8_t {
+  kNoType = 0, kObject = 1, kFunc = 2, kSection = 3, kFile = 4, kCommon = 5, kTls = 6, kGnuIfunc = 10
+};
+enum class SymbolBinding : uint8_t { kLocal = 0, kGlobal = 1, kWeak = 2, kGnuUnique = 10 };
 
 // Segment permission bits (PF_X, PF_W, PF_R).
 constexpr uint32_t kSegmentExecute = 1, kSegmentWrite = 2, kSegmentRead = 4;

@@ -174,8 +174,12 @@ void read_symbols(const ByteView& v, const std::vector<RawSection>& raw, size_t 
     s.value = v.read<uint64_t>(e + 8, "st_value");
     s.size_bytes = v.read<uint64_t>(e + 16, "st_size");
     const unsigned type = info & 0xF, binding = info >> 4;
-    if (type > 4) throw v.fail(e, fmt::format("{} '{}': unsupported symbol type {}", sym_what, s.name, type));
-    if (binding > 2) throw v.fail(e, fmt::format("{} '{}': unsupported binding {}", sym_what, s.name, binding));
+    if (type > 6 && type != 10) {
+      throw v.fail(e, fmt::format("{} '{}': unsupported symbol type {}", sym_what, s.name, type));
+    }
+    if (binding > 2 && binding != 10) {
+      throw v.fail(e, fmt::format("{} '{}': unsupported binding {}", sym_what, s.name, binding));
+    }
     s.type = static_cast<SymbolType>(type);
     s.binding = static_cast<SymbolBinding>(binding);
     if (shndx != 0 && shndx < 0xFF00) {

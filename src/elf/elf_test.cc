@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "common/file_io.h"
 #include "elf/elf.h"
@@ -59,6 +63,22 @@ TEST(Elf, WriteThenReadRoundTrips) {
   EXPECT_EQ(write_elf(sample_image()), bytes);
 }
 
+TEST(Elf, GlibcSymbolKindsRoundTrip) {
+  // Static glibc binaries carry TLS offsets, IFUNC resolvers and
+  // GNU-unique bindings beside ordinary symbols.
+  Image image = sample_image();
+  image.symbols.push_back({.name = "errno", .value = 0x10, .type = SymbolType::kTls, .section = 1});
+  image.symbols.push_back({.name = "memcpy", .value = 0x10000, .type = SymbolType::kGnuIfunc,
+                           .binding = SymbolBinding::kGlobal, .section = 0});
+  image.symbols.push_back({.name = "unique", .value = 0x11008, .type = SymbolType::kObject,
+                           .binding = SymbolBinding::kGnuUnique, .section = 1});
+  const Image back = read_elf(write_elf(image), "mem").value();
+  ASSERT_NE(back.find_symbol("errno"), nullptr);
+  EXPECT_EQ(back.find_symbol("errno")->type, SymbolType::kTls);
+  EXPECT_EQ(back.find_symbol("memcpy")->type, SymbolType::kGnuIfunc);
+  EXPECT_EQ(back.find_symbol("unique")->binding, SymbolBinding::kGnuUnique);
+}
+
 TEST(Elf, EveryTruncationIsAnErrorNotACrash) {
   const std::vector<uint8_t> bytes = write_elf(sample_image());
   for (size_t n = 0; n < bytes.size(); ++n) {
@@ -91,6 +111,33 @@ TEST(Elf, OverlappingSectionsAreRejectedByTheWriter) {
   Image image = sample_image();
   image.sections[1].address = 0x10004;
   EXPECT_THROW(write_elf(image), Error);
+}
+
+TEST(Elf, ReadsGlibcStaticProgram) {
+  // Built at test time: glibc's static archives carry TLS symbols (errno)
+  // that a reader of only the five classic symbol types refuses.
+  if (std::system("command -v riscv64-linux-gnu-gcc > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "riscv64-linux-gnu-gcc is not installed (Debian gcc-riscv64-linux-gnu)";
+  }
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("snr_elf_glibc_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto source = dir / "main.c", binary = dir / "main";
+  std::ofstream(source) << "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n";
+  const std::string compile = fmt::format("riscv64-linux-gnu-gcc -O2 -static -o {} {} > /dev/null 2>&1",
+                                          binary.string(), source.string());
+  if (std::system(compile.c_str()) != 0) {
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << "no static glibc for riscv64 (Debian libc6-dev-riscv64-cross)";
+  }
+  const auto image = read_elf_file(binary.string());
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(image.ok()) << image.error().what();
+  const Symbol* main_symbol = image.value().find_symbol("main");
+  ASSERT_NE(main_symbol, nullptr);
+  EXPECT_EQ(main_symbol->type, SymbolType::kFunc);
+  bool has_tls = false;
+  for (const Symbol& s : image.value().symbols) has_tls |= s.type == SymbolType::kTls;
+  EXPECT_TRUE(has_tls);
 }
 
 TEST(Elf, ReadsGccBuiltProgram) {

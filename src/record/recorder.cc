@@ -11,116 +11,19 @@
 #include "device/memory_windows.h"
 #include "hw/config.h"
 #include "isa/access.h"
+#include "isa/compressed.h"
 #include "isa/disasm.h"
 #include "isa/registers.h"
 #include "record/interval_set.h"
+#include "record/linux_syscalls.h"
+#include "record/recorder_internal.h"
 
 namespace snr::record {
-namespace {
-
-namespace pb = snapshot::pb;
-
-// Initial memory is fetched in blocks of this size (one round trip serves
-// many small loads); bigger inputs are read exactly.
-constexpr uint64_t kPrefetchBlockBytes = 4096;
-constexpr uint64_t kCodeBlockBytes = 256;
-// Gaps of one region at most this far apart are read together.
-constexpr uint64_t kCoalesceSlackBytes = 4096;
-constexpr uint64_t kMaxCoalescedReadBytes = 16 << 20;
-
-uint32_t state_key(isa::StateKind kind, uint16_t index) { return static_cast<uint32_t>(kind) << 16 | index; }
-
-pb::StateKind to_pb(isa::StateKind kind) {
-  switch (kind) {
-    case isa::StateKind::kX: return pb::STATE_X;
-    case isa::StateKind::kV: return pb::STATE_V;
-    case isa::StateKind::kCsr: return pb::STATE_CSR;
-    case isa::StateKind::kSemaphore: return pb::STATE_SEMAPHORE;
-    case isa::StateKind::kMxuWeights: return pb::STATE_MXU_WEIGHTS;
-    case isa::StateKind::kMxuAccumulator: return pb::STATE_MXU_ACCUMULATOR;
-    case isa::StateKind::kPc: return pb::STATE_PC;
-  }
-  return pb::STATE_X;
-}
-
-pb::MemorySpace space_of(uint64_t address) {
-  switch (isa::memory_space_of(address)) {
-    case isa::MemorySpace::kScalar: return pb::SPACE_SMEM;
-    case isa::MemorySpace::kVmem: return pb::SPACE_VMEM;
-    case isa::MemorySpace::kDebugWindow: return pb::SPACE_DEBUG;
-    default: return pb::SPACE_HBM;
-  }
-}
-
-// Everything the recorder tracks for one chip (one stub thread).
-struct ChipRecord {
-  uint32_t chip = 0;
-  uint32_t thread = 0;
-  bool recorded = false;
-  bool done = false;
-  std::string end;
-  std::array<uint64_t, 32> x{};
-  uint64_t pc = 0;
-  std::set<uint32_t> written_state, saved_state;
-  std::vector<pb::RegisterValue> saved_registers;
-  IntervalSet written_memory, saved_memory;
-  std::map<uint64_t, std::string> saved_bytes;       // start -> bytes (disjoint)
-  std::map<uint64_t, std::string> initial_blocks;    // prefetched pre-window memory
-  std::set<uint64_t> unreadable_blocks;
-  std::unordered_map<uint64_t, uint32_t> words;      // instruction words by pc
-  std::vector<uint64_t> pcs;
-};
-
-// A step sent to the stub whose reply has not been processed yet.
-struct InFlightStep {
-  ChipRecord* chip = nullptr;
-  uint32_t word = 0;
-  isa::DecodedInstruction decoded;
-  isa::Accesses accesses;
-  uint64_t old_pc = 0;
-};
-
-class Recorder {
- public:
-  Recorder(RemoteTarget& target, const RecordOptions& options) : target_(target), options_(options) {}
-  snapshot::Snapshot run();
-
- private:
-  ChipRecord& owner(ChipRecord& issuer, bool remote, uint32_t chip);
-  uint32_t fetch_word(ChipRecord& chip);
-  std::string read_state(ChipRecord& owner_chip, const isa::StateRef& ref);
-  std::string read_initial_memory(ChipRecord& chip, uint64_t begin, uint64_t end);
-  void collect_gaps(ChipRecord& holder, const isa::MemoryRegion& region);
-  bool inputs_saved(ChipRecord& chip, const isa::Accesses& accesses);
-  void save_x_inputs(ChipRecord& chip, const isa::Accesses& accesses);
-  void save_inputs(ChipRecord& chip, const isa::Accesses& accesses);
-  void note_outputs(ChipRecord& chip, const isa::Accesses& accesses);
-  // A round-robin turn of `chip`: decides whether it steps and sends the
-  // step; finish_steps() takes the replies of every step in flight.
-  void start_step(ChipRecord& chip);
-  void finish_steps();
-  bool finish_step(const InFlightStep& step, const StepReply& reply);
-  void report_progress(bool force);
-  pb::Chip finish_chip(ChipRecord& chip);
-  [[noreturn]] void fail_at(const ChipRecord& chip, uint32_t word, const std::string& why) const;
-
-  RemoteTarget& target_;
-  const RecordOptions& options_;
-  std::vector<ChipRecord> chips_;
-  std::vector<std::pair<uint32_t, uint64_t>> schedule_;
-  std::vector<InFlightStep> in_flight_;
-  std::vector<StepReply> replies_;
-  std::vector<Interval> gaps_, unwritten_;
-  bool pipeline_ = false;
-  bool round_retired_ = false;
-  uint64_t retired_ = 0;
-  uint64_t not_retired_ = 0;
-  std::chrono::steady_clock::time_point start_, last_progress_;
-};
+namespace detail {
 
 void Recorder::fail_at(const ChipRecord& chip, uint32_t word, const std::string& why) const {
   throw Error(fmt::format("chip {} step {} pc {:#x} ({:#010x} {}): {}", chip.chip, chip.pcs.size(), chip.pc, word,
-                          isa::disassemble(isa::decode(word), chip.pc), why));
+                          isa::disassemble(decode_word(word), chip.pc), why));
 }
 
 ChipRecord& Recorder::owner(ChipRecord& issuer, bool remote, uint32_t chip) {
@@ -134,6 +37,14 @@ ChipRecord& Recorder::owner(ChipRecord& issuer, bool remote, uint32_t chip) {
 
 uint32_t Recorder::fetch_word(ChipRecord& chip) {
   if (auto it = chip.words.find(chip.pc); it != chip.words.end()) return it->second;
+  if (flat_) {
+    // Any halfword-aligned pc; the second half only for a 32-bit instruction.
+    if ((chip.pc & 1) != 0) throw Error(fmt::format("chip {}: pc {:#x} is not halfword aligned", chip.chip, chip.pc));
+    uint32_t word = code_halfword(chip, chip.pc);
+    if (isa::instruction_bytes(word) == 4) word |= uint32_t{code_halfword(chip, chip.pc + 2)} << 16;
+    chip.words.emplace(chip.pc, word);
+    return word;
+  }
   const uint64_t block = chip.pc & ~(kCodeBlockBytes - 1);
   std::optional<std::string> bytes = target_.try_read_memory(chip.thread, block, kCodeBlockBytes);
   uint64_t base = block;
@@ -248,16 +159,30 @@ bool Recorder::inputs_saved(ChipRecord& chip, const isa::Accesses& accesses) {
 // saving them needs no read and no wait for steps in flight.
 void Recorder::save_x_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
   for (const isa::StateRef& ref : accesses.reads()) {
-    if (ref.kind != isa::StateKind::kX || ref.index == 0) continue;
-    const uint32_t key = state_key(ref.kind, ref.index);
-    if (chip.written_state.count(key) || chip.saved_state.count(key)) continue;
-    pb::RegisterValue value;
-    value.set_kind(to_pb(ref.kind));
-    value.set_index(ref.index);
-    value.set_value(read_state(chip, ref));
-    chip.saved_registers.push_back(std::move(value));
-    chip.saved_state.insert(key);
+    if (ref.kind == isa::StateKind::kX) save_x_register(chip, ref.index);
   }
+}
+
+void Recorder::save_x_register(ChipRecord& chip, uint16_t index) {
+  if (index == 0) return;
+  const uint32_t key = state_key(isa::StateKind::kX, index);
+  if (chip.written_state.count(key) || chip.saved_state.count(key)) return;
+  pb::RegisterValue value;
+  value.set_kind(pb::STATE_X);
+  value.set_index(index);
+  value.set_value(std::string(reinterpret_cast<const char*>(&chip.x[index]), 8));
+  chip.saved_registers.push_back(std::move(value));
+  chip.saved_state.insert(key);
+}
+
+void Recorder::retire(ChipRecord& chip, uint64_t old_pc) {
+  chip.pcs.push_back(old_pc);
+  if (!schedule_.empty() && schedule_.back().first == chip.chip) {
+    ++schedule_.back().second;
+  } else {
+    schedule_.emplace_back(chip.chip, 1);
+  }
+  ++retired_;
 }
 
 void Recorder::save_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
@@ -323,10 +248,11 @@ void Recorder::start_step(ChipRecord& chip) {
   InFlightStep step;
   step.chip = &chip;
   step.word = fetch_word(chip);
-  step.decoded = isa::decode(step.word);
+  step.decoded = decode_word(step.word);
   const isa::DecodedInstruction& d = step.decoded;
   if (!d.valid()) fail_at(chip, step.word, "illegal instruction");
-  if (d.opcode == isa::Opcode::kEcall && chip.x[17] == isa::kSyscallExit) {
+  const bool exit_call = chip.x[17] == isa::kSyscallExit || (flat_ && chip.x[17] == kLinuxExitGroup);
+  if (d.opcode == isa::Opcode::kEcall && exit_call) {
     // Stepping the exit would end the process before the final state can be
     // read; the window ends just before it.
     chip.done = true;
@@ -336,6 +262,10 @@ void Recorder::start_step(ChipRecord& chip) {
   if (d.opcode == isa::Opcode::kEbreak) {
     chip.done = true;
     chip.end = "ebreak";
+    return;
+  }
+  if (flat_ && d.opcode == isa::Opcode::kEcall) {
+    record_syscall(chip, step.word);
     return;
   }
   isa::compute_accesses(d, std::span<const uint64_t, 32>(chip.x), step.accesses);
@@ -410,13 +340,7 @@ bool Recorder::finish_step(const InFlightStep& step, const StepReply& reply) {
   note_outputs(chip, step.accesses);
   chip.x = x;
   chip.pc = new_pc;
-  chip.pcs.push_back(step.old_pc);
-  if (!schedule_.empty() && schedule_.back().first == chip.chip) {
-    ++schedule_.back().second;
-  } else {
-    schedule_.emplace_back(chip.chip, 1);
-  }
-  ++retired_;
+  retire(chip, step.old_pc);
   return true;
 }
 
@@ -473,18 +397,42 @@ pb::Chip Recorder::finish_chip(ChipRecord& chip) {
     }
   }
   chip.saved_bytes.clear();
+  if (flat_) {
+    // The pages the window touched: whatever it read (saved) or wrote,
+    // instructions and kernel alike, as merged page-aligned ranges.
+    IntervalSet pages;
+    constexpr uint64_t kPage = snapshot::kFlatPageBytes;
+    for (const IntervalSet* set : {&chip.saved_memory, &chip.written_memory}) {
+      for (const Interval& touched : set->intervals()) {
+        pages.add(touched.begin & ~(kPage - 1), (touched.end + kPage - 1) & ~(kPage - 1));
+      }
+    }
+    for (const Interval& range : pages.intervals()) {
+      pb::Interval* out_range = out.add_pages();
+      out_range->set_address(range.begin);
+      out_range->set_length(range.end - range.begin);
+    }
+    for (pb::Syscall& call : chip.syscalls) *out.add_syscalls() = std::move(call);
+    chip.syscalls.clear();
+  }
   if (chip.recorded) {
     std::vector<uint64_t> unique_pcs = chip.pcs;
     std::sort(unique_pcs.begin(), unique_pcs.end());
     unique_pcs.erase(std::unique(unique_pcs.begin(), unique_pcs.end()), unique_pcs.end());
+    // The bytes of every executed instruction (2 for a compressed one),
+    // adjacent ones in one range.
     pb::CodeRange* range = nullptr;
     for (uint64_t pc : unique_pcs) {
-      if (range == nullptr || range->address() + range->data().size() != pc) {
+      const uint32_t word = chip.words.at(pc);
+      const uint64_t length = isa::instruction_bytes(word);
+      const uint64_t range_end = range == nullptr ? 0 : range->address() + range->data().size();
+      if (range == nullptr || pc > range_end) {
         range = out.add_code();
         range->set_address(pc);
+        range->mutable_data()->append(reinterpret_cast<const char*>(&word), length);
+      } else if (pc + length > range_end) {
+        range->mutable_data()->append(reinterpret_cast<const char*>(&word) + (range_end - pc), pc + length - range_end);
       }
-      const uint32_t word = chip.words.at(pc);
-      range->mutable_data()->append(reinterpret_cast<const char*>(&word), 4);
     }
     for (const pb::Symbol& symbol : options_.symbols) {
       const uint64_t symbol_end = symbol.address() + std::max<uint64_t>(symbol.size_bytes(), 1);
@@ -557,6 +505,7 @@ snapshot::Snapshot Recorder::run() {
   }
   // One round steps every recorded chip once, all steps in flight together.
   pipeline_ = options_.pipeline_steps && target_.can_pipeline_steps();
+  flat_ = !target_.is_snr_device();
   for (;;) {
     bool any_active = false;
     round_retired_ = false;
@@ -599,6 +548,7 @@ snapshot::Snapshot Recorder::run() {
   header.set_breakpoint(options_.breakpoint_text);
   header.set_breakpoint_address(options_.breakpoint_address.value_or(0));
   header.set_requested_count(options_.count_per_chip);
+  header.set_address_space(flat_ ? pb::ADDRESS_SPACE_FLAT : pb::ADDRESS_SPACE_NPU);
   std::string schedule;
   for (const auto& [chip, run] : schedule_) {
     snapshot::append_varint(schedule, chip);
@@ -635,7 +585,7 @@ snapshot::Snapshot Recorder::run() {
   return snapshot;
 }
 
-}  // namespace
+}  // namespace detail
 
 uint64_t naive_state_bytes(const std::string& hw_config_yaml, uint64_t chips) {
   const hw::HwConfig config = hw::parse_config_yaml(hw_config_yaml, "snapshot hardware config");
@@ -647,7 +597,7 @@ uint64_t naive_state_bytes(const std::string& hw_config_yaml, uint64_t chips) {
 
 snapshot::Snapshot record_window(RemoteTarget& target, const RecordOptions& options) {
   if (options.count_per_chip == 0) throw Error("--count must be at least 1");
-  return Recorder(target, options).run();
+  return detail::Recorder(target, options).run();
 }
 
 }  // namespace snr::record

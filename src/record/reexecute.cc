@@ -12,6 +12,7 @@
 #include "isa/disasm.h"
 #include "sim/executor.h"
 #include "sim/npu_math.h"
+#include "sim/recorded_syscalls.h"
 
 namespace snr::record {
 namespace {
@@ -55,7 +56,15 @@ void install_value(sim::ChipState& chip, const pb::RegisterValue& value) {
   }
 }
 
-sim::ProgramImage code_image(const snapshot::Snapshot& snapshot) {
+sim::ProgramImage code_image(const snapshot::Snapshot& snapshot, bool flat) {
+  if (flat) {
+    // A foreign program's code: any mix of 2- and 4-byte instructions.
+    std::vector<sim::CodeBytes> ranges;
+    for (const pb::Chip& chip : snapshot.chips) {
+      for (const pb::CodeRange& range : chip.code()) ranges.push_back({range.address(), range.data()});
+    }
+    return sim::program_from_code_bytes(ranges, sim::kMaxFlatTextSpanBytes, "snapshot code");
+  }
   std::map<uint64_t, uint32_t> words;
   for (const pb::Chip& chip : snapshot.chips) {
     for (const pb::CodeRange& range : chip.code()) {
@@ -79,6 +88,23 @@ sim::ProgramImage code_image(const snapshot::Snapshot& snapshot) {
   return sim::program_from_words(text, words.begin()->first, "snapshot code");
 }
 
+std::span<const uint8_t> bytes_of(const std::string& data) {
+  return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+}
+
+std::vector<sim::RecordedSyscall> recorded_syscalls(const pb::Chip& chip) {
+  std::vector<sim::RecordedSyscall> calls;
+  for (const pb::Syscall& call : chip.syscalls()) {
+    sim::RecordedSyscall& out = calls.emplace_back();
+    out.instruction = call.instruction();
+    out.number = call.number();
+    out.args.assign(call.args().begin(), call.args().end());
+    out.result = call.result();
+    for (const pb::MemoryRegion& written : call.written()) out.written.emplace_back(written.address(), written.data());
+  }
+  return calls;
+}
+
 std::string describe_at(sim::System& system, uint64_t pc) {
   const isa::DecodedInstruction* d = system.fetch(pc);
   if (d == nullptr) return "outside the saved code";
@@ -93,14 +119,39 @@ std::unique_ptr<sim::System> load_snapshot(const snapshot::Snapshot& snapshot, s
     throw Error(fmt::format("snapshot header says {} chips, its hardware config {}", snapshot.header.chip_count(),
                             config.chip_count));
   }
+  const bool flat = snapshot.header.address_space() == pb::ADDRESS_SPACE_FLAT;
   auto system = std::make_unique<sim::System>(config, bus);
-  system->load(code_image(snapshot));
+  if (flat) system->use_flat_address_space();
+  system->load(code_image(snapshot, flat));
   for (const pb::Chip& record : snapshot.chips) {
     if (record.chip() >= system->chip_count()) throw Error(fmt::format("chip {} is outside the system", record.chip()));
     sim::ChipState& chip = system->chip(record.chip());
     if (record.recorded()) chip.pc = record.first_pc();
     for (const pb::RegisterValue& value : record.registers()) {
       with_error_context(fmt::format("installing chip {}", record.chip()), [&] { install_value(chip, value); });
+    }
+    if (flat) {
+      // Exactly the pages the window touched exist; saved bytes go to their
+      // own addresses.
+      uint64_t page_bytes = 0;
+      for (const pb::Interval& pages : record.pages()) {
+        page_bytes += pages.length();
+        if (pages.length() > snapshot::kMaxFlatPages * snapshot::kFlatPageBytes ||
+            page_bytes > snapshot::kMaxFlatPages * snapshot::kFlatPageBytes) {
+          throw Error(fmt::format("chip {}: its pages exceed the limit of {} pages", record.chip(),
+                                  snapshot::kMaxFlatPages));
+        }
+        chip.flat_memory->map(pages.address(), pages.length());
+      }
+      for (const pb::MemoryRegion& region : record.memory()) {
+        if (region.space() != pb::SPACE_FLAT || !chip.flat_memory->contains(region.address(), region.data().size())) {
+          throw Error(fmt::format("snapshot region of chip {} ({} bytes at {:#x}, {}) is not inside its recorded pages",
+                                  record.chip(), region.data().size(), region.address(),
+                                  pb::MemorySpace_Name(region.space())));
+        }
+        chip.flat_memory->write(region.address(), bytes_of(region.data()));
+      }
+      continue;
     }
     for (const pb::MemoryRegion& region : record.memory()) {
       sim::MemoryTarget target = system->resolve_local(chip, region.address(), region.data().size(),
@@ -115,11 +166,17 @@ std::unique_ptr<sim::System> load_snapshot(const snapshot::Snapshot& snapshot, s
 CheckResult check_snapshot(const snapshot::Snapshot& snapshot) {
   CheckResult result;
   std::unique_ptr<sim::System> system = load_snapshot(snapshot);
+  const bool flat = system->flat_address_space();
   sim::Executor executor(*system);
   std::map<uint32_t, const pb::Chip*> records;
   std::map<uint32_t, std::vector<uint64_t>> pcs;
   std::map<uint32_t, size_t> position;
   std::map<uint32_t, uint32_t> x_written;  // bit i: x_i written during re-execution
+  sim::RecordedSyscalls syscalls(*system);
+  if (flat) {
+    for (const pb::Chip& chip : snapshot.chips) syscalls.set_calls(chip.chip(), recorded_syscalls(chip));
+    executor.set_syscall_handler(&syscalls);
+  }
   for (const pb::Chip& chip : snapshot.chips) {
     records[chip.chip()] = &chip;
     if (chip.recorded()) pcs[chip.chip()] = snapshot::decode_pcs(chip);
@@ -148,6 +205,7 @@ CheckResult check_snapshot(const snapshot::Snapshot& snapshot) {
         for (const isa::StateRef& ref : accesses.writes()) {
           if (ref.kind == isa::StateKind::kX) x_written[chip_id] |= 1u << ref.index;
         }
+        if (flat && d->opcode == isa::Opcode::kEcall) x_written[chip_id] |= 1u << 10;  // the kernel's a0
       }
       sim::StepResult step_result;
       try {
@@ -193,11 +251,24 @@ CheckResult check_snapshot(const snapshot::Snapshot& snapshot) {
         }
       }
     }
+    if (flat && record->recorded() && syscalls.unused(chip_id) != 0) {
+      result.problems.push_back(fmt::format("chip {}: {} recorded system calls were never reached", chip_id,
+                                            syscalls.unused(chip_id)));
+    }
     uint64_t hash = kFnvOffsetBasis;
     for (const pb::Interval& interval : final_state.written_memory()) {
-      sim::MemoryTarget target = system->resolve_local(chip, interval.address(), interval.length(), "written memory");
+      if (flat && !chip.flat_memory->contains(interval.address(), interval.length())) {
+        throw Error(fmt::format("chip {}: written memory [{:#x}, +{}) is outside the recorded pages", chip_id,
+                                interval.address(), interval.length()));
+      }
       std::string bytes(interval.length(), '\0');
-      target.memory->read(target.offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()));
+      const std::span<uint8_t> out(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size());
+      if (flat) {
+        chip.flat_memory->read(interval.address(), out);
+      } else {
+        sim::MemoryTarget target = system->resolve_local(chip, interval.address(), interval.length(), "written memory");
+        target.memory->read(target.offset, out);
+      }
       hash = snapshot::hash_region(hash, interval.address(), bytes);
     }
     if (hash != final_state.written_memory_hash()) {

@@ -16,6 +16,7 @@ ReplayInput convert(const snapshot::Snapshot& snapshot, std::string identity,
   input.hw_config_yaml = snapshot.header.hw_config_yaml();
   input.chip_count = snapshot.header.chip_count();
   input.isa_hash = snapshot.header.isa_hash();
+  input.flat_address_space = snapshot.header.address_space() == snapshot::pb::ADDRESS_SPACE_FLAT;
   for (const snapshot::pb::Chip& chip : snapshot.chips) {
     ReplayChip out;
     out.chip = chip.chip();
@@ -29,6 +30,10 @@ ReplayInput convert(const snapshot::Snapshot& snapshot, std::string identity,
       }
     }
     for (const auto& range : chip.code()) {
+      if (input.flat_address_space) {
+        input.flat_code.emplace_back(range.address(), range.data());
+        continue;
+      }
       if (range.data().size() % 4 != 0 || (range.address() & 3) != 0) {
         throw Error(fmt::format("chip {}: code range at {:#x} is not whole aligned words", chip.chip(), range.address()));
       }
@@ -48,6 +53,15 @@ ReplayInput convert(const snapshot::Snapshot& snapshot, std::string identity,
       out.end.written_memory.push_back({interval.address(), interval.length()});
     }
     out.end.written_memory_hash = chip.final_state().written_memory_hash();
+    for (const auto& range : chip.pages()) out.pages.push_back({range.address(), range.length()});
+    for (const auto& call : chip.syscalls()) {
+      sim::RecordedSyscall& recorded = out.syscalls.emplace_back();
+      recorded.instruction = call.instruction();
+      recorded.number = call.number();
+      recorded.args.assign(call.args().begin(), call.args().end());
+      recorded.result = call.result();
+      for (const auto& written : call.written()) recorded.written.emplace_back(written.address(), written.data());
+    }
     input.chips.push_back(std::move(out));
   }
   return input;

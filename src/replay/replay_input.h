@@ -7,10 +7,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/snapshot/shared_snapshot.h"
 #include "formats/snapshot/snapshot.h"
+#include "sim/recorded_syscalls.h"
 
 namespace snr::replay {
 
@@ -79,6 +81,10 @@ struct ReplayChip {
   std::vector<SavedMemory> memory;
   std::vector<uint64_t> pcs;               // recorded pc sequence
   ExpectedEnd end;
+  // Flat address space only (a foreign process): the pages the window
+  // touched and its system calls, injected at replay.
+  std::vector<WrittenInterval> pages;
+  std::vector<sim::RecordedSyscall> syscalls;
 };
 
 struct ReplayInput {
@@ -86,7 +92,11 @@ struct ReplayInput {
   std::string hw_config_yaml;
   uint32_t chip_count = 0;
   uint64_t isa_hash = 0;
-  std::vector<CodeRange> code;
+  bool flat_address_space = false;         // snapshot ADDRESS_SPACE_FLAT
+  std::vector<CodeRange> code;             // NPU recordings (32-bit words)
+  // Flat recordings instead: the executed code's bytes (2- and 4-byte
+  // instructions), by address.
+  std::vector<std::pair<uint64_t, std::string>> flat_code;
   std::vector<OpSymbol> ops;
   std::vector<ReplayChip> chips;
 };

@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "isa/disasm.h"
 #include "replay/trace_load.h"
+#include "sim/recorded_syscalls.h"
 #include "sim/timing.h"
 #include "tracker/tracker.h"
 
@@ -141,9 +142,18 @@ std::vector<std::string> end_state_problems(sim::System& system, const ReplayInp
     }
     uint64_t hash = kFnvOffsetBasis;
     for (const WrittenInterval& interval : record.end.written_memory) {
-      sim::MemoryTarget target = system.resolve_local(chip, interval.address, interval.length, "written memory");
+      if (chip.flat_memory && !chip.flat_memory->contains(interval.address, interval.length)) {
+        throw Error(fmt::format("chip {}: written memory [{:#x}, +{}) is outside the recorded pages", record.chip,
+                                interval.address, interval.length));
+      }
       std::string bytes(interval.length, '\0');
-      target.memory->read(target.offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()));
+      const std::span<uint8_t> out(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size());
+      if (chip.flat_memory) {
+        chip.flat_memory->read(interval.address, out);
+      } else {
+        sim::MemoryTarget target = system.resolve_local(chip, interval.address, interval.length, "written memory");
+        target.memory->read(target.offset, out);
+      }
       hash = snapshot::hash_region(hash, interval.address, bytes);
     }
     if (hash != record.end.written_memory_hash) {
@@ -170,6 +180,12 @@ ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options) 
   LoadedReplay loaded = load_replay(input, config, nullptr);  // the system owns its bus
   sim::System& system = *loaded.system;
   sim::TimingSimulator timing(system);
+  // A foreign process's system calls are answered from the recording.
+  sim::RecordedSyscalls syscalls(system);
+  if (input.flat_address_space) {
+    for (const ReplayChip& record : input.chips) syscalls.set_calls(record.chip, record.syscalls);
+    timing.set_syscall_handler(&syscalls);
+  }
   std::unique_ptr<tracker::PerformanceTracker> tracker;
   if (options.collect_run_data) {
     tracker::TrackerHooks hooks;
@@ -186,6 +202,12 @@ ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options) 
   ReplayResult result;
   result.instructions = checker.steps();
   result.final_state_problems = end_state_problems(system, input, checker.x_written_masks());
+  for (const ReplayChip& record : input.chips) {
+    if (input.flat_address_space && syscalls.unused(record.chip) != 0) {
+      result.final_state_problems.push_back(fmt::format("chip {}: {} recorded system calls were never reached",
+                                                        record.chip, syscalls.unused(record.chip)));
+    }
+  }
   if (tracker) {
     result.data = tracker->finish();
   } else {

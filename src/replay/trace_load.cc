@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "formats/snapshot/snapshot.h"
 #include "isa/isa.h"
 #include "sim/npu_math.h"
 
@@ -86,6 +87,47 @@ struct SavedRegionSource {
   }
 };
 
+// A foreign process's window: exactly its pages mapped in a flat address
+// space, the code and saved bytes at their own addresses (copied: a flat
+// window's saved memory is what one program touched, not an accelerator's
+// tiles).
+LoadedReplay load_flat(const ReplayInput& input, const hw::HwConfig& config, sim::EventBus* bus) {
+  std::vector<sim::CodeBytes> code;
+  for (const auto& [address, bytes] : input.flat_code) code.push_back({address, bytes});
+  LoadedReplay loaded;
+  loaded.system = std::make_unique<sim::System>(config, bus);
+  sim::System& system = *loaded.system;
+  system.use_flat_address_space();
+  system.load(sim::program_from_code_bytes(code, sim::kMaxFlatTextSpanBytes, "recorded code"));
+  for (const ReplayChip& record : input.chips) {
+    if (record.chip >= system.chip_count()) {
+      throw Error(fmt::format("chip {} is outside the {}-chip replay system", record.chip, system.chip_count()));
+    }
+    sim::ChipState& chip = system.chip(record.chip);
+    for (const SavedState& state : record.registers) install_state(chip, state);
+    if (record.recorded && !record.pcs.empty()) chip.pc = record.pcs.front();
+    uint64_t page_bytes = 0;
+    for (const WrittenInterval& pages : record.pages) {
+      page_bytes += pages.length;
+      if (pages.length > snapshot::kMaxFlatPages * snapshot::kFlatPageBytes ||
+          page_bytes > snapshot::kMaxFlatPages * snapshot::kFlatPageBytes) {
+        throw Error(fmt::format("chip {}: its pages exceed the limit of {} pages", record.chip, snapshot::kMaxFlatPages));
+      }
+      chip.flat_memory->map(pages.address, pages.length);
+    }
+    for (const SavedMemory& region : record.memory) {
+      const std::string_view bytes = region.bytes.view();
+      if (!chip.flat_memory->contains(region.address, bytes.size())) {
+        throw Error(fmt::format("saved region of chip {} ({} bytes at {:#x}) is not inside its recorded pages",
+                                record.chip, bytes.size(), region.address));
+      }
+      chip.flat_memory->write(region.address,
+                              std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    }
+  }
+  return loaded;
+}
+
 }  // namespace
 
 LoadedReplay load_replay(const ReplayInput& input, const hw::HwConfig& config, sim::EventBus* bus) {
@@ -96,6 +138,7 @@ LoadedReplay load_replay(const ReplayInput& input, const hw::HwConfig& config, s
   if (config.chip_count < input.chip_count) {
     throw Error(fmt::format("the recording has {} chips, the replay hardware {}", input.chip_count, config.chip_count));
   }
+  if (input.flat_address_space) return load_flat(input, config, bus);
   std::map<uint64_t, uint32_t> words;
   for (const CodeRange& range : input.code) {
     for (size_t i = 0; i < range.words.size(); ++i) {

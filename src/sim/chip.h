@@ -5,11 +5,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hw/config.h"
 #include "isa/isa.h"
+#include "sim/flat_memory.h"
 #include "sim/paged_memory.h"
 
 namespace snr::sim {
@@ -48,6 +50,9 @@ struct ChipState {
   PagedMemory scalar_memory;  // [0, smem.bytes) of the scalar space
   PagedMemory vmem;
   PagedMemory hbm;
+  // Set for a foreign RV64 process (System::use_flat_address_space): scalar
+  // loads, stores and the text use this instead of the NPU's map.
+  std::unique_ptr<FlatMemory> flat_memory;
   std::string console;  // bytes written with ecall write
   ChipStatus status = ChipStatus::kRunning;
   int64_t exit_code = 0;

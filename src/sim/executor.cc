@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "isa/address_map.h"
+#include "isa/compressed.h"
 #include "isa/disasm.h"
 
 namespace snr::sim {
@@ -43,6 +44,32 @@ int64_t rem_signed(int64_t a, int64_t b) {
 }
 uint64_t div_unsigned(uint64_t a, uint64_t b) { return b == 0 ? UINT64_MAX : a / b; }
 uint64_t rem_unsigned(uint64_t a, uint64_t b) { return b == 0 ? a : a % b; }
+
+// A scalar load of the width its opcode names, sign- or zero-extended,
+// from either memory a chip may have (the NPU's SMEM, a foreign program's
+// recorded pages).
+template <typename Memory>
+uint64_t load_extended(const Memory& m, Opcode opcode, uint64_t address) {
+  switch (opcode) {
+    case Opcode::kLb: return static_cast<uint64_t>(static_cast<int64_t>(m.template load<int8_t>(address)));
+    case Opcode::kLh: return static_cast<uint64_t>(static_cast<int64_t>(m.template load<int16_t>(address)));
+    case Opcode::kLw: return static_cast<uint64_t>(static_cast<int64_t>(m.template load<int32_t>(address)));
+    case Opcode::kLd: return m.template load<uint64_t>(address);
+    case Opcode::kLbu: return m.template load<uint8_t>(address);
+    case Opcode::kLhu: return m.template load<uint16_t>(address);
+    default: return m.template load<uint32_t>(address);  // lwu
+  }
+}
+
+template <typename Memory>
+void store_width(Memory& m, uint64_t width_bytes, uint64_t address, uint64_t value) {
+  switch (width_bytes) {
+    case 1: m.template store<uint8_t>(address, static_cast<uint8_t>(value)); break;
+    case 2: m.template store<uint16_t>(address, static_cast<uint16_t>(value)); break;
+    case 4: m.template store<uint32_t>(address, static_cast<uint32_t>(value)); break;
+    default: m.template store<uint64_t>(address, value); break;
+  }
+}
 
 }  // namespace
 
@@ -107,7 +134,34 @@ StepResult Executor::step(ChipState& chip) {
   return result;
 }
 
+uint64_t Executor::flat_load(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address) {
+  const uint64_t width = d.row->mem_bytes;
+  const FlatMemory& m = *chip.flat_memory;
+  if (!m.contains(address, width)) [[unlikely]] {
+    fault(chip, d, fmt::format("load of {} bytes at {:#x} is outside the pages the recorded window touched", width,
+                               address));
+  }
+  publish_memory(chip, MemoryKind::kSmem, address, width, 1, 0, false);
+  return load_extended(m, d.opcode, address);
+}
+
+void Executor::flat_store(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address, uint64_t value) {
+  const uint64_t width = d.row->mem_bytes;
+  FlatMemory& m = *chip.flat_memory;
+  if (!m.contains(address, width)) [[unlikely]] {
+    fault(chip, d, fmt::format("store of {} bytes at {:#x} is outside the pages the recorded window touched", width,
+                               address));
+  }
+  if (system_.overlaps_text(address, width)) [[unlikely]] {
+    fault(chip, d, fmt::format("store at {:#x} into the recorded code [{:#x}, {:#x}) (text is fetch-only)",
+                               address, system_.text_base(), system_.text_end()));
+  }
+  publish_memory(chip, MemoryKind::kSmem, address, width, 1, 0, true);
+  store_width(m, width, address, value);
+}
+
 uint64_t Executor::scalar_load(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address) {
+  if (chip.flat_memory) [[unlikely]] return flat_load(chip, d, address);
   const uint64_t width = d.row->mem_bytes;
   if (!chip.scalar_memory.contains(address, width)) [[unlikely]] {
     fault(chip, d, fmt::format("load of {} bytes at {:#x} is outside SMEM [0, {:#x}) (scalar loads reach only the "
@@ -116,18 +170,14 @@ uint64_t Executor::scalar_load(ChipState& chip, const isa::DecodedInstruction& d
   }
   publish_memory(chip, MemoryKind::kSmem, address, width, 1, 0, false);
   const PagedMemory& m = chip.scalar_memory;
-  switch (d.opcode) {
-    case Opcode::kLb: return static_cast<uint64_t>(static_cast<int64_t>(m.load<int8_t>(address)));
-    case Opcode::kLh: return static_cast<uint64_t>(static_cast<int64_t>(m.load<int16_t>(address)));
-    case Opcode::kLw: return static_cast<uint64_t>(static_cast<int64_t>(m.load<int32_t>(address)));
-    case Opcode::kLd: return m.load<uint64_t>(address);
-    case Opcode::kLbu: return m.load<uint8_t>(address);
-    case Opcode::kLhu: return m.load<uint16_t>(address);
-    default: return m.load<uint32_t>(address);  // lwu
-  }
+  return load_extended(m, d.opcode, address);
 }
 
 void Executor::scalar_store(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address, uint64_t value) {
+  if (chip.flat_memory) [[unlikely]] {
+    flat_store(chip, d, address, value);
+    return;
+  }
   const uint64_t width = d.row->mem_bytes;
   if (!chip.scalar_memory.contains(address, width)) [[unlikely]] {
     fault(chip, d, fmt::format("store of {} bytes at {:#x} is outside SMEM [0, {:#x})", width, address,
@@ -139,12 +189,7 @@ void Executor::scalar_store(ChipState& chip, const isa::DecodedInstruction& d, u
   }
   publish_memory(chip, MemoryKind::kSmem, address, width, 1, 0, true);
   PagedMemory& m = chip.scalar_memory;
-  switch (width) {
-    case 1: m.store<uint8_t>(address, static_cast<uint8_t>(value)); break;
-    case 2: m.store<uint16_t>(address, static_cast<uint16_t>(value)); break;
-    case 4: m.store<uint32_t>(address, static_cast<uint32_t>(value)); break;
-    default: m.store<uint64_t>(address, value); break;
-  }
+  store_width(m, width, address, value);
 }
 
 StepResult Executor::execute(ChipState& chip, const isa::DecodedInstruction& d) {
@@ -152,7 +197,7 @@ StepResult Executor::execute(ChipState& chip, const isa::DecodedInstruction& d) 
   const uint64_t a = x[d.rs1];
   const uint64_t b = x[d.rs2];
   const auto imm = static_cast<uint64_t>(d.imm);
-  uint64_t next_pc = chip.pc + 4;
+  uint64_t next_pc = chip.pc + isa::instruction_bytes(d.word);  // 2 for a foreign program's RVC
   uint64_t result = 0;
   bool writes_rd = true;
   switch (d.opcode) {
@@ -281,6 +326,13 @@ StepResult Executor::execute_system(ChipState& chip, const isa::DecodedInstructi
   if (d.opcode == Opcode::kEbreak) {
     chip.status = ChipStatus::kBreak;
     return StepResult::kBreak;
+  }
+  if (syscalls_ != nullptr) {
+    try {
+      return syscalls_->on_ecall(chip);
+    } catch (const Error& e) {
+      fault(chip, d, e.what());
+    }
   }
   const uint64_t call = chip.x[17];  // a7
   if (call == isa::kSyscallExit) {

@@ -35,10 +35,24 @@ class DmaCompletionPolicy {
 // there too.
 void signal_dma_completion(System& system, const DmaRequest& request, uint64_t cycle);
 
+// What an ecall does when the program is a foreign process whose system
+// calls were recorded (re-execution injects the kernel's answers instead of
+// running a kernel). Without a handler ecall is the NPU's exit/write.
+class SyscallHandler {
+ public:
+  virtual ~SyscallHandler() = default;
+  // Called for the ecall at chip.pc; applies the call's effects (registers,
+  // memory) and advances pc, or throws snr::Error saying why it cannot.
+  virtual StepResult on_ecall(ChipState& chip) = 0;
+};
+
 class Executor {
  public:
   // `policy` nullptr = functional: DMA completions are signalled at issue.
   explicit Executor(System& system, DmaCompletionPolicy* policy = nullptr);
+
+  // nullptr (the default): the NPU's own ecalls.
+  void set_syscall_handler(SyscallHandler* handler) { syscalls_ = handler; }
 
   // Executes the instruction at chip.pc. Throws snr::Error naming chip, pc,
   // instruction and cause on an illegal instruction or access fault.
@@ -64,6 +78,8 @@ class Executor {
   StepResult execute_semaphore(ChipState& chip, const isa::DecodedInstruction& d);
   uint64_t scalar_load(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address);
   void scalar_store(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address, uint64_t value);
+  uint64_t flat_load(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address);
+  void flat_store(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address, uint64_t value);
   MemoryTarget vmem_target(ChipState& chip, const isa::DecodedInstruction& d, uint64_t address,
                            uint64_t length, std::string_view what);
   void publish_memory(const ChipState& chip, MemoryKind kind, uint64_t offset, uint64_t row_bytes, uint64_t rows,
@@ -73,6 +89,7 @@ class Executor {
 
   System& system_;
   DmaCompletionPolicy* policy_;
+  SyscallHandler* syscalls_ = nullptr;
   std::vector<uint8_t> dma_scratch_;
   bool publish_retired_ = true;
 };

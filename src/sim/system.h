@@ -31,8 +31,16 @@ class System {
 
   // Loads `program` into every chip: PT_LOAD segments into the scalar space,
   // pc = entry, sp = top of SMEM, gp/other registers zero. Predecodes the
-  // executable segments once (they are read-only afterwards).
+  // executable segments once (they are read-only afterwards). With a flat
+  // address space the segments go to their own addresses in each chip's
+  // FlatMemory (pages mapped for them) and sp stays 0.
   void load(const ProgramImage& program);
+
+  // Gives every chip a FlatMemory (sim/flat_memory.h) in place of the NPU's
+  // map for scalar loads, stores and the text: for re-executing a foreign
+  // RV64 process. Call before load().
+  void use_flat_address_space();
+  [[nodiscard]] bool flat_address_space() const { return flat_; }
 
   [[nodiscard]] const hw::HwConfig& config() const { return config_; }
   [[nodiscard]] const hw::Topology& topology() const { return topology_; }
@@ -42,10 +50,11 @@ class System {
   [[nodiscard]] EventBus& bus() { return *bus_; }
 
   // Predecoded instruction at `pc`, or nullptr when pc is outside the text
-  // or misaligned.
+  // or misaligned. A flat address space predecodes every halfword, so a
+  // foreign program's compressed (RVC) instructions are found too.
   [[nodiscard]] const isa::DecodedInstruction* fetch(uint64_t pc) const {
-    const uint64_t index = (pc - text_base_) >> 2;
-    if (index >= text_.size() || (pc & 3) != 0) [[unlikely]] return nullptr;
+    const uint64_t index = (pc - text_base_) >> text_shift_;
+    if (index >= text_.size() || (pc & text_align_mask_) != 0) [[unlikely]] return nullptr;
     return &text_[index];
   }
   // Register use of the instruction `d` returned by fetch().
@@ -53,7 +62,7 @@ class System {
     return register_use_[static_cast<size_t>(d - text_.data())];
   }
   [[nodiscard]] uint64_t text_base() const { return text_base_; }
-  [[nodiscard]] uint64_t text_end() const { return text_base_ + 4 * text_.size(); }
+  [[nodiscard]] uint64_t text_end() const { return text_base_ + (text_.size() << text_shift_); }
   [[nodiscard]] bool overlaps_text(uint64_t address, uint64_t length) const {
     return address < text_end() && address + length > text_base_;
   }
@@ -73,6 +82,9 @@ class System {
   std::vector<isa::DecodedInstruction> text_;
   std::vector<RegisterUse> register_use_;
   uint64_t text_base_ = 0;
+  uint32_t text_shift_ = 2;         // log2 of the bytes per text_ entry (1 when flat)
+  uint64_t text_align_mask_ = 3;
+  bool flat_ = false;
 };
 
 }  // namespace snr::sim

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "isa/compressed.h"
 
 namespace snr::sim {
 namespace {
@@ -175,7 +176,7 @@ void TimingSimulator::attempt_issue(uint32_t chip_id, uint64_t now) {
   if (d->opcode == Opcode::kSemWait) publish_waits(chip_id, *d, core.nominal_issue, now);
   account_issue(chip_id, *d, now, old_pc);
   core.nominal_issue = now + 1;
-  const bool redirected = result == StepResult::kRetired && chip.pc != old_pc + 4;
+  const bool redirected = result == StepResult::kRetired && chip.pc != old_pc + isa::instruction_bytes(d->word);
   core.next_issue = now + 1 + (redirected ? system_.config().branch_taken_penalty_cycles : 0);
   core.next_try = core.next_issue;
   ++stats.instructions;

@@ -55,6 +55,8 @@ class TimingSimulator final : private DmaCompletionPolicy {
   // The chip stops after issuing this many instructions (a replay window's
   // end); 0 = it does not run at all. DMAs it issued still complete.
   void set_instruction_limit(uint32_t chip, uint64_t instructions);
+  // How ecalls are answered (Executor::set_syscall_handler); nullptr = the NPU's own.
+  void set_syscall_handler(SyscallHandler* handler) { executor_.set_syscall_handler(handler); }
 
  private:
   struct CoreTiming {

@@ -231,6 +231,9 @@ std::vector<std::string> validate_shared_snapshot(const SharedSnapshot& shared) 
     for (size_t i = 0; i < shared.memory[c].size(); ++i) {
       const SharedRegion& region = shared.memory[c][i];
       check_memory_region(where, static_cast<int>(i), region.space, region.address, region.data.size(), problems);
+      check_region_address_space(shared.snapshot.header, shared.snapshot.chips[c],
+                                 fmt::format("{} memory region {}", where, i), region.space, region.address,
+                                 region.data.size(), problems);
     }
   }
   return problems;

@@ -21,6 +21,15 @@ constexpr uint32_t kFormatVersion = 1;
 // Bounds a reader enforces before allocating.
 constexpr uint64_t kMaxSectionBytes = uint64_t{4} << 30;
 constexpr uint32_t kMaxChipSections = 4096;
+// Flat (ADDRESS_SPACE_FLAT) snapshots: the page size of `Chip.pages`; every
+// address is below kFlatAddressLimit, the top of the largest RISC-V Linux
+// user space (Sv57's lower half); a chip maps at most kMaxFlatPages pages
+// (4 GiB) and holds at most kMaxSyscalls recorded system calls.
+constexpr uint64_t kFlatPageBytes = 4096;
+constexpr uint64_t kFlatAddressLimit = uint64_t{1} << 56;
+constexpr uint64_t kMaxFlatPages = uint64_t{1} << 20;
+constexpr uint64_t kMaxSyscalls = uint64_t{1} << 24;
+constexpr uint64_t kMaxSyscallArgs = 6;
 
 struct Snapshot {
   pb::Header header;
@@ -46,9 +55,19 @@ void write_snapshot_file(const std::string& path, const Snapshot& snapshot);
 // found (empty = valid).
 std::vector<std::string> validate_snapshot(const Snapshot& snapshot);
 // The checks of one saved memory region (non-empty, no wrap, address in the
-// space it names), appended to `problems` as "<where> memory region <i>: ...".
+// space it names; SPACE_FLAT below kFlatAddressLimit), appended to
+// `problems` as "<where> memory region <i>: ...".
 void check_memory_region(const std::string& where, int index, pb::MemorySpace space, uint64_t address,
                          uint64_t size_bytes, std::vector<std::string>& problems);
+// The address-space checks of one saved region of `chip` beyond
+// check_memory_region: flat snapshots hold SPACE_FLAT regions inside the
+// chip's pages, NPU snapshots none. `what` names the region in messages.
+void check_region_address_space(const pb::Header& header, const pb::Chip& chip, const std::string& what,
+                                pb::MemorySpace space, uint64_t address, uint64_t size_bytes,
+                                std::vector<std::string>& problems);
+// True when [address, address + size_bytes) lies inside the chip's pages
+// (sorted and disjoint, as validate_snapshot requires).
+bool inside_pages(const pb::Chip& chip, uint64_t address, uint64_t size_bytes);
 
 // Varint helpers of the pc and schedule encodings.
 void append_varint(std::string& out, uint64_t value);

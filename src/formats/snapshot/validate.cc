@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -68,11 +69,133 @@ void check_memory_region(const std::string& where, int index, pb::MemorySpace sp
   if (size_bytes == 0) problems.push_back(fmt::format("{} memory region {}: empty", where, index));
   if (address + size_bytes < address) {
     problems.push_back(fmt::format("{} memory region {}: address {:#x} + {} wraps", where, index, address, size_bytes));
+  } else if (space == pb::SPACE_FLAT) {
+    if (address >= kFlatAddressLimit || size_bytes > kFlatAddressLimit - address) {
+      problems.push_back(fmt::format("{} memory region {}: bad address: [{:#x}, {:#x}) reaches past the flat "
+                                     "address limit {:#x}", where, index, address, address + size_bytes,
+                                     kFlatAddressLimit));
+    }
   } else if (space_of(address) != space) {
     problems.push_back(fmt::format("{} memory region {}: address {:#x} is in {}, but the region says {}", where, index,
                                    address, pb::MemorySpace_Name(space_of(address)), pb::MemorySpace_Name(space)));
   }
 }
+
+bool inside_pages(const pb::Chip& chip, uint64_t address, uint64_t size_bytes) {
+  const auto& pages = chip.pages();
+  // The last range starting at or before `address`, then forward through
+  // ranges that continue it without a gap.
+  auto it = std::upper_bound(pages.begin(), pages.end(), address,
+                             [](uint64_t a, const pb::Interval& page) { return a < page.address(); });
+  if (it == pages.begin()) return false;
+  --it;
+  uint64_t covered_end = it->address() + it->length();
+  if (covered_end <= address) return false;
+  const uint64_t end = address + size_bytes;
+  for (++it; covered_end < end && it != pages.end() && it->address() == covered_end; ++it) {
+    covered_end += it->length();
+  }
+  return covered_end >= end;
+}
+
+void check_region_address_space(const pb::Header& header, const pb::Chip& chip, const std::string& what,
+                                pb::MemorySpace space, uint64_t address, uint64_t size_bytes,
+                                std::vector<std::string>& problems) {
+  if (header.address_space() != pb::ADDRESS_SPACE_FLAT) {
+    if (space == pb::SPACE_FLAT) {
+      problems.push_back(fmt::format("{}: SPACE_FLAT region at {:#x} in a snapshot with the NPU address space",
+                                     what, address));
+    }
+    return;
+  }
+  if (space != pb::SPACE_FLAT) {
+    problems.push_back(fmt::format("{}: a flat-address-space snapshot holds only SPACE_FLAT regions, found {} at "
+                                   "{:#x}", what, pb::MemorySpace_Name(space), address));
+  } else if (size_bytes != 0 && address + size_bytes > address && !inside_pages(chip, address, size_bytes)) {
+    problems.push_back(fmt::format("{}: [{:#x}, {:#x}) is not inside the chip's pages", what, address,
+                                   address + size_bytes));
+  }
+}
+
+namespace {
+
+// Pages of a flat snapshot's chip: page-aligned, non-empty, below the flat
+// limit, sorted and disjoint, at most kMaxFlatPages in all.
+void check_pages(const pb::Chip& chip, const std::string& where, std::vector<std::string>& problems) {
+  if (static_cast<uint64_t>(chip.pages_size()) > kMaxFlatPages) {
+    problems.push_back(fmt::format("{}: {} page ranges exceed the limit of {}", where, chip.pages_size(),
+                                   kMaxFlatPages));
+    return;
+  }
+  uint64_t previous_end = 0, total_pages = 0;
+  for (int i = 0; i < chip.pages_size(); ++i) {
+    const pb::Interval& range = chip.pages(i);
+    const uint64_t begin = range.address(), length = range.length();
+    if (length == 0 || begin % kFlatPageBytes != 0 || length % kFlatPageBytes != 0) {
+      problems.push_back(fmt::format("{} page range {}: [{:#x}, +{:#x}) is empty or not whole {}-byte pages", where,
+                                     i, begin, length, kFlatPageBytes));
+      return;
+    }
+    if (begin >= kFlatAddressLimit || length > kFlatAddressLimit - begin) {
+      problems.push_back(fmt::format("{} page range {}: bad address: [{:#x}, +{:#x}) reaches past the flat address "
+                                     "limit {:#x}", where, i, begin, length, kFlatAddressLimit));
+      return;
+    }
+    if (i > 0 && begin < previous_end) {
+      problems.push_back(fmt::format("{} page range {}: overlapping pages: [{:#x}, {:#x}) starts before the end "
+                                     "{:#x} of range {} (ranges must be sorted and disjoint)", where, i, begin,
+                                     begin + length, previous_end, i - 1));
+      return;
+    }
+    previous_end = begin + length;
+    total_pages += length / kFlatPageBytes;
+    if (total_pages > kMaxFlatPages) {
+      problems.push_back(fmt::format("{}: the page ranges hold more than the limit of {} pages", where, kMaxFlatPages));
+      return;
+    }
+  }
+}
+
+void check_syscalls(const pb::Header& header, const pb::Chip& chip, const std::vector<uint64_t>& pcs,
+                    const std::string& where, std::vector<std::string>& problems) {
+  if (static_cast<uint64_t>(chip.syscalls_size()) > kMaxSyscalls) {
+    problems.push_back(fmt::format("{}: {} system calls exceed the limit of {}", where, chip.syscalls_size(),
+                                   kMaxSyscalls));
+    return;
+  }
+  for (int i = 0; i < chip.syscalls_size(); ++i) {
+    const pb::Syscall& call = chip.syscalls(i);
+    const std::string what = fmt::format("{} system call {}", where, i);
+    if (call.instruction() >= chip.instruction_count()) {
+      problems.push_back(fmt::format("{}: instruction {} is past the {} recorded instructions", what,
+                                     call.instruction(), chip.instruction_count()));
+    } else if (i > 0 && call.instruction() <= chip.syscalls(i - 1).instruction()) {
+      problems.push_back(fmt::format("{}: instruction {} does not follow the previous call's {}", what,
+                                     call.instruction(), chip.syscalls(i - 1).instruction()));
+    } else if (call.instruction() < pcs.size()) {
+      const uint64_t pc = pcs[call.instruction()];
+      bool is_ecall = false;
+      for (const pb::CodeRange& range : chip.code()) {
+        if (pc >= range.address() && pc - range.address() <= range.data().size() &&
+            range.data().size() - (pc - range.address()) >= 4 && (pc & 1) == 0) {
+          is_ecall = range.data().compare(pc - range.address(), 4, std::string("\x73\0\0\0", 4)) == 0;
+        }
+      }
+      if (!is_ecall) problems.push_back(fmt::format("{}: the instruction at pc {:#x} is not an ecall", what, pc));
+    }
+    if (static_cast<uint64_t>(call.args_size()) > kMaxSyscallArgs) {
+      problems.push_back(fmt::format("{}: {} arguments, at most {}", what, call.args_size(), kMaxSyscallArgs));
+    }
+    for (int r = 0; r < call.written_size(); ++r) {
+      const pb::MemoryRegion& region = call.written(r);
+      check_memory_region(what, r, region.space(), region.address(), region.data().size(), problems);
+      check_region_address_space(header, chip, fmt::format("{} written region {}", what, r), region.space(),
+                                 region.address(), region.data().size(), problems);
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> validate_snapshot(const Snapshot& snapshot) {
   std::vector<std::string> problems;
@@ -83,6 +206,10 @@ std::vector<std::string> validate_snapshot(const Snapshot& snapshot) {
   }
   if (header.chip_count() == 0) problems.push_back("header: chip_count is 0");
   if (header.hw_config_yaml().empty()) problems.push_back("header: hardware config is empty");
+  const bool flat = header.address_space() == pb::ADDRESS_SPACE_FLAT;
+  if (!pb::AddressSpace_IsValid(header.address_space())) {
+    problems.push_back(fmt::format("header: unknown address space {}", static_cast<int>(header.address_space())));
+  }
   std::map<uint32_t, const pb::Chip*> chips;
   for (size_t i = 0; i < snapshot.chips.size(); ++i) {
     const pb::Chip& chip = snapshot.chips[i];
@@ -110,12 +237,23 @@ std::vector<std::string> validate_snapshot(const Snapshot& snapshot) {
   for (const auto& [id, chip] : chips) {
     const std::string where = fmt::format("chip {}", id);
     check_values(chip->registers(), where + " register", problems);
+    if (flat) {
+      check_pages(*chip, where, problems);
+    } else if (chip->pages_size() != 0 || chip->syscalls_size() != 0) {
+      problems.push_back(fmt::format("{}: pages and system calls belong to flat-address-space snapshots only, this "
+                                     "one has the NPU address space", where));
+    }
     for (int i = 0; i < chip->memory_size(); ++i) {
       const pb::MemoryRegion& region = chip->memory(i);
       check_memory_region(where, i, region.space(), region.address(), region.data().size(), problems);
+      check_region_address_space(header, *chip, fmt::format("{} memory region {}", where, i), region.space(),
+                                 region.address(), region.data().size(), problems);
     }
     total_instructions += chip->instruction_count();
     if (!chip->recorded()) {
+      if (chip->syscalls_size() != 0) {
+        problems.push_back(fmt::format("{}: not recorded but has {} system calls", where, chip->syscalls_size()));
+      }
       if (chip->instruction_count() != 0) {
         problems.push_back(fmt::format("{}: not recorded but has {} instructions", where, chip->instruction_count()));
       }
@@ -134,15 +272,25 @@ std::vector<std::string> validate_snapshot(const Snapshot& snapshot) {
     std::set<uint64_t> reported;
     for (size_t i = 0; i < pcs.size(); ++i) {
       const uint64_t pc = pcs[i];
+      // A flat snapshot's program may use compressed (2-byte) instructions:
+      // halfword alignment, and the length its first byte gives.
+      const uint64_t align_mask = flat ? 1 : 3;
       bool covered = false;
       for (const pb::CodeRange& range : chip->code()) {
-        covered |= pc >= range.address() && pc + 4 <= range.address() + range.data().size();
+        // Offsets, not end addresses: nothing here may wrap.
+        const uint64_t size = range.data().size();
+        if (pc < range.address() || pc - range.address() > size || size - (pc - range.address()) < 2) continue;
+        const uint64_t offset = pc - range.address();
+        const uint64_t length = flat && (range.data()[offset] & 3) != 3 ? 2 : 4;
+        covered |= size - offset >= length;
       }
-      if ((!covered || (pc & 3) != 0) && reported.insert(pc).second && reported.size() <= 5) {
+      const bool misaligned = (pc & align_mask) != 0;
+      if ((!covered || misaligned) && reported.insert(pc).second && reported.size() <= 5) {
         problems.push_back(fmt::format("{}: instruction {} at pc {:#x} is {}", where, i, pc,
-                                       (pc & 3) != 0 ? "misaligned" : "not in any saved code range"));
+                                       misaligned ? "misaligned" : "not in any saved code range"));
       }
     }
+    if (flat) check_syscalls(header, *chip, pcs, where, problems);
     const pb::FinalState& final_state = chip->final_state();
     if (final_state.x_size() != 32) {
       problems.push_back(fmt::format("{} final state: expected 32 x registers, found {}", where, final_state.x_size()));

@@ -1,6 +1,6 @@
 // A plain RV64IM program for recording from qemu-riscv64's gdbstub: no libc,
-// its own stack inside .bss (so every address it touches also exists in
-// snr's scalar memory), a loop of multiplies, divides and remainders over an
+// its own stack inside .bss (recordings do not need that: recursion.c uses
+// QEMU's stack), a loop of multiplies, divides and remainders over an
 // array, and the checksum as the exit status. Build:
 //   riscv64-linux-gnu-gcc -march=rv64im -mabi=lp64 -static -nostdlib -fno-pie -no-pie -Wl,--no-warn-rwx-segments -O2
 static unsigned long long data[256];
