@@ -37,6 +37,10 @@ void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& optio
   app->add_option("--arbitration", options->arbitration,
                   "override the network's arbitration (fifo, fair, control_first)");
   app->add_option("--routing", options->routing, "override the network's mesh routing (xy, yx)");
+  app->add_option("--granularity", options->granularity,
+                  "request: one message per cache line (the reference); flow: a wavefront's run of lines to one "
+                  "range as one message, far faster, approximate (docs/gpu-model.md)")
+      ->check(CLI::IsMember({"request", "flow"}));
   app->add_option("--scale-up-latency-ns", options->scale_up_latency_ns,
                   "override the network's scale-up link latency (ns)")
       ->check(CLI::Range(0.0, 1e9));
@@ -61,6 +65,7 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
     (void)noc::make_arbiter(options.arbitration);  // an unknown name fails here, listing the known ones
     configs.network.arbitration = options.arbitration;
   }
+  if (!options.granularity.empty()) configs.gpu.granularity = gpu::parse_granularity(options.granularity);
   if (!options.routing.empty()) {
     (void)noc::make_routing(options.routing);
     configs.network.routing = options.routing;
@@ -169,7 +174,8 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
                   {"max_outstanding_per_cu", gpu_config.max_outstanding_per_cu},
                   {"clock_ghz", gpu_config.clock_ghz},
                   {"cache_line_bytes", gpu_config.cache_line_bytes},
-                  {"stores_wait_for_ack", gpu_config.stores_wait_for_ack}}},
+                  {"stores_wait_for_ack", gpu_config.stores_wait_for_ack},
+                  {"granularity", gpu::to_string(gpu_config.granularity)}}},
                 {"network",
                  {{"name", noc_config.name},
                   {"endpoints_per_gpu", noc_config.endpoints()},
@@ -198,6 +204,9 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
              gpu_config.name, gpu_config.compute_units, gpu_config.workgroups_per_cu, gpu_config.unroll,
              gpu_config.max_outstanding_per_cu, gpu_config.clock_ghz, noc_config.name, noc_config.endpoints(),
              noc_config.routing, noc_config.arbitration);
+  if (gpu_config.granularity != gpu::Granularity::kRequest) {
+    fmt::print("granularity {} (docs/gpu-model.md, flow-level mode)\n", gpu::to_string(gpu_config.granularity));
+  }
   fmt::print("time {:.3f} us   algbw {:.2f} GB/s   busbw {:.2f} GB/s\n", time_ns / 1000.0, algbw, busbw);
   fmt::print("bytes: data {}  control {} ({:.1f}% control), {} requests, {} network hops\n", data_bytes, control_bytes,
              data_bytes + control_bytes ? 100.0 * control_bytes / (data_bytes + control_bytes) : 0.0, stats.requests,

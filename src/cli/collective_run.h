@@ -30,6 +30,7 @@ struct ModelOptions {
   uint32_t wavefront_threads = 32;
   uint32_t unroll = 0, max_outstanding = 0, workgroups_per_cu = 0;  // 0: the GPU config's
   std::string arbitration, routing;                                 // empty: the network config's
+  std::string granularity;  // request or flow; empty: the GPU config's (request unless its YAML says)
   // < 0: the network config's. The port bandwidth sets both the on-chip
   // I/O port links and the scale-up links (one NVLink is both).
   double scale_up_latency_ns = -1, port_bandwidth_gib_per_s = -1;
@@ -40,7 +41,7 @@ struct ModelOptions {
 
 // Adds --gpu (unless `with_gpu` is false: a caller naming a system adds
 // its own), --network-configuration, --wavefront-threads, --unroll,
-// --max-outstanding, --workgroups-per-cu, --arbitration, --routing,
+// --max-outstanding, --workgroups-per-cu, --arbitration, --routing, --granularity,
 // --scale-up-latency-ns, --port-bandwidth-gib-per-s, --json, --trace, --csv.
 void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& options, bool with_gpu = true);
 

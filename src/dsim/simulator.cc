@@ -52,14 +52,18 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   try {
     workload.check_all_finished();
   } catch (const Error& e) {
-    if (system.scheduling_policy != SchedulingPolicy::kLifo) throw;
+    std::string what = e.what();
+    // A collective model with state of its own (the load-store GPU model)
+    // says what it waits for: a plan's deadlock, members never started.
+    if (const std::string stall = system_layer.stall_report(); !stall.empty()) what += "; " + stall;
+    if (system.scheduling_policy != SchedulingPolicy::kLifo) throw Error(what);
     // Each NPU picks its chunks on its own (as ASTRA-sim 2.x does): under
     // LIFO, collectives that reach NPUs at different times can cross.
     throw Error(fmt::format("{}; with scheduling-policy LIFO, NPUs that issue overlapping collectives at different "
                             "times (a straggler, uneven compute) can also pick their chunks in different orders and "
                             "wait on each other, which snr does not prevent yet: scheduling-policy FIFO or a larger "
                             "active-chunks-per-dimension avoids it",
-                            e.what()));
+                            what));
   }
   SimulationResult result;
   result.backend_name = net->name();

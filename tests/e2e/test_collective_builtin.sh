@@ -109,6 +109,20 @@ PY
 expect_contains "$WORK/run.txt" "ring allreduce (put, LL) over 2 GPUs of generic-448, 32 workgroups per GPU, 4096 B"
 expect_contains "$WORK/run.txt" "busbw"
 
+# Flow-level mode: named in the JSON, the same lines, within 2% of the
+# request level on a bandwidth-bound all-gather.
+"$SNR" collective allgather --gpus 4 --size 1048576 --protocol Simple --json > "$WORK/request.json"
+"$SNR" collective allgather --gpus 4 --size 1048576 --protocol Simple --granularity flow --json > "$WORK/flow.json"
+python3 - "$WORK/request.json" "$WORK/flow.json" <<'PY'
+import json, sys
+request, flow = (json.load(open(p)) for p in sys.argv[1:])
+assert request["gpu_config"]["granularity"] == "request", request["gpu_config"]
+assert flow["gpu_config"]["granularity"] == "flow", flow["gpu_config"]
+assert flow["requests"] == request["requests"], (flow["requests"], request["requests"])
+assert abs(flow["time_ns"] / request["time_ns"] - 1) < 0.02, (request["time_ns"], flow["time_ns"])
+assert flow["simulation"]["events"] < 0.75 * request["simulation"]["events"], "flow level saves no events"
+PY
+
 # Errors name what is wrong.
 expect_error() {  # MESSAGE ARGS...: `snr collective ARGS` fails, naming MESSAGE
   local message="$1"
@@ -128,4 +142,5 @@ expect_error "unknown protocol 'LL64' (Simple, LL or LL128)" allgather --gpus 4 
 expect_error "ring allgather: no put-based variant with the LL128 protocol" allgather --gpus 4 --size 4096 --protocol LL128
 expect_error "--gpus" allgather --gpus 1 --size 4096
 expect_error "--gpus is required" allgather --size 4096
+expect_error "--granularity" allgather --gpus 4 --size 4096 --granularity packet
 echo "PASS"

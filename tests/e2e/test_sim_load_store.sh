@@ -64,4 +64,61 @@ printf '{%s, "all-gather-implementation": ["load-store"], "load-store-algorithm"
 expect_fail run "$WORK/ag" "$WORK/tree_ag.json" "$WORK/bad"
 expect_contains "$WORK/expect_fail.out" "node"
 expect_contains "$WORK/expect_fail.out" "all_gather"
+# Compute nodes on the GPU model ("load-store-compute": "gpu", seed 003
+# §4.3). A data-parallel step: each layer's gradient all-reduce overlaps
+# the next layer's backward compute. Alone, a compute kernel takes its
+# duration (plus under one GPU cycle, reported at the next ns), so the
+# forward pass ends as with durations; where the all-reduces overlap the
+# backward kernels, both share CU slots and ALUs and the step ends later.
+"$SNR" et generate --pattern dp --npus 8 --layers 4 --size "$S" --compute-us 40 -o "$WORK/dp" > /dev/null
+printf '{%s, "all-reduce-implementation": ["load-store"], "load-store-system": "dgx-a100",
+  "load-store-compute": "gpu"}\n' "$common" > "$WORK/ls_compute.json"
+run "$WORK/dp" "$WORK/ls.json" "$WORK/dp_duration" > "$WORK/dp_duration.txt"
+run "$WORK/dp" "$WORK/ls_compute.json" "$WORK/dp_gpu" > "$WORK/dp_gpu.txt"
+run "$WORK/dp" "$WORK/ls_compute.json" "$WORK/dp_gpu.again" > /dev/null
+cmp "$WORK/dp_gpu/npus.csv" "$WORK/dp_gpu.again/npus.csv" || fail "compute on the GPU model differs between runs"
+t_duration=$(cycles "$WORK/dp_duration.txt")
+t_gpu=$(cycles "$WORK/dp_gpu.txt")
+[[ $(grep -c "finished, " "$WORK/dp_gpu.txt") == 8 ]] || fail "compute on the GPU: not all 8 NPUs finished"
+echo "dp step: $t_duration ns with durations, $t_gpu ns with compute on the GPU model"
+((t_gpu > t_duration)) || fail "overlapping compute and all-reduces took $t_gpu ns on the GPU model, $t_duration ns with durations"
+# No more than running every all-reduce after the compute it overlaps.
+((t_gpu < t_duration * 2)) || fail "compute on the GPU model: $t_gpu ns against $t_duration ns with durations"
+# Compute without collectives (pipeline stages exchange point-to-point
+# messages, which do not use the GPU model): the same end time on either
+# model, up to 1 ns per compute node on the critical path (8 forward, 8
+# backward), each rounded up to GPU cycles, then to the ns.
+"$SNR" et generate --pattern pp --npus 8 --layers 1 --microbatches 1 --compute-us 40 -o "$WORK/pp" > /dev/null
+run "$WORK/pp" "$WORK/ls.json" "$WORK/pp_duration" > "$WORK/pp_duration.txt"
+run "$WORK/pp" "$WORK/ls_compute.json" "$WORK/pp_gpu" > "$WORK/pp_gpu.txt"
+p_duration=$(cycles "$WORK/pp_duration.txt")
+p_gpu=$(cycles "$WORK/pp_gpu.txt")
+echo "pp: $p_duration ns with durations, $p_gpu ns on the GPU model"
+((p_gpu >= p_duration && p_gpu <= p_duration + 16)) ||
+  fail "compute alone: $p_gpu ns on the GPU model, $p_duration ns with durations (16 nodes, 1 ns each at most)"
+# Compute on a GPU model the run does not have is refused, naming why.
+printf '{%s, "all-reduce-implementation": ["ring"], "load-store-compute": "gpu"}\n' "$common" > "$WORK/bad_compute.json"
+expect_fail run "$WORK/dp" "$WORK/bad_compute.json" "$WORK/bad"
+expect_contains "$WORK/expect_fail.out" "load-store-compute"
+
+# A plan that deadlocks (GPU 1 never signals) stops the run with what the
+# GPU model's workgroups wait for, not only the workload's unfinished nodes.
+if [[ -f "$DATA/mscclpp/allreduce.json" ]]; then
+  python3 - "$DATA/mscclpp/allreduce.json" "$WORK/no_signal.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+for tb in plan["gpus"][1]["threadblocks"]:
+    tb["ops"] = [op for op in tb["ops"] if op["name"] not in ("signal", "rlxsignal")]
+json.dump(plan, open(sys.argv[2], "w"))
+PY
+  printf 'topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' > "$WORK/ring2.yml"
+  printf '{%s, "all-reduce-implementation": ["load-store"], "load-store-plan-all-reduce": "%s"}\n' "$common" \
+    "$WORK/no_signal.json" > "$WORK/deadlock.json"
+  "$SNR" et generate --pattern allreduce --npus 2 --layers 1 --size 65536 -o "$WORK/ar2" > /dev/null
+  expect_fail "$SNR" sim --workload-configuration="$WORK/ar2" --system-configuration="$WORK/deadlock.json" \
+    --network-configuration="$WORK/ring2.yml" \
+    --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" -o "$WORK/deadlock"
+  expect_contains "$WORK/expect_fail.out" "load-store GPU model: deadlock"
+  expect_contains "$WORK/expect_fail.out" "waits"
+fi
 echo PASS

@@ -54,10 +54,12 @@ def title(config):
             f"{config['gpus']} GPUs, {o['workgroups']} workgroups per GPU: {config['subject']}")
 
 
-def command(snr, config, series, size):
+def command(snr, config, series, size, granularity=None):
     args = [snr, "collective", config["collective"], "--gpus", str(config["gpus"]), "--size", str(size),
             "--gpu", series.get("gpu", config["gpu"]), "--network-configuration", series.get("network", config["network"]),
             "--json"]
+    if granularity:
+        args += ["--granularity", granularity]
     options = dict(config.get("options", {}))
     options.update(series.get("options", {}))
     for key, value in options.items():
@@ -74,15 +76,16 @@ def portable(args):
     return " ".join(out)
 
 
-def run_one(snr, config, series, size):
-    args = command(snr, config, series, size)
+def run_one(snr, config, series, size, granularity=None):
+    args = command(snr, config, series, size, granularity)
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed:\n{result.stderr}")
     r = json.loads(result.stdout)
     return {"series": series["label"], "size_bytes": size, "time_ns": r["time_ns"], "algbw_gbps": r["algbw_gbps"],
             "busbw_gbps": r["busbw_gbps"], "requests": r["requests"], "control_bytes": r["control_bytes"],
-            "data_bytes": r["data_bytes"], "wall_s": r["simulation"]["wall_s"], "command": portable(args)}
+            "data_bytes": r["data_bytes"], "wall_s": r["simulation"]["wall_s"], "events": r["simulation"]["events"],
+            "command": portable(args)}
 
 
 def table(config, runs):
@@ -113,6 +116,8 @@ def main(config_name, description):
     parser.add_argument("--series", nargs="+", help="the series labels to run (default: all)")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once")
     parser.add_argument("--json", help="also write every run's figures to this file")
+    parser.add_argument("--granularity", choices=["request", "flow"],
+                        help="snr's --granularity (default: snr's, request level)")
     args = parser.parse_args()
 
     config = load_config(args.config)
@@ -129,7 +134,7 @@ def main(config_name, description):
         config["series"] = [s for s in config["series"] if s["label"] in wanted]
     jobs = [(series, size) for size in sizes for series in config["series"]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        runs = list(pool.map(lambda job: run_one(args.snr, config, job[0], job[1]), jobs))
+        runs = list(pool.map(lambda job: run_one(args.snr, config, job[0], job[1], args.granularity), jobs))
     print(table(config, runs))
     if args.json:
         with open(args.json, "w") as f:

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -183,6 +184,15 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
     }
     if (!config.all_reduce_custom.empty() && !config.all_reduce.empty()) {
       throw Error("all-reduce-implementation and all-reduce-implementation-custom contradict each other");
+    }
+    // Each algorithm whose keys were given checks them together, once.
+    std::vector<const CollectiveAlgorithmSpec*> checked;
+    for (const auto& [key, value] : config.algorithm_settings) {
+      const CollectiveAlgorithmSpec* owner = find_algorithm_owning_key(key);
+      if (owner == nullptr || !owner->check_config) continue;
+      if (std::find(checked.begin(), checked.end(), owner) != checked.end()) continue;
+      checked.push_back(owner);
+      with_error_context(fmt::format("collective algorithm '{}'", owner->name), [&] { owner->check_config(config); });
     }
     return config;
   });

@@ -24,7 +24,8 @@ FixedLatencyNetwork::FixedLatencyNetwork(EventLoop& loop, TimePs local_one_way_p
 void FixedLatencyNetwork::send(uint32_t tag, const Access& access) {
   if (tag >= remote_.size()) remote_.resize(tag + 1, 0);
   remote_[tag] = access.dst_gpu != access.src_gpu;
-  loop_.schedule(loop_.now() + one_way(tag), handler_, Arrive{tag});
+  const TimePs departure_ps = loop_.now() + TimePs{access.lines - 1} * line_interval_ps_;
+  loop_.schedule(departure_ps + one_way(tag), handler_, Arrive{tag});
 }
 
 void FixedLatencyNetwork::respond(uint32_t tag) {

@@ -19,6 +19,8 @@ class FixedLatencyNetwork final : public MemoryNetwork, public EventHandler {
   void attach(AccessSink& sink) override { sink_ = &sink; }
   void send(uint32_t tag, const Access& access) override;
   void respond(uint32_t tag) override;
+  // A flow arrives when its last line would have: (lines - 1) intervals late.
+  void carry_flows(TimePs line_interval_ps) override { line_interval_ps_ = line_interval_ps; }
   [[nodiscard]] uint32_t compute_units() const override { return 0; }
   void handle(const Event& event) override;
 
@@ -29,6 +31,7 @@ class FixedLatencyNetwork final : public MemoryNetwork, public EventHandler {
   HandlerId handler_;
   AccessSink* sink_ = nullptr;
   TimePs local_ps_, remote_ps_;
+  TimePs line_interval_ps_ = 0;
   std::vector<uint8_t> remote_;  // by tag: in flight to another GPU
 };
 

@@ -16,6 +16,16 @@ uint64_t GpuConfig::cycle_ps() const {
   return static_cast<uint64_t>(std::llround(1000.0 / clock_ghz));
 }
 
+const char* to_string(Granularity granularity) {
+  return granularity == Granularity::kFlow ? "flow" : "request";
+}
+
+Granularity parse_granularity(std::string_view name) {
+  if (name == "request") return Granularity::kRequest;
+  if (name == "flow") return Granularity::kFlow;
+  throw Error(fmt::format("unknown granularity '{}': expected request or flow", name));
+}
+
 std::vector<std::string> gpu_presets() {
   return {"generic-448", "dgx-a100", "dgx-h100"};
 }
@@ -142,13 +152,22 @@ GpuConfig parse_gpu_config(std::string_view yaml_text, std::string_view source_n
         } catch (const YAML::Exception&) {
           throw Error(fmt::format("key 'stores_wait_for_ack' must be true or false (line {})", v.Mark().line + 1));
         }
+      } else if (key == "granularity") {
+        if (!v.IsScalar()) {
+          throw Error(fmt::format("key 'granularity' must be request or flow (line {})", v.Mark().line + 1));
+        }
+        try {
+          config.granularity = parse_granularity(v.Scalar());
+        } catch (const Error& e) {
+          throw Error(fmt::format("{} (line {})", e.what(), v.Mark().line + 1));
+        }
       } else if (key == "control_message_bytes") {
         config.control_message_bytes = static_cast<uint32_t>(read_integer(v, key, 1, 4096));
       } else {
         throw Error(
             fmt::format("unknown key '{}' (line {}): expected name, compute_units, workgroups_per_cu, "
                         "cache_line_bytes, clock_ghz, unroll, max_outstanding_per_cu, "
-                        "reduce_cycles_per_line, control_message_bytes, stores_wait_for_ack",
+                        "reduce_cycles_per_line, control_message_bytes, stores_wait_for_ack, granularity",
                         key, entry.first.Mark().line + 1));
       }
     }

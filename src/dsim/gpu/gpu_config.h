@@ -9,6 +9,17 @@
 
 namespace snr::dsim::gpu {
 
+// How finely the model issues memory traffic (docs/gpu-model.md, "Flow-level
+// mode"): one Access per cache line (the reference), or one Access per run
+// of a wavefront's consecutive lines of one range (a flow), far fewer events
+// for a small error.
+enum class Granularity : uint8_t { kRequest, kFlow };
+
+// "request" or "flow".
+const char* to_string(Granularity granularity);
+// Throws snr::Error naming the known granularities for an unknown name.
+Granularity parse_granularity(std::string_view name);
+
 struct GpuConfig {
   std::string name = "generic-448";
   uint32_t compute_units = 128;          // §5.1: 32 routers x 4 CUs
@@ -24,6 +35,7 @@ struct GpuConfig {
   // leaves the CU, so puts are not paced by the round trip of their acks
   // (seed 003 §5.2: a put's blocked acknowledgements barely matter).
   bool stores_wait_for_ack = false;
+  Granularity granularity = Granularity::kRequest;
 
   // Clock period rounded to whole picoseconds (the simulation's unit).
   [[nodiscard]] uint64_t cycle_ps() const;

@@ -27,11 +27,6 @@ struct PlaceWorkgroups {
   uint32_t gpu;
 };
 
-// Address spaces apart in the line index, so input, output, scratch and
-// semaphores of one GPU interleave over its memory channels independently.
-constexpr uint64_t kSpaceStrideBytes = uint64_t{1} << 40;
-constexpr uint64_t kSemaphoreSpace = 3;
-
 }  // namespace
 
 GpuModel::GpuModel(const ls::Program& program, const GpuConfig& config, EventLoop& loop, MemoryNetwork& network)
@@ -55,6 +50,7 @@ GpuModel::GpuModel(std::unique_ptr<ls::Program> owned, const ls::Program* borrow
   handler_ = loop.add_handler("gpu model", *this);
   use_picosecond_buckets(loop);
   network.attach(*this);
+  if (config.granularity == Granularity::kFlow) use_flows();
   const uint32_t gpus = program.gpu_count();
   cus_.resize(size_t{gpus} * config.compute_units);
   // Every slot that can be resident at once exists up front: the pool never
@@ -357,7 +353,8 @@ void GpuModel::kick(uint32_t cu_index) {
   if (cu.tick_pending) return;
   const TimePs now = loop_.now();
   TimePs at = (now + cycle_ps_ - 1) / cycle_ps_ * cycle_ps_;
-  if (cu.ticked && at < cu.last_tick_ps + cycle_ps_) at = cu.last_tick_ps + cycle_ps_;
+  const TimePs issue_ps = cycle_ps_ * cu.issue_cycles;
+  if (cu.ticked && at < cu.last_tick_ps + issue_ps) at = cu.last_tick_ps + issue_ps;
   cu.tick_pending = true;
   loop_.schedule(at, handler_, CuTick{cu_index});
 }
@@ -373,6 +370,7 @@ void GpuModel::tick(uint32_t cu_index) {
   cu.tick_pending = false;
   cu.ticked = true;
   cu.last_tick_ps = loop_.now();
+  cu.issue_cycles = 1;
   // With every slot taken only stores (which hold none) may still go; a
   // response kicks the CU again.
   const bool full = cu.outstanding >= config_.max_outstanding_per_cu;
@@ -449,6 +447,11 @@ void GpuModel::issue(uint32_t slot_index, uint16_t wave) {
   Slot& slot = slots_[slot_index];
   Wave& w = slot.waves[wave];
   Cu& cu = cus_[slot.cu];
+  const auto phase = static_cast<Phase>(w.phase);
+  if (flows_ && (phase == Phase::kLoads || phase == Phase::kStores)) {
+    issue_flow(slot_index, wave);
+    return;
+  }
   const uint32_t gpu = slot.cu / config_.compute_units;
   const uint32_t cu_local = slot.cu % config_.compute_units;
   const uint32_t tag = new_request();
@@ -456,7 +459,7 @@ void GpuModel::issue(uint32_t slot_index, uint16_t wave) {
   req.slot = slot_index;
   req.wave = wave;
   req.packet = false;
-  const auto phase = static_cast<Phase>(w.phase);
+  req.lines = 1;
   // A store's register is free once the line left the CU; only loads (and
   // polls) hold one until their answer returns, unless configured otherwise.
   req.counted = config_.stores_wait_for_ack || !(phase == Phase::kStores || phase == Phase::kRelease);
@@ -527,17 +530,24 @@ void GpuModel::completed(uint32_t tag) {
   const uint16_t wave = req.wave;
   const ReqKind kind = req.kind;
   const bool counted = req.counted;
+  const uint32_t lines = req.lines;
   req.next_free = free_request_;
   free_request_ = tag;
   --in_flight_;
   Slot& slot = slots_[slot_index];
   Cu& cu = cus_[slot.cu];
-  if (counted && cu.outstanding-- == config_.max_outstanding_per_cu) kick(slot.cu);
-  --slot.outstanding;
+  if (counted) {
+    // The CU was full (never more than full): it may issue again.
+    const bool was_full = cu.outstanding >= config_.max_outstanding_per_cu;
+    cu.outstanding -= lines;
+    if (was_full) kick(slot.cu);
+  }
+  slot.outstanding -= lines;
   Wave& w = slot.waves[wave];
   switch (kind) {
     case ReqKind::kLoad:
-      if (--w.loads_out == 0 && static_cast<Phase>(w.phase) == Phase::kWaitLoads) advance(slot_index, wave);
+      w.loads_out -= lines;
+      if (w.loads_out == 0 && static_cast<Phase>(w.phase) == Phase::kWaitLoads) advance(slot_index, wave);
       break;
     case ReqKind::kAcquire:
       ++w.op;
@@ -546,7 +556,8 @@ void GpuModel::completed(uint32_t tag) {
       break;
     case ReqKind::kStore:
     case ReqKind::kRelease:
-      if (--slot.stores_out == 0) after_stores_acked(slot_index);
+      slot.stores_out -= lines;
+      if (slot.stores_out == 0) after_stores_acked(slot_index);
       break;
   }
   if (slot.workgroup != ls::kNone && slot.waves_done == slot.waves.size() && slot.outstanding == 0) {

@@ -25,6 +25,11 @@
 //    wavefront at a time); a chained one costs `reduce_cycles_per_line` per
 //    line.
 //
+// Flow-level mode (GpuConfig::granularity, docs/gpu-model.md): a
+// wavefront issues the run of a group's lines of one range as one Access
+// of k lines (gpu_model_flow.cc), costing k issue cycles and k
+// outstanding-request slots; semaphore traffic stays one request each.
+//
 // Approximations (documented in docs/gpu-model.md): multicast (switch)
 // ranges become one unicast request per member; port-channel (proxy) copies
 // run on the CU like any copy; LL flags are tracked per byte interval and
@@ -110,6 +115,9 @@ class GpuModel final : public EventHandler, public AccessSink {
   // After loop.run(): throws snr::Error describing what every unfinished
   // workgroup waits for (a deadlock), else returns the statistics.
   const RunStats& finish();
+  // What every unfinished workgroup waits for, and how many were never
+  // placed, at the loop's now; empty when every kernel added has finished.
+  [[nodiscard]] std::string stall_description() const;
 
   void handle(const Event& event) override;
   bool arrived(uint32_t tag) override;
@@ -174,6 +182,7 @@ class GpuModel final : public EventHandler, public AccessSink {
     bool tick_pending = false;
     TimePs last_tick_ps = 0;
     bool ticked = false;
+    uint32_t issue_cycles = 1;  // of the last tick's issue (a flow's lines): the next tick waits that long
     TimePs alu_free_ps = 0;
   };
   struct Request {
@@ -184,7 +193,8 @@ class GpuModel final : public EventHandler, public AccessSink {
     uint32_t gpu = 0;   // target memory's GPU
     uint32_t sync = 0;  // semaphore index
     bool packet = false;
-    bool counted = true;          // holds one of the CU's outstanding-request slots
+    bool counted = true;          // holds one of the CU's outstanding-request slots (per line)
+    uint16_t lines = 1;           // cache lines (more than one: a flow)
     uint64_t begin = 0, end = 0;  // payload byte interval (LL flags)
     uint32_t next_free = 0;
   };
@@ -225,6 +235,10 @@ class GpuModel final : public EventHandler, public AccessSink {
   bool issue_first(uint32_t cu, uint32_t slot, uint32_t from, uint32_t to, uint32_t base, uint32_t total, bool full);
   bool issuable(const Slot& s, const Wave& w) const;
   void issue(uint32_t slot, uint16_t wave);
+  // Flow level (gpu_model_flow.cc): set up, and issue the next run of the
+  // wavefront's group.
+  void use_flows();
+  void issue_flow(uint32_t slot, uint16_t wave);
   void after_stores_acked(uint32_t slot);
   void retire(uint32_t slot);
   uint32_t new_request();
@@ -240,6 +254,16 @@ class GpuModel final : public EventHandler, public AccessSink {
   MemoryNetwork& network_;
   HandlerId handler_ = 0;
   uint64_t cycle_ps_ = 1000;
+  bool flows_ = false;           // GpuConfig::granularity is flow
+  uint32_t max_flow_lines_ = 1;  // what one message may carry (the network's 16-bit message size)
+
+  // Address spaces apart in the line index, so input, output, scratch and
+  // semaphores of one GPU interleave over its memory channels independently.
+  static constexpr uint64_t kSpaceStrideBytes = uint64_t{1} << 40;
+  static constexpr uint64_t kSemaphoreSpace = 3;
+  // The most lines one flow carries (beyond a group of this many the
+  // events saved no longer matter).
+  static constexpr uint32_t kMaxFlowLines = 256;
 
   std::vector<Loop> loops_;  // by op (lazily built)
   std::vector<uint8_t> loop_built_;

@@ -104,6 +104,27 @@ TEST(GpuModel, MemcpyUnrollFourOverlapsTheLoads) {
   EXPECT_EQ(run(b.program, test_config(4, 4)).end_ps, 26 * kNs);
 }
 
+TEST(GpuModel, FlowLevelCostsWhatItsLinesCost) {
+  Builder b(1);
+  b.workgroup(0);
+  b.memcpy(512, 0, 0);
+  GpuConfig config = test_config(4, 4);
+  config.granularity = Granularity::kFlow;
+  // One flow of 4 loads issued at 0 leaves when its last line would have
+  // (3) and is back at 13; the CU is busy issuing it until 4. The store
+  // flow issues at 13, leaves at 16 and is acked at 26: as line by line,
+  // with 2 requests instead of 8 (the stats still count lines).
+  const RunStats stats = run(b.program, config);
+  EXPECT_EQ(stats.end_ps, 26 * kNs);
+  EXPECT_EQ(stats.requests, 8u);
+  EXPECT_EQ(stats.max_in_flight, 1u);
+  EXPECT_EQ(stats.gpus[0].data_bytes, 8u * 128);
+  EXPECT_EQ(stats.gpus[0].control_bytes, 8u * 16);
+  // Unroll 1: flows of one line, the request-level times exactly.
+  config.unroll = 1;
+  EXPECT_EQ(run(b.program, config).end_ps, 53 * kNs);
+}
+
 TEST(GpuModel, OutstandingLimitThrottlesIssue) {
   Builder b(1);
   b.workgroup(0);
@@ -273,6 +294,14 @@ TEST(GpuConfig, StrictReaderNamesTheKey) {
   EXPECT_THROW(parse_gpu_config("max_outstanding_per_cu: -1\n", "t"), Error);
   EXPECT_TRUE(parse_gpu_config("stores_wait_for_ack: true\n", "t").stores_wait_for_ack);
   EXPECT_THROW(parse_gpu_config("stores_wait_for_ack: 3\n", "t"), Error);
+  EXPECT_EQ(parse_gpu_config("unroll: 8\n", "t").granularity, Granularity::kRequest);
+  EXPECT_EQ(parse_gpu_config("granularity: flow\n", "t").granularity, Granularity::kFlow);
+  try {
+    parse_gpu_config("granularity: packet\n", "t.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown granularity 'packet'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -72,20 +72,23 @@ std::string GpuModel::describe_wait(uint32_t slot_index) const {
   return text;
 }
 
-const RunStats& GpuModel::finish() {
+std::string GpuModel::stall_description() const {
   std::vector<std::string> blocked;
   uint64_t unplaced = 0;
   for (const GpuState& g : gpus_) unplaced += g.pending.size() - g.next_pending;
   for (uint32_t s = 0; s < slots_.size(); ++s) {
     if (slots_[s].workgroup != ls::kNone) blocked.push_back(describe_wait(s));
   }
-  if (!blocked.empty() || unplaced > 0) {
-    std::string text = fmt::format("deadlock at {} ns: {} workgroups blocked, {} never placed", loop_.now() / 1000,
-                                   blocked.size(), unplaced);
-    for (size_t i = 0; i < blocked.size() && i < 8; ++i) text += "\n  " + blocked[i];
-    if (blocked.size() > 8) text += fmt::format("\n  ... and {} more", blocked.size() - 8);
-    throw Error(text);
-  }
+  if (blocked.empty() && unplaced == 0) return {};
+  std::string text = fmt::format("deadlock at {} ns: {} workgroups blocked, {} never placed", loop_.now() / 1000,
+                                 blocked.size(), unplaced);
+  for (size_t i = 0; i < blocked.size() && i < 8; ++i) text += "\n  " + blocked[i];
+  if (blocked.size() > 8) text += fmt::format("\n  ... and {} more", blocked.size() - 8);
+  return text;
+}
+
+const RunStats& GpuModel::finish() {
+  if (std::string stall = stall_description(); !stall.empty()) throw Error(stall);
   return stats_;
 }
 

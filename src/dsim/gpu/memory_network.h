@@ -36,10 +36,13 @@ struct Access {
   uint32_t src_cu = 0;
   uint32_t dst_gpu = 0;  // the GPU whose memory holds the line
   uint64_t line = 0;     // cache-line index in dst_gpu's address space (interleaves HBM channels)
-  uint32_t request_bytes = 0;
-  uint32_t response_bytes = 0;
+  uint32_t request_bytes = 0;   // the whole message (all its lines)
+  uint32_t response_bytes = 0;  // the whole message (all its lines)
   MessageClass request_class = MessageClass::kControl;
   MessageClass response_class = MessageClass::kData;
+  // Flow-level mode: consecutive lines line .. line + lines - 1 as one
+  // Access (a flow); 1 at request level.
+  uint32_t lines = 1;
 };
 
 class AccessSink {
@@ -72,6 +75,12 @@ class MemoryNetwork {
   virtual void send(uint32_t tag, const Access& access) = 0;
   // Answers a request that arrived() parked; its response leaves now.
   virtual void respond(uint32_t tag) = 0;
+  // The GPU model runs at flow level (Accesses of several lines), issuing a
+  // flow's lines `line_interval_ps` apart: a flow leaves when its last line
+  // would have (send() + (lines - 1) intervals), and a network that times
+  // a flow otherwise than one message of its bytes switches here, before
+  // the first send().
+  virtual void carry_flows(TimePs line_interval_ps) = 0;
   // Compute units per GPU the network has endpoints for (0: any number).
   [[nodiscard]] virtual uint32_t compute_units() const = 0;
 };

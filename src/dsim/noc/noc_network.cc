@@ -189,6 +189,19 @@ std::vector<uint32_t> NocNetwork::path(uint32_t from, uint32_t to, uint8_t port)
   return links;
 }
 
+struct NocNetwork::Hop {
+  static constexpr uint8_t kKind = 1;
+  Transit transit;  // the message reaches transit.node
+};
+struct NocNetwork::LinkFree {
+  static constexpr uint8_t kKind = 2;
+  uint32_t link;
+};
+struct NocNetwork::MemoryAccess {
+  static constexpr uint8_t kKind = 3;
+  uint32_t tag;
+};
+
 void NocNetwork::send(uint32_t tag, const gpu::Access& access) {
   if (access.src_gpu >= gpus_ || access.dst_gpu >= gpus_ || access.src_cu >= cus_) {
     throw Error(fmt::format("noc network: request from gpu {} cu {} to gpu {} outside {} GPUs of {} CUs",
@@ -207,6 +220,29 @@ void NocNetwork::send(uint32_t tag, const gpu::Access& access) {
   route.response_bytes = static_cast<uint16_t>(access.response_bytes);
   route.response_class = static_cast<uint8_t>(access.response_class);
   route.port = static_cast<uint8_t>(ios_ == 0 ? 0 : (access.line / hbm_ + access.line) % ios_);
+  if (flows_) {
+    // Bounded by the 16-bit message size checked above (a line is at least
+    // a byte of it).
+    if (access.lines == 0 || access.lines > UINT16_MAX) {
+      throw Error(fmt::format("noc network: a flow of {} lines from gpu {} cu {}", access.lines, access.src_gpu,
+                              access.src_cu));
+    }
+    route.first_line = access.line;
+    route.lines = access.lines;
+    if (access.lines > 1 && line_interval_ps_ > 0) {
+      // The flow leaves the CU when its last line would have: a hop event
+      // at its own node puts it on the CU link then.
+      ++stats_.messages;
+      stats_.max_in_flight = std::max(stats_.max_in_flight, ++in_flight_);
+      const Transit transit{tag, route.cu_node, route.memory_node, static_cast<uint16_t>(access.request_bytes),
+                            route.port, static_cast<uint8_t>(access.request_class), 0};
+      loop_.schedule(loop_.now() + TimePs{access.lines - 1} * line_interval_ps_, handler_, Hop{transit});
+      return;
+    }
+  } else if (access.lines != 1) {
+    throw Error(fmt::format("noc network: an access of {} lines, but the network carries requests (one line each)",
+                            access.lines));
+  }
   inject(Transit{tag, route.cu_node, route.memory_node, static_cast<uint16_t>(access.request_bytes), route.port,
                  static_cast<uint8_t>(access.request_class), 0});
 }
@@ -222,19 +258,6 @@ void NocNetwork::inject(const Transit& transit) {
   forward(transit);
 }
 
-struct NocNetwork::Hop {
-  static constexpr uint8_t kKind = 1;
-  Transit transit;  // the message reaches transit.node
-};
-struct NocNetwork::LinkFree {
-  static constexpr uint8_t kKind = 2;
-  uint32_t link;
-};
-struct NocNetwork::MemoryAccess {
-  static constexpr uint8_t kKind = 3;
-  uint32_t tag;
-};
-
 void NocNetwork::Link::grow(int q) {
   // Doubled, in order from the head.
   const uint32_t capacity = capacity_log2[q] == 0 ? 0 : mask(q) + 1;
@@ -249,8 +272,7 @@ void NocNetwork::Link::grow(int q) {
 [[gnu::always_inline]] inline void NocNetwork::transmit(const Step& hop, Transit transit, bool rearm) {
   Link& link = links_[hop.link];
   const int kind = static_cast<int>(hop.kind);
-  const TimePs serialize = transit.bytes <= kTabulatedBytes ? serialize_ps_[kind][transit.bytes]
-                                                            : ceil_ps(transit.bytes * ps_per_byte_[kind]);
+  const TimePs serialize = serialize_ps(kind, transit.bytes);
   link.last_class = transit.cls;
   link.busy_ps += serialize;
   ++kind_messages_[kind];
@@ -266,8 +288,9 @@ void NocNetwork::Link::grow(int q) {
     link.free_scheduled = true;
     loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
   }
+  const TimePs arrive = flows_ ? flow_arrival_ps(hop, transit, now, serialize) : now + serialize + hop.latency_ps;
   transit.node = hop.node;
-  loop_.schedule(now + serialize + hop.latency_ps, handler_, Hop{transit});
+  loop_.schedule(arrive, handler_, Hop{transit});
 }
 
 // Inlined into the event loop of handle() (its registers stay live across
@@ -283,6 +306,12 @@ void NocNetwork::Link::grow(int q) {
     return;
   }
   const Step hop = step(transit.node, transit.dst, transit.port);
+  if (flows_ && striped(hop.kind)) [[unlikely]] {
+    const TimePs arrive = stripe(hop, transit);
+    transit.node = hop.node;
+    loop_.schedule(arrive, handler_, Hop{transit});
+    return;
+  }
   Link& link = links_[hop.link];
   // Idle unless the message on it leaves after this event (in event order).
   if (!loop_.after_current(link.free_at_ps, link.free_sequence)) {
@@ -328,6 +357,10 @@ void NocNetwork::Link::grow(int q) {
   kind_queued_ps_[static_cast<int>(hop.kind)] += loop_.now();
   if (timeline_) [[unlikely]] timeline_->dequeued(static_cast<int>(hop.kind), loop_.now());
   transmit(hop, transit, link.size[0] != 0 || link.size[1] != 0);
+}
+
+TimePs NocNetwork::ceil_serialize_ps(int kind, uint32_t bytes) const {
+  return ceil_ps(bytes * ps_per_byte_[kind]);
 }
 
 void NocNetwork::at_memory(uint32_t tag) {

@@ -29,6 +29,19 @@
 // with the event. Hop events come a serialization plus a latency after the
 // event that schedules them, a handful of delays: they run in the event
 // queue's delay lanes. The hop loop of handle() keeps every step inline.
+//
+// Flow level (carry_flows(), docs/gpu-model.md "Flow-level mode"): an
+// Access of k consecutive lines is one message. On a router or CU link it
+// is queued and arbitrated as one message that holds the link for k lines'
+// serialization, and moves on cut-through (its head reaches the next node
+// one line's serialization after it started; the last hop, into the
+// endpoint, waits for the whole message). Consecutive lines interleave over
+// HBM channels and I/O ports, so on those links (HBM, I/O, scale-up) the k
+// lines are striped as the request level would send them: each line
+// reserves its own channel's or port's link in arrival order (no queue, so
+// no class arbitration there), and the message goes on when its last line
+// has crossed. The mesh path is the first line's. A flow leaves its CU
+// (k - 1) line intervals after send(), when its last line would have.
 #pragma once
 
 #include <memory>
@@ -71,6 +84,10 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   void attach(gpu::AccessSink& sink) override { sink_ = &sink; }
   void send(uint32_t tag, const gpu::Access& access) override;
   void respond(uint32_t tag) override;
+  void carry_flows(TimePs line_interval_ps) override {
+    flows_ = true;
+    line_interval_ps_ = line_interval_ps;
+  }
   [[nodiscard]] uint32_t compute_units() const override { return config_.compute_units(); }
   void handle(const Event& event) override;
 
@@ -157,6 +174,9 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
     uint32_t cu_node = 0, memory_node = 0;
     uint16_t response_bytes = 0;
     uint8_t response_class = 1, port = 0;
+    // Flow level: the lines of the message (first_line .. + lines - 1).
+    uint64_t first_line = 0;
+    uint32_t lines = 1;
   };
 
   [[nodiscard]] Step step(uint32_t node, uint32_t dst, uint8_t port) const;
@@ -168,6 +188,22 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   // Puts a message on an idle link; `rearm`: another waits for it.
   void transmit(const Step& hop, Transit transit, bool rearm);
   void link_free(uint32_t link);
+  // Flow level: a message's lines over the HBM channels' or I/O ports'
+  // links of a striped stage (noc_network_flow.cc); returns when it
+  // reaches the next node.
+  [[nodiscard]] static bool striped(LinkKind kind) {
+    return kind == LinkKind::kHbm || kind == LinkKind::kIo || kind == LinkKind::kScaleUp;
+  }
+  TimePs stripe(const Step& hop, const Transit& transit);
+  // Flow level: when a message that started on a router or CU link at
+  // `start_ps` reaches the next node (its head, cut-through; all of it
+  // when the next node is its endpoint).
+  [[nodiscard]] TimePs flow_arrival_ps(const Step& hop, const Transit& transit, TimePs start_ps,
+                                       TimePs serialize_ps) const;
+  [[nodiscard]] TimePs serialize_ps(int kind, uint32_t bytes) const {
+    return bytes <= kTabulatedBytes ? serialize_ps_[kind][bytes] : ceil_serialize_ps(kind, bytes);
+  }
+  [[nodiscard]] TimePs ceil_serialize_ps(int kind, uint32_t bytes) const;
   void at_memory(uint32_t tag);
   uint32_t router_of(uint32_t local_endpoint) const { return endpoint_router_[local_endpoint - routers_]; }
 
@@ -200,6 +236,8 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   std::unique_ptr<LinkTimeline> timeline_;
   std::vector<Link> links_;
   bool fifo_ = true;  // FIFO arbitration: one queue per link
+  bool flows_ = false;  // carry_flows(): flow-level messages
+  TimePs line_interval_ps_ = 0;
   uint64_t in_flight_ = 0;
   uint64_t sequence_ = 0;
   std::vector<TagRoute> tags_;

@@ -10,45 +10,13 @@
 #include "common/error.h"
 #include "dsim/gpu/fixed_latency_network.h"
 #include "dsim/gpu/gpu_model.h"
+#include "dsim/noc/noc_test_fixtures.h"
 
 namespace snr::dsim::noc {
 namespace {
 
 using gpu::Access;
 using gpu::MessageClass;
-
-// Records when each tag reaches memory and when its response returns.
-class Recorder final : public gpu::AccessSink {
- public:
-  explicit Recorder(EventLoop& loop) : loop_(loop) {}
-  bool arrived(uint32_t tag) override {
-    arrivals.push_back({tag, loop_.now()});
-    return true;
-  }
-  void completed(uint32_t tag) override { completions.push_back({tag, loop_.now()}); }
-  std::vector<std::pair<uint32_t, TimePs>> arrivals, completions;
-
- private:
-  EventLoop& loop_;
-};
-
-// Two routers in a row, one CU each; one HBM channel on the right router.
-NocConfig two_router_config() {
-  NocConfig c;
-  c.name = "test";
-  c.columns = 2;
-  c.rows = 1;
-  c.cus_per_router = 1;
-  c.hbm_sides = {Side::kRight};
-  c.hbm_per_router = 1;
-  c.hbm_access_latency_ns = 0;
-  c.io_sides = {Side::kLeft};
-  c.io_per_router = 1;
-  c.router_link = {128, 1};
-  c.cu_link = {128, 0};
-  c.hbm_link = {128, 0};
-  return c;
-}
 
 TEST(NocConfig, PresetIsThePapersGpu) {
   const NocConfig c = noc_config_preset("generic-448");

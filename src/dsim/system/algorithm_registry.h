@@ -27,6 +27,7 @@
 
 #include "dsim/config/system_config.h"
 #include "dsim/system/collective.h"
+#include "dsim/system/compute_device.h"
 #include "dsim/system/custom_collective.h"
 #include "dsim/system/direct.h"
 #include "dsim/system/double_binary_tree.h"
@@ -59,6 +60,12 @@ using PluginPhase = std::unique_ptr<CollectivePhase>;
 class AlgorithmRun {
  public:
   virtual ~AlgorithmRun() = default;
+  // The device this run offers the workload's GPU compute nodes
+  // (compute_device.h), or nullptr: they keep their durations.
+  virtual ComputeDevice* compute_device() { return nullptr; }
+  // What the run still waits for, for a simulation that stalled; empty
+  // when it waits for nothing.
+  [[nodiscard]] virtual std::string stall_report() const { return {}; }
 };
 
 // What an algorithm gets to build its run state.
@@ -105,6 +112,10 @@ struct CollectiveAlgorithmSpec {
   std::function<void(const nlohmann::json& value, std::string_view key, const std::filesystem::path& base_dir,
                      SystemConfig& config)>
       parse_key;
+  // Checks the configuration as a whole once it is read (keys that need
+  // other keys or the *-implementation lists); throws snr::Error. Unset:
+  // nothing to check.
+  std::function<void(const SystemConfig& config)> check_config;
   // Builds one phase; throws snr::Error when the phase cannot run it.
   std::function<Phase(const PhaseContext& context)> create;
   // Builds the run state the phases share (see AlgorithmRun); unset: none.

@@ -38,6 +38,26 @@ CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConf
 
 CollectiveEngine::~CollectiveEngine() = default;
 
+ComputeDevice* CollectiveEngine::compute_device() const {
+  for (const auto& run : runs_) {
+    if (!run) continue;
+    if (ComputeDevice* device = run->compute_device()) return device;
+  }
+  return nullptr;
+}
+
+std::string CollectiveEngine::stall_report() const {
+  std::string report;
+  for (const auto& run : runs_) {
+    if (!run) continue;
+    const std::string part = run->stall_report();
+    if (part.empty()) continue;
+    if (!report.empty()) report += "; ";
+    report += part;
+  }
+  return report;
+}
+
 const std::vector<CollectiveImplementation>& CollectiveEngine::implementations(CollectiveKind kind) const {
   switch (kind) {
     case CollectiveKind::kAllReduce: return system_.all_reduce;

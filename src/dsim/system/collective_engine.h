@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -86,6 +87,10 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   void custom_recv(uint32_t stream, uint32_t step, NpuId src, uint32_t tag, uint64_t bytes) override;
   void custom_compute(uint32_t stream, uint32_t step, uint64_t ns) override;
 
+  // The first compute device an algorithm's run state offers, or nullptr.
+  [[nodiscard]] ComputeDevice* compute_device() const;
+  // The algorithms' run states' stall reports (AlgorithmRun), joined.
+  [[nodiscard]] std::string stall_report() const;
   [[nodiscard]] uint64_t streams_run() const { return streams_run_; }
   [[nodiscard]] bool idle() const { return live_streams_ == 0 && matcher_.pending() == 0; }
 

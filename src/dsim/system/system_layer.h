@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "dsim/system/collective_engine.h"
@@ -29,6 +30,10 @@ class SystemLayer {
     p2p_.recv(npu, src, tag, bytes, node_index);
   }
 
+  // Where GPU compute nodes run when an algorithm offers a device for them.
+  [[nodiscard]] ComputeDevice* compute_device() const { return collectives_.compute_device(); }
+  // What the collective algorithms' run states still wait for (a stall).
+  [[nodiscard]] std::string stall_report() const { return collectives_.stall_report(); }
   [[nodiscard]] const TrafficCounters& traffic() const { return traffic_; }
   [[nodiscard]] bool idle() const { return collectives_.idle() && p2p_.idle(); }
 

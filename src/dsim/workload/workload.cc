@@ -224,6 +224,12 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
       complete(npu, node_index);
       return;
     case NodeAction::kCompute:
+      if (compute_device_ != nullptr && node.node_class == NodeClass::kGpuCompute && node.duration_ns > 0) {
+        compute_device_->start_compute(npu, node.duration_ns, [this, npu, node_index](TimeNs done_ns) {
+          loop_.schedule(done_ns, handler_, ComputeDone{npu, node_index});
+        });
+        return;
+      }
       loop_.schedule(loop_.now() + node.duration_ns, handler_, ComputeDone{npu, node_index});
       return;
     case NodeAction::kCollective: {

@@ -4,7 +4,8 @@
 // nodes wait in node-id order. A receive is posted as soon as it is ready and
 // holds no lane, so any number may wait for their messages beside the one
 // communication op. METADATA and memory nodes (no remote-memory expansion)
-// complete immediately.
+// complete immediately. A GPU compute node takes its duration, or runs on
+// the system's compute device when it offers one (compute_device.h).
 #pragma once
 
 #include <cstdint>
@@ -71,7 +72,11 @@ class Workload final : public SystemClient, public EventHandler {
  public:
   // Registers the workload's handler on `loop`.
   Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventLoop& loop, bool record_timeline);
-  void attach(SystemLayer& system) { system_ = &system; }
+  // GPU compute nodes run on the system's compute device when it has one.
+  void attach(SystemLayer& system) {
+    system_ = &system;
+    compute_device_ = system.compute_device();
+  }
 
   void start();
   void handle(const Event& event) override;
@@ -107,6 +112,7 @@ class Workload final : public SystemClient, public EventHandler {
   EventLoop& loop_;
   HandlerId handler_ = 0;
   SystemLayer* system_ = nullptr;
+  ComputeDevice* compute_device_ = nullptr;
   std::vector<NpuState> state_;
   std::vector<NpuResult> results_;
   bool record_timeline_;

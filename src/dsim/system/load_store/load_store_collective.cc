@@ -13,6 +13,7 @@
 #include "dsim/config/network_config.h"
 #include "dsim/noc/noc_network.h"
 #include "dsim/system/collective_engine.h"
+#include "dsim/system/load_store/gpu_compute.h"
 #include "dsim/system/load_store/gpu_domain.h"
 #include "dsim/system/load_store/load_store_config.h"
 #include "dsim/system/load_store/plan_source.h"
@@ -38,7 +39,38 @@ class LoadStoreRun final : public AlgorithmRun {
         domain_(context.loop, static_cast<uint32_t>(context.network.npus_count()), gpu,
                 [&network, gpus = static_cast<uint32_t>(context.network.npus_count())](EventLoop& ps_loop) {
                   return std::make_unique<noc::NocNetwork>(network, gpus, ps_loop);
-                }) {}
+                }) {
+    if (settings.compute == "gpu") {
+      compute_ = std::make_unique<GpuCompute>(domain_, gpu, settings.compute_workgroups, settings.compute_slice_cycles);
+    }
+  }
+
+  ComputeDevice* compute_device() override { return compute_.get(); }
+
+  // Phases some members never started, then what the GPU model's
+  // unfinished workgroups wait for (a plan that deadlocks).
+  std::string stall_report() const override {
+    std::vector<std::string> parts;
+    size_t listed = 0;
+    for (const auto& [id, instance] : instances_) {
+      if (instance.members_left == 0) continue;
+      if (++listed > 4) {
+        parts.push_back("...");
+        break;
+      }
+      std::vector<NpuId> missing;
+      for (size_t p = 0; p < instance.streams.size(); ++p) {
+        if (instance.streams[p] == kNoStream) missing.push_back(id.first.members[p]);
+      }
+      parts.push_back(fmt::format("load-store {} of {} bytes over NPUs {}: NPUs {} never started it",
+                                  collective_name(id.first.kind), id.first.input_bytes,
+                                  fmt::join(id.first.members, ","), fmt::join(missing, ",")));
+    }
+    if (std::string gpu = domain_.model().stall_description(); !gpu.empty()) {
+      parts.push_back("load-store GPU model: " + gpu);
+    }
+    return fmt::format("{}", fmt::join(parts, "; "));
+  }
 
   // Makes (or finds) the phase's plan, so that a collective, GPU count or
   // size no plan supports fails when the phase is created.
@@ -111,6 +143,7 @@ class LoadStoreRun final : public AlgorithmRun {
   HandlerId engine_handler_;
   PlanSource plans_;
   GpuDomain domain_;
+  std::unique_ptr<GpuCompute> compute_;  // load-store-compute: gpu
   std::map<std::pair<InstanceKey, NpuId>, uint64_t> joined_;  // phases started per (collective, NPU)
   std::map<InstanceId, Instance> instances_;                   // started and not finished
 };
@@ -150,6 +183,7 @@ CollectiveAlgorithmSpec load_store_algorithm_spec() {
                      CollectiveKind::kAllToAll};
   spec.config_keys = config_keys();
   spec.parse_key = parse_key;
+  spec.check_config = check_config;
   spec.create_run = [](const AlgorithmRunContext& context) -> std::unique_ptr<AlgorithmRun> {
     const Settings settings = settings_of(context.system);
     return with_error_context("collective algorithm 'load-store'", [&] {

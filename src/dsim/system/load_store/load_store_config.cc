@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -11,6 +12,7 @@
 #include "dsim/loadstore/collective_plan.h"
 #include "dsim/loadstore/generated/plan_generator.h"
 #include "dsim/noc/noc_config.h"
+#include "dsim/system/algorithm_registry.h"
 
 namespace snr::dsim::load_store {
 namespace {
@@ -59,7 +61,8 @@ std::string preset_or_file(const std::string& text, const std::vector<std::strin
 std::vector<std::string> config_keys() {
   std::vector<std::string> keys = {"load-store-system",   "load-store-gpu",      "load-store-network",
                                    "load-store-algorithm", "load-store-protocol", "load-store-transfer",
-                                   "load-store-workgroups"};
+                                   "load-store-workgroups", "load-store-compute", "load-store-compute-workgroups",
+                                   "load-store-compute-slice-cycles"};
   for (const PlanCollective& c : kPlanCollectives) keys.push_back(fmt::format("{}{}", kPlanPrefix, c.key_suffix));
   return keys;
 }
@@ -104,6 +107,23 @@ void parse_key(const nlohmann::json& value, std::string_view key, const std::fil
       throw Error(fmt::format("key '{}' must be an integer from 1 to 1024 (workgroups per GPU)", key));
     }
     stored = std::to_string(value.get<uint64_t>());
+  } else if (key == "load-store-compute") {
+    stored = string_value(value, key, "duration or gpu");
+    if (stored != "duration" && stored != "gpu") {
+      throw Error(fmt::format("'{}' is not a compute model (duration: the trace's durations on the compute lane; "
+                              "gpu: ReduceOp workgroups on the GPU model)",
+                              stored));
+    }
+  } else if (key == "load-store-compute-workgroups") {
+    if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > 65536) {
+      throw Error(fmt::format("key '{}' must be an integer from 1 to 65536 (workgroups per compute kernel)", key));
+    }
+    stored = std::to_string(value.get<uint64_t>());
+  } else if (key == "load-store-compute-slice-cycles") {
+    if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > UINT32_MAX) {
+      throw Error(fmt::format("key '{}' must be an integer from 1 to {} (GPU cycles per ReduceOp)", key, UINT32_MAX));
+    }
+    stored = std::to_string(value.get<uint64_t>());
   } else if (key.starts_with(kPlanPrefix)) {
     const auto* c = std::find_if(std::begin(kPlanCollectives), std::end(kPlanCollectives),
                                  [&](const PlanCollective& p) { return key.substr(kPlanPrefix.size()) == p.key_suffix; });
@@ -134,12 +154,32 @@ Settings settings_of(const SystemConfig& config) {
   std::string workgroups;
   get("load-store-workgroups", workgroups);
   if (!workgroups.empty()) s.workgroups = static_cast<uint32_t>(std::stoul(workgroups));
+  get("load-store-compute", s.compute);
+  std::string compute_workgroups;
+  get("load-store-compute-workgroups", compute_workgroups);
+  if (!compute_workgroups.empty()) s.compute_workgroups = static_cast<uint32_t>(std::stoul(compute_workgroups));
+  std::string slice;
+  get("load-store-compute-slice-cycles", slice);
+  if (!slice.empty()) s.compute_slice_cycles = static_cast<uint32_t>(std::stoul(slice));
   for (const PlanCollective& c : kPlanCollectives) {
     std::string file;
     get(fmt::format("{}{}", kPlanPrefix, c.key_suffix).c_str(), file);
     if (!file.empty()) s.plan_files[std::string(c.system_name)] = file;
   }
   return s;
+}
+
+void check_config(const SystemConfig& config) {
+  const Settings settings = settings_of(config);
+  if (settings.compute != "gpu") return;
+  for (const auto* list : {&config.all_reduce, &config.all_gather, &config.reduce_scatter, &config.all_to_all}) {
+    for (const CollectiveImplementation& impl : *list) {
+      if (impl.algorithm != nullptr && impl.algorithm->name == "load-store") return;
+    }
+  }
+  throw Error(
+      "load-store-compute 'gpu' runs compute nodes on the load-store GPU model, which a run has only when an "
+      "*-implementation list names 'load-store'");
 }
 
 }  // namespace snr::dsim::load_store

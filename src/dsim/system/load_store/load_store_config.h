@@ -38,7 +38,17 @@ struct Settings {
   // used instead of a generated plan, by the system layer's collective
   // name (all_reduce, all_gather, reduce_scatter, all_to_all).
   std::map<std::string, std::string> plan_files;
+  // load-store-compute: where GPU compute nodes run. "duration": they take
+  // their trace durations on the NPU's compute lane (ASTRA-sim 2.x);
+  // "gpu": as kernels of ReduceOp workgroups on the GPU model, contending
+  // with the collectives' kernels for CU slots and ALUs (seed 003 §4.3).
+  std::string compute = "duration";
+  uint32_t compute_workgroups = 0;  // load-store-compute-workgroups; 0: one per CU of the GPU
+  uint32_t compute_slice_cycles = 4096;  // load-store-compute-slice-cycles: ALU grain (gpu_compute.h)
 };
+
+// Whole-configuration checks (the algorithm spec's check_config).
+void check_config(const SystemConfig& config);
 
 // The settings the configuration gave (defaults for the others).
 Settings settings_of(const SystemConfig& config);

@@ -37,6 +37,8 @@ TEST(LoadStoreConfig, SelectedByNameWithDefaults) {
   EXPECT_EQ(s.protocol, "auto");
   EXPECT_EQ(s.workgroups, 0u);
   EXPECT_TRUE(s.plan_files.empty());
+  EXPECT_EQ(s.compute, "duration");
+  EXPECT_EQ(s.compute_workgroups, 0u);
 }
 
 TEST(LoadStoreConfig, KeysLandInTheSettings) {
@@ -48,6 +50,12 @@ TEST(LoadStoreConfig, KeysLandInTheSettings) {
   EXPECT_EQ(s.protocol, "LL");
   EXPECT_EQ(s.transfer, "get");
   EXPECT_EQ(s.workgroups, 8u);
+  const Settings compute =
+      settings_of(parse(R"(, "load-store-compute": "gpu", "load-store-compute-workgroups": 256,
+                           "load-store-compute-slice-cycles": 1000)"));
+  EXPECT_EQ(compute.compute, "gpu");
+  EXPECT_EQ(compute.compute_workgroups, 256u);
+  EXPECT_EQ(compute.compute_slice_cycles, 1000u);
 }
 
 TEST(LoadStoreConfig, BadValuesNameTheirKey) {
@@ -64,8 +72,24 @@ TEST(LoadStoreConfig, BadValuesNameTheirKey) {
   expect_names(R"(, "load-store-workgroups": 0)", "load-store-workgroups", "from 1 to 1024");
   expect_names(R"(, "load-store-gpu": "no-such-gpu.yaml")", "load-store-gpu", "no-such-gpu.yaml");
   expect_names(R"(, "load-store-plan-all-reduce": "missing.json")", "load-store-plan-all-reduce", "missing.json");
+  expect_names(R"(, "load-store-compute": "roofline")", "load-store-compute", "'roofline' is not a compute model");
+  expect_names(R"(, "load-store-compute-workgroups": 0)", "load-store-compute-workgroups", "from 1 to 65536");
+  expect_names(R"(, "load-store-compute-slice-cycles": 0)", "load-store-compute-slice-cycles", "from 1 to");
   // Not a key of the algorithm: the configuration's own error.
   expect_names(R"(, "load-store-colour": "red")", "load-store-colour", "unknown key");
+}
+
+TEST(LoadStoreConfig, ComputeOnTheGpuNeedsTheGpuModelInTheRun) {
+  register_load_store_algorithm();
+  try {
+    (void)parse_system_config(R"({"all-reduce-implementation": ["ring"], "load-store-compute": "gpu"})", "t.json");
+    FAIL() << "accepted compute on a GPU model the run does not have";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("names 'load-store'"), std::string::npos) << e.what();
+  }
+  // Durations need no GPU model; any list naming load-store gives one.
+  (void)parse_system_config(R"({"all-reduce-implementation": ["ring"], "load-store-compute": "duration"})", "t.json");
+  (void)parse_system_config(R"({"all-to-all-implementation": ["load-store"], "load-store-compute": "gpu"})", "t.json");
 }
 
 TEST(LoadStoreConfig, ImplementsTheFourUnrootedCollectives) {
