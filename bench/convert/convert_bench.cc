@@ -51,13 +51,13 @@ pytorch::HostTrace synthetic_linked_trace(size_t ops) {
     op.dur_ns = 8'000;
     const std::string dtype = "Tensor(float)";
     for (uint64_t t : {i, ops + i % 16}) {
-      pytorch::HostValue v{dtype, nlohmann::json::array({t, t, 0, 1024, 4, "cuda:0"}),
-                           nlohmann::json::array({32, 32}), nlohmann::json()};
+      pytorch::HostValue v{dtype, nlohmann::json::array({t, t, 0, 1024, 4, "cuda:0"}).dump(),
+                           nlohmann::json::array({32, 32}).dump(), "null"};
       op.inputs.push_back(v);
       op.input_tensors.push_back({t, t, 0, 1024, 4, "cuda:0", 4096});
     }
-    pytorch::HostValue out{dtype, nlohmann::json::array({i + 1, i + 1, 0, 1024, 4, "cuda:0"}),
-                           nlohmann::json::array({32, 32}), nlohmann::json()};
+    pytorch::HostValue out{dtype, nlohmann::json::array({i + 1, i + 1, 0, 1024, 4, "cuda:0"}).dump(),
+                           nlohmann::json::array({32, 32}).dump(), "null"};
     op.outputs.push_back(out);
     op.output_tensors.push_back({i + 1, i + 1, 0, 1024, 4, "cuda:0", 4096});
     if (i % 64 == 63) op.syncs.push_back({"cudaDeviceSynchronize", op.ts_ns.value() + 7'000, -1});
@@ -105,7 +105,7 @@ BENCHMARK(BM_ConvertSynthetic)->Arg(10'000)->Arg(200'000)->Unit(benchmark::kMill
 // The CLI path from the linked JSON text: parse + convert + encode.
 void BM_ConvertSyntheticFromJson(benchmark::State& state) {
   const auto trace = synthetic_linked_trace(static_cast<size_t>(state.range(0)));
-  const std::string text = et_convert::host_trace_to_json(trace).dump();
+  const std::string text = et_convert::host_trace_to_json_text(trace);
   size_t nodes = 0;
   for (auto _ : state) {
     const auto parsed = pytorch::parse_host_trace_text(text, "synthetic");

@@ -24,11 +24,14 @@ std::string normalize(std::string_view name) {
   return out;
 }
 
-std::string pg_name_from(const nlohmann::json& value, const pytorch::HostTrace& trace) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_array() && !value.empty() && value[0].is_string()) return value[0].get<std::string>();
+std::string pg_name_from(std::string_view value, const pytorch::HostTrace& trace) {
+  if (auto name = pytorch::json_text_string(value)) return *name;
+  std::vector<std::string_view> elements;
+  if (pytorch::json_text_elements(value, elements) && !elements.empty()) {
+    if (auto name = pytorch::json_text_string(elements[0])) return *name;
+  }
   int64_t id = 0;
-  if (pytorch::json_to_int64(value, id)) {
+  if (pytorch::json_text_to_int64(value, id)) {
     for (const auto& group : trace.process_groups) {
       if (group.backend_id == id) return group.pg_name;
     }
@@ -113,14 +116,16 @@ CommRecord read_comm_record(const pytorch::HostNode& node, const pytorch::HostTr
   size_t name_index = node.inputs.size();
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const auto& input = node.inputs[i];
-    if (input.type != "String" || !input.value.is_string()) continue;
+    if (input.type != "String") continue;
+    auto text = pytorch::json_text_string(input.value);
+    if (!text) continue;
     CollectiveType type = CollectiveType::kAllReduce;
-    const CommKind kind = classify_comm_name(input.value.get<std::string>(), type);
+    const CommKind kind = classify_comm_name(*text, type);
     if (kind == CommKind::kUnknown) {
-      if (record.op_name.empty()) record.op_name = input.value.get<std::string>();
+      if (record.op_name.empty()) record.op_name = std::move(*text);
       continue;
     }
-    record.op_name = input.value.get<std::string>();
+    record.op_name = std::move(*text);
     record.kind = kind;
     record.collective = type;
     name_index = i;
@@ -128,20 +133,20 @@ CommRecord read_comm_record(const pytorch::HostNode& node, const pytorch::HostTr
   }
   if (name_index == node.inputs.size()) return record;
   int64_t value = 0;
-  if (name_index >= 1 && pytorch::json_to_int64(node.inputs[name_index - 1].value, value)) {
+  if (name_index >= 1 && pytorch::json_text_to_int64(node.inputs[name_index - 1].value, value)) {
     record.peer_rank = value;
   }
   if (name_index >= 2) record.pg_name = pg_name_from(node.inputs[name_index - 2].value, trace);
-  if (name_index >= 3 && pytorch::json_to_int64(node.inputs[name_index - 3].value, value)) {
+  std::vector<std::string_view> elements;
+  if (name_index >= 3 && pytorch::json_text_to_int64(node.inputs[name_index - 3].value, value)) {
     record.seq = value;
-  } else if (name_index >= 3 && node.inputs[name_index - 3].value.is_array() &&
-             !node.inputs[name_index - 3].value.empty() &&
-             pytorch::json_to_int64(node.inputs[name_index - 3].value[0], value)) {
+  } else if (name_index >= 3 && pytorch::json_text_elements(node.inputs[name_index - 3].value, elements) &&
+             !elements.empty() && pytorch::json_text_to_int64(elements[0], value)) {
     record.seq = value;  // newer layout: (seq, is_p2p)
   }
   // world_size is the last input in both layouts, at least three after the name.
   if (node.inputs.size() >= name_index + 4 && node.inputs.back().type == "Int" &&
-      pytorch::json_to_int64(node.inputs.back().value, value) && value > 0) {
+      pytorch::json_text_to_int64(node.inputs.back().value, value) && value > 0) {
     record.group_size = value;
   }
   return record;

@@ -47,14 +47,14 @@ pytorch::HostNode record(std::vector<pytorch::HostValue> inputs) {
 TEST(CommRecord, ReadsOlderLayoutAndResolvesGroup) {
   pytorch::HostTrace trace;
   trace.process_groups.push_back({"0", "cuda:nccl", 82149104, {}, 2});
-  auto node = record({{"GenericList[Tensor(float)]", nlohmann::json::array(), {}, {}},
-                      {"Int", 12, {}, {}},
-                      {"Int", 82149104, {}, {}},
-                      {"Int", 0, {}, {}},
-                      {"String", "all_gather", {}, {}},
-                      {"GenericList[]", nlohmann::json::array(), {}, {}},
-                      {"GenericList[]", nlohmann::json::array(), {}, {}},
-                      {"Int", 2, {}, {}}});
+  auto node = record({{"GenericList[Tensor(float)]", "[]", "null", "null"},
+                      {"Int", "12", "null", "null"},
+                      {"Int", "82149104", "null", "null"},
+                      {"Int", "0", "null", "null"},
+                      {"String", R"("all_gather")", "null", "null"},
+                      {"GenericList[]", "[]", "null", "null"},
+                      {"GenericList[]", "[]", "null", "null"},
+                      {"Int", "2", "null", "null"}});
   node.input_tensors.push_back({1, 2, 0, 1, 4, "cuda:0", 4});
   const auto r = read_comm_record(node, trace);
   EXPECT_EQ(r.kind, CommKind::kCollective);
@@ -66,16 +66,16 @@ TEST(CommRecord, ReadsOlderLayoutAndResolvesGroup) {
 
 TEST(CommRecord, ReadsNewerLayoutWithGroupTuple) {
   pytorch::HostTrace trace;
-  const auto node = record({{"GenericList[Tensor(c10::BFloat16)]", nlohmann::json::array(), {}, {}},
-                            {"Int", 7, {}, {}},
-                            {"Tuple[String,String]", nlohmann::json::array({"3", "tp_group"}), {}, {}},
-                            {"Int", 5, {}, {}},
-                            {"String", "send", {}, {}},
-                            {"GenericList[]", nlohmann::json::array(), {}, {}},
-                            {"GenericList[]", nlohmann::json::array(), {}, {}},
-                            {"Int", 0, {}, {}},
-                            {"Int", 1, {}, {}},
-                            {"Int", 8, {}, {}}});
+  const auto node = record({{"GenericList[Tensor(c10::BFloat16)]", "[]", "null", "null"},
+                            {"Int", "7", "null", "null"},
+                            {"Tuple[String,String]", R"(["3","tp_group"])", "null", "null"},
+                            {"Int", "5", "null", "null"},
+                            {"String", R"("send")", "null", "null"},
+                            {"GenericList[]", "[]", "null", "null"},
+                            {"GenericList[]", "[]", "null", "null"},
+                            {"Int", "0", "null", "null"},
+                            {"Int", "1", "null", "null"},
+                            {"Int", "8", "null", "null"}});
   const auto r = read_comm_record(node, trace);
   EXPECT_EQ(r.kind, CommKind::kSend);
   EXPECT_EQ(r.peer_rank, 5);

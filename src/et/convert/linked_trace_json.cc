@@ -1,5 +1,9 @@
 #include "et/convert/linked_trace_json.h"
 
+#include <fmt/format.h>
+
+#include <iterator>
+
 #include "common/file_io.h"
 
 namespace snr::et_convert {
@@ -11,22 +15,44 @@ using pytorch::HostNode;
 using pytorch::HostNodeKind;
 using pytorch::HostValue;
 
-json values_to_json(const std::vector<HostValue>& values) {
-  json out = {{"values", json::array()}, {"shapes", json::array()}, {"types", json::array()}};
-  bool any_stride = false;
-  for (const auto& v : values) any_stride = any_stride || !v.stride.is_null();
-  if (any_stride) out["strides"] = json::array();
-  for (const auto& v : values) {
-    out["values"].push_back(v.value);
-    out["shapes"].push_back(v.shape);
-    out["types"].push_back(v.type);
-    if (any_stride) out["strides"].push_back(v.stride);
+bool is_null_text(const std::string& text) { return text.empty() || text == "null"; }
+
+void append_integer(std::string& out, int64_t value) { fmt::format_to(std::back_inserter(out), "{}", value); }
+void append_integer(std::string& out, uint64_t value) { fmt::format_to(std::back_inserter(out), "{}", value); }
+
+// The values are kept as compact JSON text already; only the list around them is written.
+void append_list(std::string& out, const std::vector<HostValue>& values, std::string HostValue::*field) {
+  out.push_back('[');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) out.push_back(',');
+    const std::string& text = values[i].*field;
+    out += text.empty() ? "null" : text;
   }
-  return out;
+  out.push_back(']');
 }
 
-json attr(const char* name, const char* type, json value) {
-  return {{"name", name}, {"type", type}, {"value", std::move(value)}};
+void append_values(std::string& out, const std::vector<HostValue>& values) {
+  bool any_stride = false;
+  for (const auto& v : values) any_stride = any_stride || !is_null_text(v.stride);
+  out += "{\"shapes\":";
+  append_list(out, values, &HostValue::shape);
+  if (any_stride) {
+    out += ",\"strides\":";
+    append_list(out, values, &HostValue::stride);
+  }
+  out += ",\"types\":[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) out.push_back(',');
+    pytorch::append_json_string(out, values[i].type);
+  }
+  out += "],\"values\":";
+  append_list(out, values, &HostValue::value);
+  out.push_back('}');
+}
+
+template <typename Integer>
+void append_attr(std::string& out, std::string_view name, std::string_view type, Integer value) {
+  fmt::format_to(std::back_inserter(out), "{{\"name\":\"{}\",\"type\":\"{}\",\"value\":{}}},", name, type, value);
 }
 
 const char* kind_name(HostNodeKind kind) {
@@ -39,63 +65,132 @@ const char* kind_name(HostNodeKind kind) {
   return "operator";
 }
 
-json node_to_json(const HostNode& node) {
-  json out = {{"id", node.id}, {"name", node.name}};
-  if (node.parent_id) out["ctrl_deps"] = *node.parent_id;
-  out["inputs"] = values_to_json(node.inputs);
-  out["outputs"] = values_to_json(node.outputs);
-  json attrs = json::array();
-  if (node.rf_id) attrs.push_back(attr("rf_id", "uint64", *node.rf_id));
-  attrs.push_back(attr("fw_parent", "uint64", node.fw_parent));
-  attrs.push_back(attr("seq_id", "int64", node.seq_id));
-  attrs.push_back(attr("scope", "uint64", node.scope));
-  attrs.push_back(attr("tid", "uint64", node.tid));
-  attrs.push_back(attr("fw_tid", "uint64", node.fw_tid));
-  attrs.push_back(attr("op_schema", "string", node.op_schema));
-  for (const auto& extra : node.extra_attrs) attrs.push_back(extra);
-  out["attrs"] = std::move(attrs);
-  if (node.kind != HostNodeKind::kOperator) {
-    out["snr_kind"] = kind_name(node.kind);
-    out["stream"] = node.stream;
-    out["device"] = node.device;
-    out["correlation"] = node.correlation;
+// One node exactly as nlohmann's dump() of the equivalent object writes it
+// (keys in byte order), without building that object: the linked trace of
+// a large run holds millions of values.
+void append_node(std::string& out, const HostNode& node) {
+  const bool device = node.kind != HostNodeKind::kOperator;
+  out += "{\"attrs\":[";
+  if (node.rf_id) append_attr(out, "rf_id", "uint64", *node.rf_id);
+  append_attr(out, "fw_parent", "uint64", node.fw_parent);
+  append_attr(out, "seq_id", "int64", node.seq_id);
+  append_attr(out, "scope", "uint64", node.scope);
+  append_attr(out, "tid", "uint64", node.tid);
+  append_attr(out, "fw_tid", "uint64", node.fw_tid);
+  out += "{\"name\":\"op_schema\",\"type\":\"string\",\"value\":";
+  pytorch::append_json_string(out, node.op_schema);
+  out.push_back('}');
+  for (const auto& extra : node.extra_attrs) {
+    out.push_back(',');
+    out += extra;
   }
-  if (node.ts_ns) out["ts_ns"] = *node.ts_ns;
-  if (node.dur_ns) out["dur_ns"] = *node.dur_ns;
-  if (node.launch_ts_ns) out["launch_ts_ns"] = *node.launch_ts_ns;
-  if (!node.syncs.empty()) {
-    json syncs = json::array();
-    for (const auto& s : node.syncs) {
-      syncs.push_back({{"api", s.api}, {"ts_ns", s.ts_ns}, {"stream", s.stream}});
-    }
-    out["syncs"] = std::move(syncs);
+  out.push_back(']');
+  if (device) {
+    out += ",\"correlation\":";
+    append_integer(out, node.correlation);
+  }
+  if (node.parent_id) {
+    out += ",\"ctrl_deps\":";
+    append_integer(out, *node.parent_id);
+  }
+  if (device) {
+    out += ",\"device\":";
+    append_integer(out, node.device);
+  }
+  if (node.dur_ns) {
+    out += ",\"dur_ns\":";
+    append_integer(out, *node.dur_ns);
+  }
+  out += ",\"id\":";
+  append_integer(out, node.id);
+  out += ",\"inputs\":";
+  append_values(out, node.inputs);
+  if (node.launch_ts_ns) {
+    out += ",\"launch_ts_ns\":";
+    append_integer(out, *node.launch_ts_ns);
+  }
+  out += ",\"name\":";
+  pytorch::append_json_string(out, node.name);
+  out += ",\"outputs\":";
+  append_values(out, node.outputs);
+  if (device) {
+    out += ",\"snr_kind\":\"";
+    out += kind_name(node.kind);
+    out += "\",\"stream\":";
+    append_integer(out, node.stream);
   }
   if (!node.stream_waits.empty()) {
-    json waits = json::array();
-    for (const auto& w : node.stream_waits) {
-      waits.push_back({{"ts_ns", w.ts_ns}, {"stream", w.stream}, {"wait_on_stream", w.wait_on_stream}});
+    out += ",\"stream_waits\":[";
+    for (size_t i = 0; i < node.stream_waits.size(); ++i) {
+      const auto& w = node.stream_waits[i];
+      fmt::format_to(std::back_inserter(out), "{}{{\"stream\":{},\"ts_ns\":{},\"wait_on_stream\":{}}}",
+                     i == 0 ? "" : ",", w.stream, w.ts_ns, w.wait_on_stream);
     }
-    out["stream_waits"] = std::move(waits);
+    out.push_back(']');
   }
-  return out;
+  if (!node.syncs.empty()) {
+    out += ",\"syncs\":[";
+    for (size_t i = 0; i < node.syncs.size(); ++i) {
+      const auto& s = node.syncs[i];
+      out += i == 0 ? "{\"api\":" : ",{\"api\":";
+      pytorch::append_json_string(out, s.api);
+      fmt::format_to(std::back_inserter(out), ",\"stream\":{},\"ts_ns\":{}}}", s.stream, s.ts_ns);
+    }
+    out.push_back(']');
+  }
+  if (node.ts_ns) {
+    out += ",\"ts_ns\":";
+    append_integer(out, *node.ts_ns);
+  }
+  out.push_back('}');
 }
 
-}  // namespace
+// The root object without "nodes", and its text up to where "nodes" goes last.
+std::string document_head(json document) {
+  std::string text = document.dump();
+  text.pop_back();  // the closing brace; "nodes" goes last
+  text += text.size() > 1 ? ",\n\"nodes\": [\n" : "\n\"nodes\": [\n";
+  return text;
+}
 
-json host_trace_to_json(const pytorch::HostTrace& trace) {
+json root_without_nodes(const pytorch::HostTrace& trace) {
   json out = trace.root_fields;
   out["schema"] = trace.schema;
   out["pid"] = trace.pid;
   if (trace.rank) out["rank"] = *trace.rank;
-  json nodes = json::array();
-  for (const auto& node : trace.nodes) nodes.push_back(node_to_json(node));
-  out["nodes"] = std::move(nodes);
   return out;
+}
+
+// Writes the nodes one per line (diffable without pretty-printing bulk) to
+// `sink` in pieces of about a megabyte, so the text is never whole in memory.
+template <typename Sink>
+void write_nodes(const pytorch::HostTrace& trace, Sink&& sink) {
+  constexpr size_t kChunkBytes = 1 << 20;
+  std::string chunk;
+  chunk.reserve(kChunkBytes + (kChunkBytes >> 2));
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    append_node(chunk, trace.nodes[i]);
+    chunk += i + 1 < trace.nodes.size() ? ",\n" : "\n";
+    if (chunk.size() >= kChunkBytes) {
+      sink(chunk);
+      chunk.clear();
+    }
+  }
+  chunk += "]}\n";
+  sink(chunk);
+}
+
+}  // namespace
+
+std::string host_trace_to_json_text(const pytorch::HostTrace& trace) {
+  std::string text = document_head(root_without_nodes(trace));
+  write_nodes(trace, [&text](const std::string& chunk) { text += chunk; });
+  return text;
 }
 
 void write_linked_trace(const std::filesystem::path& path, const pytorch::HostTrace& trace,
                         const LinkStats& stats, const std::string& device_trace_name) {
-  json document = host_trace_to_json(trace);
+  json document = root_without_nodes(trace);
   json matched_by = json::object();
   for (size_t m = 0; m < stats.matcher_names.size(); ++m) matched_by[stats.matcher_names[m]] = stats.matched_by[m];
   json threads = json::array();
@@ -139,18 +234,10 @@ void write_linked_trace(const std::filesystem::path& path, const pytorch::HostTr
     document["snr_linked"]["rank"] = *stats.rank;
     document["snr_linked"]["rank_source"] = stats.rank_source;
   }
-  // One node per line keeps the file diffable without pretty-printing bulk.
-  json nodes = std::move(document["nodes"]);
-  document.erase("nodes");
-  std::string text = document.dump();
-  text.pop_back();  // the closing brace; "nodes" goes last
-  text += text.size() > 1 ? ",\n\"nodes\": [\n" : "\n\"nodes\": [\n";
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    text += nodes[i].dump();
-    text += i + 1 < nodes.size() ? ",\n" : "\n";
-  }
-  text += "]}\n";
-  write_file_atomic(path, text);
+  AtomicFileWriter out(path);
+  out.write(document_head(std::move(document)));
+  write_nodes(trace, [&out](const std::string& chunk) { out.write(chunk); });
+  out.commit();
 }
 
 }  // namespace snr::et_convert

@@ -53,14 +53,21 @@ void add_unique(std::vector<uint64_t>& deps, uint64_t id) {
   if (std::find(deps.begin(), deps.end(), id) == deps.end()) deps.push_back(id);
 }
 
+// The kept values are compact JSON text already; the list is written around them.
 std::string dump_field(const std::vector<pytorch::HostValue>& values, int which) {
-  nlohmann::json array = nlohmann::json::array();
-  for (const auto& v : values) {
-    if (which == 0) array.push_back(v.value);
-    if (which == 1) array.push_back(v.shape);
-    if (which == 2) array.push_back(v.type);
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) out.push_back(',');
+    const auto& v = values[i];
+    if (which == 2) {
+      pytorch::append_json_string(out, v.type);
+    } else {
+      const std::string& text = which == 0 ? v.value : v.shape;
+      out += text.empty() ? "null" : text;
+    }
   }
-  return array.dump();
+  out.push_back(']');
+  return out;
 }
 
 // Parent-chain structure of the host trace, by vector index.

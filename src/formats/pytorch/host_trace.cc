@@ -2,299 +2,526 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iterator>
+#include <limits>
 #include <unordered_set>
 
 #include "common/error.h"
 #include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
+#include "formats/pytorch/host_trace_values.h"
+#include "formats/pytorch/json_windows.h"
+#include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
 
 namespace {
 
 using nlohmann::json;
+using detail::ArgumentLists;
+using detail::JsonNumber;
+using detail::ListField;
+using detail::apply_scalar;
+using detail::is_scalar_field;
+using detail::read_values;
+namespace od = detail::od;
 
-struct DtypeSize {
-  std::string_view name;
-  uint64_t bytes;
+// The fields of one node, gathered in one pass in any key order and used
+// once the node's object is complete (the layout is known only then).
+struct RawNode {
+  bool is_object = false;
+  std::optional<uint64_t> id;  // when it is a non-negative integer
+  std::string id_text;          // the id as written back, when it is a number
+  std::optional<std::string> name;
+  JsonNumber ctrl_deps, parent;  // present: there and not null
+  bool inputs_object = false, outputs_object = false;
+  ArgumentLists inputs, outputs;  // 1.0.2+ "inputs"/"outputs" objects, or the 1.0.1 flat lists
+  bool has_attrs = false;
+  std::vector<std::pair<std::string, std::string>> attrs;  // name, value text; in order
+  std::vector<std::optional<std::string>> attr_texts;       // whole attribute text for unknown names
+  std::vector<std::pair<std::string_view, std::string>> flat_scalars;  // 1.0.1 rf_id, tid, ...
 };
 
-// Names as c10::toString(ScalarType) prints them inside "Tensor(...)".
-constexpr DtypeSize kDtypeSizes[] = {
-    {"float", 4},          {"double", 8},         {"c10::Half", 2},       {"c10::BFloat16", 2},
-    {"half", 2},           {"bfloat16", 2},       {"long int", 8},        {"long", 8},
-    {"int64_t", 8},        {"int", 4},            {"short int", 2},       {"short", 2},
-    {"signed char", 1},    {"unsigned char", 1},  {"bool", 1},            {"c10::complex<float>", 8},
-    {"c10::complex<double>", 16}, {"c10::complex<c10::Half>", 4},
-    {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}, {"c10::Float8_e4m3fnuz", 1},
-    {"c10::Float8_e5m2fnuz", 1}, {"c10::qint8", 1}, {"c10::quint8", 1}, {"c10::qint32", 4},
-    {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8},
-};
+class HostReader : private detail::OndemandWalker {
+ public:
+  // Windows of about this many bytes keep simdjson's index (4 bytes per
+  // structural character) and string buffer a few megabytes.
+  static constexpr size_t kWindowBytes = 4 << 20;
 
-// Splits the comma-separated element types of "GenericList[a,b]" at top level.
-std::vector<std::string_view> split_element_types(std::string_view inner) {
-  std::vector<std::string_view> parts;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < inner.size(); ++i) {
-    const char c = inner[i];
-    if (c == '[' || c == '(' || c == '<') ++depth;
-    if (c == ']' || c == ')' || c == '>') --depth;
-    if (c == ',' && depth == 0) {
-      parts.push_back(inner.substr(start, i - start));
-      start = i + 1;
+  HostReader(std::string_view text, const std::string& source, size_t window_bytes = kWindowBytes)
+      : OndemandWalker(text, source), window_bytes_(window_bytes) {}
+
+  HostTrace read(std::string& text) {
+    try {
+      return walk(text);
+    } catch (const Error&) {
+      if (!failed_on_syntax_) throw;
+      // simdjson cannot place every syntax error (stage 1 finds an unclosed
+      // string or bad UTF-8 without a position); the DOM parser can, and
+      // says it as every other snr reader does. Only broken input pays this.
+      (void)parse_json_input(text, source_);
+      throw;
     }
   }
-  if (start < inner.size()) parts.push_back(inner.substr(start));
-  return parts;
-}
 
-bool tensor_from_value(std::string_view type, const json& value, const json& shape, TensorRef& out) {
-  if (!value.is_array() || value.size() < 5) return false;
-  uint64_t fields[5];
-  for (size_t i = 0; i < 5; ++i) {
-    if (!json_to_uint64(value[i], fields[i])) return false;
-  }
-  out.tensor_id = fields[0];
-  out.storage_id = fields[1];
-  out.offset = fields[2];
-  out.num_elem = fields[3];
-  out.elem_bytes = fields[4];
-  out.device = value.size() > 5 && value[5].is_string() ? value[5].get<std::string>() : "";
-  const auto open = type.find('(');
-  const auto close = type.rfind(')');
-  uint64_t element_bytes = 0;
-  if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
-    element_bytes = dtype_size_bytes(type.substr(open + 1, close - open - 1));
-  }
-  bool shape_ok = shape.is_array() && element_bytes != 0;
-  uint64_t elements = 1;
-  if (shape_ok) {
-    for (const auto& dim : shape) {
-      uint64_t d = 0;
-      if (!json_to_uint64(dim, d)) {
-        shape_ok = false;
-        break;
+ private:
+  HostTrace walk(std::string& text) {
+    // nlohmann, which read these traces before, ends the input at a NUL byte
+    // outside a string (and refuses one inside, which the fallback above
+    // reports); so does this reader.
+    const size_t length = std::min(text.find('\0'), text.size());
+    // The root object with "nodes" emptied is walked here, and the nodes one
+    // window at a time (read_windows): simdjson's index then covers a window,
+    // not the whole trace.
+    std::string root_text;
+    std::string* root_source = &text;
+    size_t root_length = length;
+    auto split = find_root_array_windows(std::string_view(text.data(), length), "nodes", window_bytes_);
+    if (split && !split->windows.empty()) {
+      root_text.reserve(length - (split->array_end - split->array_begin) + 2 + simdjson::SIMDJSON_PADDING);
+      root_text.append(text, 0, split->array_begin);
+      root_text.append("[]");
+      root_text.append(text, split->array_end, length - split->array_end);
+      root_source = &root_text;
+      root_length = root_text.size();
+      windows_ = &*split;
+      full_text_ = &text;
+      piece_ = {Piece::Kind::kRoot, std::string_view(text.data(), length), split->array_begin, split->array_end, 0};
+    }
+    od::parser parser;
+    od::document doc;
+    start(parser, doc, *root_source, "not JSON: the document is empty", root_length);
+    if (type_of_document(doc) != od::json_type::object) {
+      // A scalar root is not a value the on-demand API walks; parse_json_input
+      // would have accepted it, so only its validity matters here.
+      validate_document(doc);
+      throw Error(fmt::format("{}: not a PyTorch execution trace: the document is not an object", source_));
+    }
+    od::object root;
+    check(doc.get_object().get(root), "");
+    bool have_nodes = false;
+    bool nodes_not_list = false;
+    for_each_field(root, std::string(), [&](std::string_view key, od::value value) {
+      if (key == "nodes") {
+        if (type_of(value, "nodes") != od::json_type::array) {
+          validate(value, 1, "nodes");
+          nodes_not_list = true;
+          return;
+        }
+        if (windows_ != nullptr) {
+          validate(value, 1, "nodes");  // the "[]" standing in for the windows
+          read_windows();
+        } else {
+          od::array nodes;
+          check(value.get_array().get(nodes), "nodes");
+          read_node_array(nodes);
+        }
+        have_nodes = true;
+        return;
       }
-      elements *= d;
+      std::string canonical;
+      append_canonical(value, canonical, 1, std::string(key));
+      trace_.root_fields[std::string(key)] = json::parse(canonical);
+    });
+    check_no_trailing_content();
+    if (!have_nodes || nodes_not_list) {
+      throw Error(fmt::format("{}: not a PyTorch execution trace: no \"nodes\" list", source_));
     }
+    const json& fields = trace_.root_fields;
+    const auto member = [](const json& object, const char* key) -> const json& {
+      static const json kNull;
+      if (!object.is_object()) return kNull;
+      const auto it = object.find(key);
+      return it == object.end() ? kNull : *it;
+    };
+    if (member(fields, "schema").is_string()) trace_.schema = member(fields, "schema").get<std::string>();
+    json_to_int64(member(fields, "pid"), trace_.pid);
+    int64_t rank = 0;
+    if (json_to_int64(member(fields, "rank"), rank)) {
+      trace_.rank = rank;
+    } else if (json_to_int64(member(member(fields, "distributedInfo"), "rank"), rank)) {
+      trace_.rank = rank;
+    }
+    trace_.linked = member(fields, "snr_linked").is_object();
+    return std::move(trace_);
   }
-  out.size_bytes = shape_ok ? elements * element_bytes : out.num_elem * out.elem_bytes;
-  return true;
-}
 
-void collect_tensors(std::string_view type, const json& value, const json& shape,
-                     std::vector<TensorRef>& out, int depth) {
-  if (depth > 16) return;  // lists of lists this deep do not occur; stop runaway input
-  if (type.starts_with("Tensor(") || type == "Tensor") {
-    TensorRef tensor;
-    if (tensor_from_value(type, value, shape, tensor)) out.push_back(std::move(tensor));
-    return;
+  od::json_type type_of_document(od::document& doc) {
+    od::json_type type = od::json_type::null;
+    check(doc.type().get(type), "");
+    return type;
   }
-  const auto open = type.find('[');
-  if (open == std::string_view::npos || !type.ends_with("]") || !value.is_array()) return;
-  const auto element_types = split_element_types(type.substr(open + 1, type.size() - open - 2));
-  if (element_types.empty()) return;
-  for (size_t i = 0; i < value.size(); ++i) {
-    const std::string_view element_type = element_types[std::min(i, element_types.size() - 1)];
-    const json& element_shape = shape.is_array() && i < shape.size() ? shape[i] : json();
-    collect_tensors(element_type, value[i], element_shape, out, depth + 1);
-  }
-}
 
-// Reads one argument list; returns an error reason or "".
-std::string read_values(const json& values, const json& shapes, const json& types,
-                        const json& strides, std::vector<HostValue>& out,
-                        std::vector<TensorRef>& tensors) {
-  if (values.is_null() && types.is_null()) return "";
-  if (!values.is_array() || !types.is_array()) return "values/types are not lists";
-  if (values.size() != types.size()) {
-    return fmt::format("{} values but {} types", values.size(), types.size());
-  }
-  out.reserve(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!types[i].is_string()) return fmt::format("type {} is not a string", i);
-    HostValue v;
-    v.type = types[i].get<std::string>();
-    v.value = values[i];
-    v.shape = shapes.is_array() && i < shapes.size() ? shapes[i] : json();
-    v.stride = strides.is_array() && i < strides.size() ? strides[i] : json();
-    collect_tensors(v.type, v.value, v.shape, tensors, 0);
-    out.push_back(std::move(v));
-  }
-  return "";
-}
-
-const json& member(const json& object, const char* key) {
-  static const json kNull;
-  const auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
-
-void read_scalar_fields(const json& source, HostNode& node, bool from_attrs) {
-  auto apply = [&node](std::string_view name, const json& value) -> bool {
-    uint64_t u = 0;
-    int64_t s = 0;
-    if (name == "rf_id") {
-      if (json_to_uint64(value, u)) node.rf_id = u;
-    } else if (name == "fw_parent") {
-      if (json_to_uint64(value, u)) node.fw_parent = u;
-    } else if (name == "seq_id") {
-      if (json_to_int64(value, s)) node.seq_id = s;
-    } else if (name == "scope") {
-      if (json_to_uint64(value, u)) node.scope = u;
-    } else if (name == "tid") {
-      if (json_to_uint64(value, u)) node.tid = u;
-    } else if (name == "fw_tid") {
-      if (json_to_uint64(value, u)) node.fw_tid = u;
-    } else if (name == "op_schema") {
-      if (value.is_string()) node.op_schema = value.get<std::string>();
+  void validate_document(od::document& doc) {
+    od::json_type type = type_of_document(doc);
+    if (type == od::json_type::array) {
+      od::array array;
+      check(doc.get_array().get(array), "");
+      for_each_element(array, "", [&](od::value item) { validate(item, 1, ""); });
+    } else if (type == od::json_type::string) {
+      std::string_view s;
+      check(doc.get_string().get(s), "");
+    } else if (type == od::json_type::number) {
+      double d = 0;
+      check(doc.get_double().get(d), "");
+    } else if (type == od::json_type::boolean) {
+      bool b = false;
+      check(doc.get_bool().get(b), "");
     } else {
+      bool null = false;
+      check(doc.is_null().get(null), "");
+      if (!null) fail_at_location("invalid literal", "");
+    }
+    check_no_trailing_content();
+  }
+
+  // `depth`: the list's own nesting depth (the root object is 0).
+  void read_list(od::value value, ListField& field, size_t depth, const std::string& path) {
+    const od::json_type type = type_of(value, path);
+    if (type == od::json_type::null) {
+      validate(value, depth, path);
+      field = ListField{};
+      return;
+    }
+    field.present = true;
+    field.elements.clear();
+    field.is_list = type == od::json_type::array;
+    if (!field.is_list) {
+      validate(value, depth, path);
+      return;
+    }
+    od::array array;
+    check(value.get_array().get(array), path);
+    for_each_element(array, path, [&](od::value item) {
+      field.elements.emplace_back();
+      append_canonical(item, field.elements.back(), depth + 1, path);
+    });
+  }
+
+  void read_argument_object(od::value value, ArgumentLists& lists, const std::string& path) {
+    od::object object;
+    check(value.get_object().get(object), path);
+    for_each_field(object, path, [&](std::string_view key, od::value v) {
+      if (key == "values") {
+        read_list(v, lists.values, 4, path);
+      } else if (key == "shapes") {
+        read_list(v, lists.shapes, 4, path);
+      } else if (key == "types") {
+        read_list(v, lists.types, 4, path);
+      } else if (key == "strides") {
+        read_list(v, lists.strides, 4, path);
+      } else {
+        validate(v, 4, path);
+      }
+    });
+  }
+
+  // Visits the objects of a node's list field (`value` at depth 3); a value
+  // that is not a list, or an element that is not an object, is validated
+  // and skipped (the reader is lenient there). False: not a list.
+  template <typename Visit>
+  bool for_each_listed_object(od::value value, const std::string& path, Visit&& visit) {
+    if (type_of(value, path) != od::json_type::array) {
+      validate(value, 3, path);
       return false;
     }
+    od::array array;
+    check(value.get_array().get(array), path);
+    for_each_element(array, path, [&](od::value item) {
+      if (type_of(item, path) != od::json_type::object) {
+        validate(item, 4, path);
+        return;
+      }
+      od::object object;
+      check(item.get_object().get(object), path);
+      visit(object);
+    });
     return true;
-  };
-  if (from_attrs) {
-    for (const auto& attr : source) {
-      if (!attr.is_object()) continue;
-      const json& name = member(attr, "name");
-      if (!name.is_string()) continue;
-      if (!apply(name.get<std::string>(), member(attr, "value"))) node.extra_attrs.push_back(attr);
-    }
-    return;
   }
-  for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
-    const json& value = member(source, key);
-    if (!value.is_null()) apply(key, value);
-  }
-}
 
-void read_device_fields(const json& object, HostNode& node) {
-  const json& kind = member(object, "snr_kind");
-  if (kind.is_string()) {
-    const auto& k = kind.get_ref<const std::string&>();
-    if (k == "kernel") node.kind = HostNodeKind::kKernel;
-    if (k == "gpu_memcpy") node.kind = HostNodeKind::kGpuMemcpy;
-    if (k == "gpu_memset") node.kind = HostNodeKind::kGpuMemset;
+  void read_attrs(od::value value, RawNode& raw, const std::string& path) {
+    // Any list, even an empty or all-invalid one, makes the node a 1.0.2+ one.
+    raw.has_attrs = for_each_listed_object(value, path, [&](od::object object) {
+      std::vector<std::pair<std::string_view, std::string>> fields;
+      std::optional<std::string> name;
+      std::string value_text = "null";
+      for_each_field(object, path, [&](std::string_view key, od::value v) {
+        fields.emplace_back(key, std::string());
+        append_canonical(v, fields.back().second, 5, path);
+        if (key == "name") name = json_text_string(fields.back().second);
+        if (key == "value") value_text = fields.back().second;
+      });
+      if (!name) return;
+      if (is_scalar_field(*name)) {
+        raw.attrs.emplace_back(std::move(*name), std::move(value_text));
+        raw.attr_texts.emplace_back();
+        return;
+      }
+      std::sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::string whole = "{";
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (i != 0) whole.push_back(',');
+        append_json_string(whole, fields[i].first);
+        whole.push_back(':');
+        whole += fields[i].second;
+      }
+      whole.push_back('}');
+      raw.attrs.emplace_back(std::move(*name), std::string());
+      raw.attr_texts.emplace_back(std::move(whole));
+    });
   }
-  int64_t value = 0;
-  if (json_to_int64(member(object, "ts_ns"), value)) node.ts_ns = value;
-  if (json_to_int64(member(object, "dur_ns"), value) && value >= 0) node.dur_ns = value;
-  if (json_to_int64(member(object, "launch_ts_ns"), value)) node.launch_ts_ns = value;
-  if (json_to_int64(member(object, "stream"), value)) node.stream = value;
-  if (json_to_int64(member(object, "device"), value)) node.device = value;
-  if (json_to_int64(member(object, "correlation"), value)) node.correlation = value;
-  const json& syncs = member(object, "syncs");
-  if (syncs.is_array()) {
-    for (const auto& s : syncs) {
+
+  void read_syncs(od::value value, HostNode& node, const std::string& path) {
+    for_each_listed_object(value, path, [&](od::object object) {
+      std::optional<std::string_view> api;
+      JsonNumber ts, stream;
+      for_each_field(object, path, [&](std::string_view key, od::value v) {
+        if (key == "api") {
+          api = string_or_other(v, 5, path);
+        } else if (key == "ts_ns") {
+          ts = number(v, 5, path);
+        } else if (key == "stream") {
+          stream = number(v, 5, path);
+        } else {
+          validate(v, 5, path);
+        }
+      });
       HostSyncCall call;
-      if (!s.is_object() || !member(s, "api").is_string() ||
-          !json_to_int64(member(s, "ts_ns"), call.ts_ns)) {
-        continue;
-      }
-      call.api = member(s, "api").get<std::string>();
-      json_to_int64(member(s, "stream"), call.stream);
+      if (!api || !ts.to_int64(call.ts_ns)) return;
+      call.api.assign(api->data(), api->size());
+      (void)stream.to_int64(call.stream);
       node.syncs.push_back(std::move(call));
-    }
+    });
   }
-  const json& waits = member(object, "stream_waits");
-  if (waits.is_array()) {
-    for (const auto& w : waits) {
+
+  void read_stream_waits(od::value value, HostNode& node, const std::string& path) {
+    for_each_listed_object(value, path, [&](od::object object) {
+      JsonNumber ts, stream, wait_on;
+      for_each_field(object, path, [&](std::string_view key, od::value v) {
+        if (key == "ts_ns") {
+          ts = number(v, 5, path);
+        } else if (key == "stream") {
+          stream = number(v, 5, path);
+        } else if (key == "wait_on_stream") {
+          wait_on = number(v, 5, path);
+        } else {
+          validate(v, 5, path);
+        }
+      });
       HostStreamWait wait;
-      if (!w.is_object() || !json_to_int64(member(w, "ts_ns"), wait.ts_ns)) continue;
-      json_to_int64(member(w, "stream"), wait.stream);
-      json_to_int64(member(w, "wait_on_stream"), wait.wait_on_stream);
+      if (!ts.to_int64(wait.ts_ns)) return;
+      (void)stream.to_int64(wait.stream);
+      (void)wait_on.to_int64(wait.wait_on_stream);
       node.stream_waits.push_back(wait);
+    });
+  }
+
+  // Reads the field `key` of a node object into `raw` (structure) or `node`
+  // (device fields of linked traces, which need no layout).
+  void read_node_field(std::string_view key, od::value v, RawNode& raw, HostNode& node, const std::string& path) {
+    int64_t s = 0;
+    if (key == "id") {
+      if (type_of(v, path) == od::json_type::number) {
+        append_canonical(v, raw.id_text, 3, path);
+        uint64_t id = 0;
+        if (json_text_to_uint64(raw.id_text, id)) raw.id = id;
+      } else {
+        validate(v, 3, path);
+      }
+    } else if (key == "name") {
+      if (auto name = string_or_other(v, 3, path)) raw.name.emplace(*name);
+    } else if (key == "ctrl_deps" || key == "parent") {
+      JsonNumber& target = key == "ctrl_deps" ? raw.ctrl_deps : raw.parent;
+      if (type_of(v, path) == od::json_type::null) {
+        validate(v, 3, path);
+        target = JsonNumber{};
+      } else {
+        target = number(v, 3, path);
+      }
+    } else if (key == "inputs" || key == "outputs") {
+      ArgumentLists& lists = key == "inputs" ? raw.inputs : raw.outputs;
+      if (type_of(v, path) == od::json_type::object) {
+        (key == "inputs" ? raw.inputs_object : raw.outputs_object) = true;
+        // Both layouts fill the same lists; which one counts is decided at the end.
+        read_argument_object(v, lists, path);
+        flat_values_[key == "inputs" ? 0 : 1] = ListField{};
+      } else {
+        read_list(v, flat_values_[key == "inputs" ? 0 : 1], 3, path);
+      }
+    } else if (key == "input_shapes" || key == "input_types" || key == "input_strides" || key == "output_shapes" ||
+               key == "output_types" || key == "output_strides") {
+      ListField& field = flat_lists_[(key.starts_with("input") ? 0 : 3) +
+                                     (key.ends_with("shapes") ? 0 : key.ends_with("types") ? 1 : 2)];
+      read_list(v, field, 3, path);
+    } else if (key == "attrs") {
+      read_attrs(v, raw, path);
+    } else if (is_scalar_field(key)) {
+      raw.flat_scalars.emplace_back(key, std::string());
+      append_canonical(v, raw.flat_scalars.back().second, 3, path);
+    } else if (key == "snr_kind") {
+      if (auto kind = string_or_other(v, 3, path)) {
+        if (*kind == "kernel") node.kind = HostNodeKind::kKernel;
+        if (*kind == "gpu_memcpy") node.kind = HostNodeKind::kGpuMemcpy;
+        if (*kind == "gpu_memset") node.kind = HostNodeKind::kGpuMemset;
+      }
+    } else if (key == "ts_ns") {
+      if (number(v, 3, path).to_int64(s)) node.ts_ns = s;
+    } else if (key == "dur_ns") {
+      if (number(v, 3, path).to_int64(s) && s >= 0) node.dur_ns = s;
+    } else if (key == "launch_ts_ns") {
+      if (number(v, 3, path).to_int64(s)) node.launch_ts_ns = s;
+    } else if (key == "stream") {
+      if (number(v, 3, path).to_int64(s)) node.stream = s;
+    } else if (key == "device") {
+      if (number(v, 3, path).to_int64(s)) node.device = s;
+    } else if (key == "correlation") {
+      if (number(v, 3, path).to_int64(s)) node.correlation = s;
+    } else if (key == "syncs") {
+      read_syncs(v, node, path);
+    } else if (key == "stream_waits") {
+      read_stream_waits(v, node, path);
+    } else {
+      validate(v, 3, path);
     }
   }
-}
 
-std::string node_id_text(const json& object) {
-  const json& id = member(object, "id");
-  return id.is_number() ? id.dump() : "";
-}
+  // Returns "" on success or why the node was skipped.
+  std::string finish_node(RawNode& raw, HostNode& node) {
+    if (!raw.is_object) return "not an object";
+    if (!raw.id) return "no non-negative integer \"id\"";
+    node.id = *raw.id;
+    if (!raw.name) return "no string \"name\"";
+    node.name = std::move(*raw.name);
+    const JsonNumber& parent = raw.ctrl_deps.present ? raw.ctrl_deps : raw.parent;
+    uint64_t parent_id = 0;
+    if (parent.to_uint64(parent_id)) node.parent_id = parent_id;
 
-// Returns "" on success or why the node was skipped.
-std::string read_node(const json& object, HostNode& node) {
-  if (!object.is_object()) return "not an object";
-  if (!json_to_uint64(member(object, "id"), node.id)) return "no non-negative integer \"id\"";
-  const json& name = member(object, "name");
-  if (!name.is_string()) return "no string \"name\"";
-  node.name = name.get<std::string>();
-
-  uint64_t parent = 0;
-  const json& ctrl_deps = member(object, "ctrl_deps");
-  const json& parent_field = ctrl_deps.is_null() ? member(object, "parent") : ctrl_deps;
-  if (json_to_uint64(parent_field, parent)) node.parent_id = parent;
-
-  const json& inputs = member(object, "inputs");
-  const json& outputs = member(object, "outputs");
-  std::string problem;
-  if (inputs.is_object() || outputs.is_object()) {
-    // 1.0.2+ layout.
-    problem = read_values(member(inputs, "values"), member(inputs, "shapes"),
-                          member(inputs, "types"), member(inputs, "strides"), node.inputs,
-                          node.input_tensors);
-    if (!problem.empty()) return "inputs: " + problem;
-    problem = read_values(member(outputs, "values"), member(outputs, "shapes"),
-                          member(outputs, "types"), member(outputs, "strides"), node.outputs,
-                          node.output_tensors);
-    if (!problem.empty()) return "outputs: " + problem;
-    const json& attrs = member(object, "attrs");
-    if (attrs.is_array()) read_scalar_fields(attrs, node, true);
-  } else {
-    // 1.0.1 layout.
-    problem = read_values(inputs, member(object, "input_shapes"), member(object, "input_types"),
-                          member(object, "input_strides"), node.inputs, node.input_tensors);
-    if (!problem.empty()) return "inputs: " + problem;
-    problem = read_values(outputs, member(object, "output_shapes"),
-                          member(object, "output_types"), member(object, "output_strides"),
-                          node.outputs, node.output_tensors);
-    if (!problem.empty()) return "outputs: " + problem;
-    read_scalar_fields(object, node, false);
-  }
-  read_device_fields(object, node);
-  return "";
-}
-
-void read_process_groups(const HostNode& node, HostTrace& trace, size_t index) {
-  if (node.inputs.empty() || !node.inputs[0].value.is_string()) return;
-  try {
-    const json groups = parse_json_input(node.inputs[0].value.get<std::string>(), "");
-    if (!groups.is_array()) throw json::type_error::create(302, "not a list", nullptr);
-    for (const auto& g : groups) {
-      ProcessGroupInfo info;
-      if (member(g, "pg_name").is_string()) info.pg_name = member(g, "pg_name").get<std::string>();
-      if (member(g, "backend_config").is_string()) {
-        info.backend_config = member(g, "backend_config").get<std::string>();
-      }
-      json_to_int64(member(g, "group_size"), info.group_size);
-      json_to_int64(member(g, "backend_id"), info.backend_id);
-      if (member(g, "ranks").is_array()) {
-        for (const auto& r : member(g, "ranks")) {
-          int64_t rank = 0;
-          if (json_to_int64(r, rank)) info.ranks.push_back(rank);
+    std::string problem;
+    if (raw.inputs_object || raw.outputs_object) {
+      // 1.0.2+ layout: a list where an object belongs counts as no lists.
+      if (!raw.inputs_object) raw.inputs = ArgumentLists{};
+      if (!raw.outputs_object) raw.outputs = ArgumentLists{};
+      problem = read_values(raw.inputs, node.inputs, node.input_tensors);
+      if (!problem.empty()) return "inputs: " + problem;
+      problem = read_values(raw.outputs, node.outputs, node.output_tensors);
+      if (!problem.empty()) return "outputs: " + problem;
+      for (size_t i = 0; i < raw.attrs.size(); ++i) {
+        if (raw.attr_texts[i]) {
+          node.extra_attrs.push_back(std::move(*raw.attr_texts[i]));
+        } else {
+          apply_scalar(raw.attrs[i].first, raw.attrs[i].second, node);
         }
       }
-      trace.process_groups.push_back(std::move(info));
+    } else {
+      // 1.0.1 layout.
+      ArgumentLists inputs{std::move(flat_values_[0]), std::move(flat_lists_[0]), std::move(flat_lists_[1]),
+                           std::move(flat_lists_[2])};
+      problem = read_values(inputs, node.inputs, node.input_tensors);
+      if (!problem.empty()) return "inputs: " + problem;
+      ArgumentLists outputs{std::move(flat_values_[1]), std::move(flat_lists_[3]), std::move(flat_lists_[4]),
+                            std::move(flat_lists_[5])};
+      problem = read_values(outputs, node.outputs, node.output_tensors);
+      if (!problem.empty()) return "outputs: " + problem;
+      for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
+        for (const auto& [name, text] : raw.flat_scalars) {
+          if (name == key && text != "null") apply_scalar(name, text, node);
+        }
+      }
     }
-  } catch (const json::exception& e) {
-    trace.skipped.push_back({index, std::to_string(node.id),
-                             fmt::format("unreadable process-group description: {}", e.what())});
-  } catch (const Error& e) {
-    trace.skipped.push_back({index, std::to_string(node.id),
-                             fmt::format("unreadable process-group description: {}", e.what())});
+    return "";
   }
-}
+
+  void read_windows() {
+    const ArrayWindows& split = *windows_;
+    windows_ = nullptr;
+    walk_windows(split, *full_text_, "not JSON: the document is empty", "nodes",
+                 [this](od::array nodes) { read_node_array(nodes); });
+  }
+
+  void read_node_array(od::array nodes) {
+    std::string path;
+    for_each_element(nodes, "nodes", [&](od::value item) {
+      const size_t index = next_index_++;
+      path.assign("nodes[");
+      fmt::format_to(std::back_inserter(path), "{}]", index);
+      RawNode raw;
+      HostNode node;
+      for (auto& list : flat_values_) list = ListField{};
+      for (auto& list : flat_lists_) list = ListField{};
+      if (type_of(item, path) == od::json_type::object) {
+        raw.is_object = true;
+        od::object object;
+        check(item.get_object().get(object), path);
+        for_each_field(object, path,
+                       [&](std::string_view key, od::value v) { read_node_field(key, v, raw, node, path); });
+      } else {
+        validate(item, 2, path);
+      }
+      std::string problem = finish_node(raw, node);
+      if (problem.empty() && !seen_ids_.insert(node.id).second) problem = "duplicate id";
+      if (!problem.empty()) {
+        trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
+      } else {
+        if (node.name == "## process_group:init ##") read_process_groups(node, index);
+        trace_.nodes.push_back(std::move(node));
+      }
+    });
+  }
+
+  void read_process_groups(const HostNode& node, size_t index) {
+    if (node.inputs.empty()) return;
+    const auto description = json_text_string(node.inputs[0].value);
+    if (!description) return;
+    const auto member = [](const json& object, const char* key) -> const json& {
+      static const json kNull;
+      if (!object.is_object()) return kNull;
+      const auto it = object.find(key);
+      return it == object.end() ? kNull : *it;
+    };
+    try {
+      const json groups = parse_json_input(*description, "");
+      if (!groups.is_array()) throw json::type_error::create(302, "not a list", nullptr);
+      for (const auto& g : groups) {
+        ProcessGroupInfo info;
+        if (member(g, "pg_name").is_string()) info.pg_name = member(g, "pg_name").get<std::string>();
+        if (member(g, "backend_config").is_string()) {
+          info.backend_config = member(g, "backend_config").get<std::string>();
+        }
+        json_to_int64(member(g, "group_size"), info.group_size);
+        json_to_int64(member(g, "backend_id"), info.backend_id);
+        if (member(g, "ranks").is_array()) {
+          for (const auto& r : member(g, "ranks")) {
+            int64_t rank = 0;
+            if (json_to_int64(r, rank)) info.ranks.push_back(rank);
+          }
+        }
+        trace_.process_groups.push_back(std::move(info));
+      }
+    } catch (const json::exception& e) {
+      trace_.skipped.push_back({index, std::to_string(node.id),
+                                fmt::format("unreadable process-group description: {}", e.what())});
+    } catch (const Error& e) {
+      trace_.skipped.push_back({index, std::to_string(node.id),
+                                fmt::format("unreadable process-group description: {}", e.what())});
+    }
+  }
+
+  size_t window_bytes_;
+  HostTrace trace_;
+  const ArrayWindows* windows_ = nullptr;  // the "nodes" windows while not yet read
+  const std::string* full_text_ = nullptr;
+  size_t next_index_ = 0;
+  std::unordered_set<uint64_t> seen_ids_;
+  // The 1.0.1 flat lists of the node being read: "inputs", "outputs", then
+  // input_{shapes,types,strides}, output_{shapes,types,strides}.
+  ListField flat_values_[2];
+  ListField flat_lists_[6];
+};
 
 }  // namespace
-
-uint64_t dtype_size_bytes(std::string_view dtype) {
-  for (const auto& entry : kDtypeSizes) {
-    if (entry.name == dtype) return entry.bytes;
-  }
-  return 0;
-}
 
 bool is_trace_annotation(std::string_view name) {
   if (name.starts_with("## ") && name.ends_with(" ##")) return true;
@@ -303,50 +530,27 @@ bool is_trace_annotation(std::string_view name) {
 }
 
 HostTrace parse_host_trace(const json& document, const std::string& source_name) {
-  if (!document.is_object()) {
-    throw Error(fmt::format("{}: not a PyTorch execution trace: the document is not an object",
-                            source_name));
-  }
-  const json& nodes = member(document, "nodes");
-  if (!nodes.is_array()) {
-    throw Error(fmt::format("{}: not a PyTorch execution trace: no \"nodes\" list", source_name));
-  }
-  HostTrace trace;
-  if (member(document, "schema").is_string()) trace.schema = member(document, "schema").get<std::string>();
-  json_to_int64(member(document, "pid"), trace.pid);
-  int64_t rank = 0;
-  if (json_to_int64(member(document, "rank"), rank)) trace.rank = rank;
-  else if (json_to_int64(member(member(document, "distributedInfo"), "rank"), rank)) trace.rank = rank;
-  trace.linked = member(document, "snr_linked").is_object();
-  for (auto it = document.begin(); it != document.end(); ++it) {
-    if (it.key() != "nodes") trace.root_fields[it.key()] = it.value();
-  }
-
-  std::unordered_set<uint64_t> seen_ids;
-  seen_ids.reserve(nodes.size());
-  trace.nodes.reserve(nodes.size());
-  for (size_t index = 0; index < nodes.size(); ++index) {
-    HostNode node;
-    std::string problem = read_node(nodes[index], node);
-    if (problem.empty() && !seen_ids.insert(node.id).second) {
-      problem = "duplicate id";
-    }
-    if (!problem.empty()) {
-      trace.skipped.push_back({index, node_id_text(nodes[index]), std::move(problem)});
-      continue;
-    }
-    if (node.name == "## process_group:init ##") read_process_groups(node, trace, index);
-    trace.nodes.push_back(std::move(node));
-  }
-  return trace;
+  std::string text = document.dump();
+  return HostReader(text, source_name).read(text);
 }
 
 HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name) {
-  return parse_host_trace(parse_json_document(text, source_name), source_name);
+  return detail::parse_host_trace_text(text, source_name, HostReader::kWindowBytes);
 }
 
+namespace detail {
+HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes) {
+  std::string owned = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+                              static_cast<unsigned char>(text[1]) == 0x8b
+                          ? gunzip(text, source_name)
+                          : std::string(text);
+  return HostReader(owned, source_name, window_bytes).read(owned);
+}
+}  // namespace detail
+
 HostTrace read_host_trace(const std::filesystem::path& path) {
-  return parse_host_trace(parse_json_document(read_maybe_gzip(path), path.string()), path.string());
+  std::string text = read_maybe_gzip(path);
+  return HostReader(text, path.string()).read(text);
 }
 
 }  // namespace snr::pytorch

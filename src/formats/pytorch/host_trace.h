@@ -12,6 +12,14 @@
 // (no integer id, duplicate id, inputs that are not lists) is skipped and
 // recorded in `skipped` with its index and id. A document that is not JSON
 // or has no "nodes" list is an error naming the file.
+//
+// The document is streamed (simdjson on-demand: no DOM), "nodes" indexed and
+// walked a few megabytes at a time. Syntax errors are reported as
+// snr::parse_json_input words them (line, column, byte, key). Values kept only to
+// be written out again (arguments, shapes, strides, unknown attributes) are
+// kept as compact JSON text, exactly as nlohmann::json::dump() would write
+// them (sorted keys, nlohmann's escaping and number forms), so writers copy
+// them out unchanged; the json_text_* helpers below read such text.
 #pragma once
 
 #include <cstdint>
@@ -39,12 +47,13 @@ struct TensorRef {
   uint64_t size_bytes = 0;
 };
 
-// One positional argument or result, kept verbatim for re-serialisation.
+// One positional argument or result, kept verbatim for re-serialisation as
+// compact JSON text ("" reads as null).
 struct HostValue {
   std::string type;  // "Tensor(float)", "Int", "GenericList[Tensor(float)]", ...
-  nlohmann::json value;
-  nlohmann::json shape;
-  nlohmann::json stride;  // null when the schema has none
+  std::string value = "null";
+  std::string shape = "null";
+  std::string stride = "null";  // null when the schema has none
 };
 
 enum class HostNodeKind { kOperator, kKernel, kGpuMemcpy, kGpuMemset };
@@ -80,8 +89,9 @@ struct HostNode {
   std::vector<HostValue> outputs;
   std::vector<TensorRef> input_tensors;   // every tensor found in inputs, in order
   std::vector<TensorRef> output_tensors;  // every tensor found in outputs, in order
-  // Attributes of the 1.0.2+ "attrs" list that have no field above, verbatim.
-  nlohmann::json extra_attrs = nlohmann::json::array();
+  // Attributes of the 1.0.2+ "attrs" list that have no field above, verbatim
+  // as compact JSON objects.
+  std::vector<std::string> extra_attrs;
 
   // Device fields of linked traces; absent in plain execution traces.
   HostNodeKind kind = HostNodeKind::kOperator;
@@ -124,8 +134,27 @@ HostTrace parse_host_trace(const nlohmann::json& document, const std::string& so
 HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name);
 HostTrace read_host_trace(const std::filesystem::path& path);
 
+namespace detail {
+// parse_host_trace_text with the "nodes" list walked in windows of about
+// `window_bytes` (the readers use a few megabytes); for tests and fuzzing,
+// which must see the same trace whatever the window.
+HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes);
+}  // namespace detail
+
 // Bytes per element of a dtype as it appears in "Tensor(<dtype>)"; 0 if unknown.
 uint64_t dtype_size_bytes(std::string_view dtype);
+
+// Readers of the compact JSON text HostValue keeps (as nlohmann's dump()
+// writes it; "" is null). Numbers convert as json_to_int64/json_to_uint64 do
+// (integral doubles count); the string reader unescapes.
+bool json_text_to_int64(std::string_view text, int64_t& out);
+bool json_text_to_uint64(std::string_view text, uint64_t& out);
+std::optional<std::string> json_text_string(std::string_view text);
+// The top-level elements of a JSON array's text; false when `text` is not an array.
+bool json_text_elements(std::string_view text, std::vector<std::string_view>& out);
+// Appends `text` as a JSON string literal escaped as nlohmann's dump() does
+// (UTF-8 kept; control characters as \b \f \n \r \t or \u00xx).
+void append_json_string(std::string& out, std::string_view text);
 
 // True for the annotation nodes the observer writes as roots of each thread
 // and process ("[pytorch|profiler|execution_trace|thread]", the older

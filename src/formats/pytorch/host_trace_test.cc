@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -73,6 +76,73 @@ TEST(HostTrace, BrokenJsonNamesByteOffset) {
     EXPECT_NE(message.find("line 1, column 23 (byte 22)"), std::string::npos) << message;
   }
   EXPECT_THROW(parse_host_trace_text(R"({"traceEvents": []})", "kineto.json"), Error);
+}
+
+TEST(HostTrace, KeepsValuesAsNlohmannDumpText) {
+  const auto trace = parse_host_trace_text(
+      R"({"nodes": [{"id": 1, "name": "op", "inputs": {"values": [1.50, "a\u0041\n\/", {"b": 1, "a": [1e2]}, -0,
+        18446744073709551615, 123456789012345678901, true, null], "types": ["Double", "String", "Dict", "Int", "Int",
+        "Int", "Bool", "None"]}, "outputs": {}, "attrs": [{"value": "x", "type": "string", "name": "kernel_file"}]}]})",
+      "mem");
+  ASSERT_EQ(trace.nodes.size(), 1u);
+  const auto& inputs = trace.nodes[0].inputs;
+  ASSERT_EQ(inputs.size(), 8u);
+  EXPECT_EQ(inputs[0].value, "1.5");
+  EXPECT_EQ(inputs[1].value, R"("aA\n/")");
+  EXPECT_EQ(inputs[2].value, R"({"a":[100.0],"b":1})");
+  EXPECT_EQ(inputs[3].value, "0");
+  EXPECT_EQ(inputs[4].value, "18446744073709551615");
+  EXPECT_EQ(inputs[5].value, "1.2345678901234568e+20");
+  EXPECT_EQ(inputs[6].value, "true");
+  EXPECT_EQ(inputs[7].value, "null");
+  EXPECT_EQ(inputs[0].shape, "null");
+  ASSERT_EQ(trace.nodes[0].extra_attrs.size(), 1u);
+  EXPECT_EQ(trace.nodes[0].extra_attrs[0], R"({"name":"kernel_file","type":"string","value":"x"})");
+
+  int64_t i = 0;
+  uint64_t u = 0;
+  EXPECT_TRUE(json_text_to_int64("5.0", i));
+  EXPECT_EQ(i, 5);
+  EXPECT_FALSE(json_text_to_int64("5.5", i));
+  EXPECT_FALSE(json_text_to_int64("18446744073709551615", i));
+  EXPECT_TRUE(json_text_to_uint64("18446744073709551615", u));
+  EXPECT_FALSE(json_text_to_uint64("-1", u));
+  EXPECT_EQ(json_text_string(R"("a\"b")"), "a\"b");
+  EXPECT_FALSE(json_text_string("[]"));
+  std::vector<std::string_view> elements;
+  ASSERT_TRUE(json_text_elements(R"([1,"a,]",[2,3],{"k":"]"}])", elements));
+  EXPECT_EQ(elements, (std::vector<std::string_view>{"1", R"("a,]")", "[2,3]", R"({"k":"]"})"}));
+}
+
+TEST(HostTrace, WindowedWalkReadsTheSameTrace) {
+  const std::string text = R"json({"schema": "1.0.1", "nodes": [
+    {"id": 2, "name": "a", "parent": 1, "inputs": [[1,2,0,4,4,"cuda:0"]], "input_shapes": [[2,2]],
+     "input_types": ["Tensor(float)"]},
+    {"id": 2, "name": "dup"}, 7, {"id": 3, "name": "b", "parent": 2}], "pid": 5})json";
+  const auto whole = detail::parse_host_trace_text(text, "mem", std::numeric_limits<size_t>::max());
+  const auto one_node_each = detail::parse_host_trace_text(text, "mem", 1);
+  for (const auto* trace : {&whole, &one_node_each}) {
+    EXPECT_EQ(trace->pid, 5);
+    ASSERT_EQ(trace->nodes.size(), 2u);
+    EXPECT_EQ(trace->nodes[1].id, 3u);
+    ASSERT_EQ(trace->nodes[0].input_tensors.size(), 1u);
+    EXPECT_EQ(trace->nodes[0].input_tensors[0].size_bytes, 16u);
+    ASSERT_EQ(trace->skipped.size(), 2u);
+    EXPECT_EQ(trace->skipped[0].reason, "duplicate id");
+    EXPECT_EQ(trace->skipped[1].index, 2u);
+  }
+  // A syntax error inside a later window is still placed in the whole document.
+  try {
+    detail::parse_host_trace_text(R"({"nodes": [{"id": 1, "name": "a"}, {"id": 2,, "name": "b"}]})", "w.json", 1);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("w.json: line 1, column 46 (byte 45)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HostTrace, EndsAtNulLikeBefore) {
+  const std::string text = std::string(R"({"nodes": [{"id": 1, "name": "a"}]})") + std::string(4, '\0');
+  EXPECT_EQ(parse_host_trace_text(text, "mem").nodes.size(), 1u);
 }
 
 TEST(HostTrace, DtypeSizes) {

@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include <fmt/format.h>
@@ -14,10 +16,48 @@
 namespace snr::pytorch {
 
 namespace {
+
+// The streaming readers need this many readable bytes past the text
+// (simdjson::SIMDJSON_PADDING); room for them is reserved up front so that
+// the text is never copied to grow it.
+constexpr size_t kReadPaddingBytes = 64;
+
 bool has_gzip_magic(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
+
+// The inflated size a gzip stream declares in its trailer (ISIZE: the size
+// modulo 2^32 of its last member), capped at deflate's largest ratio so that
+// a corrupt trailer cannot ask for an absurd reservation.
+size_t declared_inflated_bytes(std::string_view compressed) {
+  if (compressed.size() < 18) return 0;
+  const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+  const size_t declared = static_cast<size_t>(tail[0]) | static_cast<size_t>(tail[1]) << 8 |
+                          static_cast<size_t>(tail[2]) << 16 | static_cast<size_t>(tail[3]) << 24;
+  constexpr size_t kMaxDeflateRatio = 1032;
+  return std::min(declared, compressed.size() * kMaxDeflateRatio);
+}
+
+// The whole file with room for the padding; read_file for what is not a
+// regular file (its errors name the path).
+std::string read_file_padded(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || !std::filesystem::is_regular_file(path, ec)) return read_file(path);
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return read_file(path);
+  std::string bytes;
+  bytes.reserve(size + kReadPaddingBytes);
+  bytes.resize(size);
+  const size_t got = std::fread(bytes.data(), 1, size, file);
+  const bool more = std::fgetc(file) != EOF;
+  std::fclose(file);
+  // A file that changed size while being read: the plain reader copes.
+  if (got != size || more) return read_file(path);
+  return bytes;
+}
+
 }  // namespace
 
 std::string gunzip(std::string_view compressed, const std::string& source_name) {
@@ -27,7 +67,7 @@ std::string gunzip(std::string_view compressed, const std::string& source_name) 
     throw Error(fmt::format("{}: cannot initialise gzip decoder", source_name));
   }
   std::string out;
-  out.reserve(compressed.size() * 6);
+  out.reserve(std::max(declared_inflated_bytes(compressed), compressed.size() * 6) + kReadPaddingBytes);
   char buffer[1 << 16];
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
   stream.avail_in = static_cast<uInt>(compressed.size());
@@ -59,7 +99,7 @@ std::string gunzip(std::string_view compressed, const std::string& source_name) 
 }
 
 std::string read_maybe_gzip(const std::filesystem::path& path) {
-  std::string bytes = read_file(path);
+  std::string bytes = read_file_padded(path);
   if (has_gzip_magic(bytes)) return gunzip(bytes, path.string());
   return bytes;
 }

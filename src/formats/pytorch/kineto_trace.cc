@@ -1,7 +1,6 @@
 #include "formats/pytorch/kineto_trace.h"
 
 #include <fmt/format.h>
-#include <simdjson.h>
 
 #include <array>
 #include <cmath>
@@ -12,14 +11,15 @@
 #include "common/file_io.h"
 #include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
+#include "formats/pytorch/json_windows.h"
+#include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
 
 namespace {
 
-namespace od = simdjson::ondemand;
-
-constexpr size_t kMaxDepth = 512;  // as parse_json_input
+namespace od = detail::od;
+using detail::JsonNumber;
 constexpr int64_t kMaxMicros = std::numeric_limits<int64_t>::max() / 1000 - 1;
 
 std::optional<KinetoCategory> category_from(std::string_view cat) {
@@ -54,28 +54,18 @@ bool micros_to_ns(double micros, int64_t& ns) {
   return true;
 }
 
-// A JSON value as the reader keeps it: absent, not a number, or the number.
-struct Number {
-  bool present = false;
-  bool numeric = false;
-  bool integral = false;  // fits int64_t
-  int64_t integer = 0;
-  double real = 0;        // when numeric && !integral (floats, integers beyond int64_t)
-
-  std::optional<int64_t> as_int64() const { return numeric && integral ? std::optional(integer) : std::nullopt; }
-  bool to_ns(int64_t& ns) const {
-    if (!numeric) return false;
-    return integral ? micros_to_ns(integer, ns) : micros_to_ns(real, ns);
-  }
-};
+bool number_to_ns(const JsonNumber& n, int64_t& ns) {
+  if (!n.numeric) return false;
+  return n.integral ? micros_to_ns(n.integer, ns) : micros_to_ns(n.real, ns);
+}
 
 // The fields of one traceEvents entry, read in one pass in any key order.
 // Strings point into the parser's buffer, valid until the document is done.
 struct RawEvent {
   std::optional<std::string_view> ph, cat, name;
   bool name_seen = false;
-  Number ts, dur, pid, tid;
-  Number external_id, record_function_id, correlation, stream, device, wait_on_stream;
+  JsonNumber ts, dur, pid, tid;
+  JsonNumber external_id, record_function_id, correlation, stream, device, wait_on_stream;
 };
 
 // Streams a Kineto document with simdjson's on-demand parser: no DOM, one
@@ -83,17 +73,30 @@ struct RawEvent {
 // not use are still walked, so a document is accepted exactly when it is
 // valid JSON (no duplicate keys, numbers within a double, nesting ≤ 512),
 // as everywhere else snr reads JSON.
-class Reader {
+class Reader : private detail::OndemandWalker {
  public:
-  Reader(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+  Reader(std::string_view text, const std::string& source) : OndemandWalker(text, source) {}
 
-  KinetoTrace read(simdjson::padded_string_view input) {
+  KinetoTrace read(std::string& text) {
+    // The root object with "traceEvents" emptied is walked here, and the
+    // events one window at a time (read_windows): simdjson's index then
+    // covers a window, not the whole trace.
+    std::string root_text;
+    std::string* root_source = &text;
+    auto split = find_root_array_windows(text, "traceEvents", kWindowBytes);
+    if (split && !split->windows.empty()) {
+      root_text.reserve(text.size() - (split->array_end - split->array_begin) + 2 + simdjson::SIMDJSON_PADDING);
+      root_text.append(text, 0, split->array_begin);
+      root_text.append("[]");
+      root_text.append(text, split->array_end, text.size() - split->array_end);
+      root_source = &root_text;
+      windows_ = &*split;
+      full_text_ = &text;
+      piece_ = {Piece::Kind::kRoot, text, split->array_begin, split->array_end, 0};
+    }
     od::parser parser;
     od::document doc;
-    // A document that failed to start (stage 1 rejects bad UTF-8 and
-    // unescaped control characters) has no position to ask for.
-    check(parser.iterate(input).get(doc), "");
-    doc_ = &doc;
+    start(parser, doc, *root_source, "not a Kineto trace: the document is empty");
     od::json_type type = od::json_type::null;
     check(doc.type().get(type), "");
     if (type != od::json_type::object) {
@@ -111,10 +114,17 @@ class Reader {
           validate(value, 1, "traceEvents");
           throw Error(fmt::format("{}: not a Kineto trace: \"traceEvents\" is not a list", source_));
         }
-        read_events(value);
+        if (windows_ != nullptr) {
+          validate(value, 1, "traceEvents");  // the "[]" standing in for the windows
+          read_windows();
+        } else {
+          od::array events;
+          check(value.get_array().get(events), "traceEvents");
+          read_event_array(events);
+        }
         have_events = true;
       } else if (key == "baseTimeNanoseconds") {
-        const Number base = number(value, 1, "baseTimeNanoseconds");
+        const JsonNumber base = number(value, 1, "baseTimeNanoseconds");
         if (!base.as_int64()) throw Error(fmt::format("{}: \"baseTimeNanoseconds\" is not an integer", source_));
         base_time_ns = *base.as_int64();
       } else if (key == "distributedInfo") {
@@ -123,12 +133,7 @@ class Reader {
         validate(value, 1, std::string(key));
       }
     });
-    // At the end, the document has no current location; anything else is
-    // content after the root object.
-    const char* trailing = nullptr;
-    if (doc.current_location().get(trailing) == simdjson::SUCCESS) {
-      fail_at_location("trailing content after the document", "");
-    }
+    check_no_trailing_content();
     if (!have_events) throw Error(fmt::format("{}: not a Kineto trace: no \"traceEvents\" list", source_));
     // baseTimeNanoseconds may follow the events (Kineto writes it last).
     if (base_time_ns) {
@@ -144,151 +149,6 @@ class Reader {
   }
 
  private:
-  // Keys of one object, to refuse duplicates (JSON leaves them undefined and
-  // a reader would silently keep one).
-  class KeySet {
-   public:
-    void insert(std::string_view key, Reader& reader, const std::string& path) {
-      for (size_t i = 0; i < small_count_; ++i) {
-        if (small_[i] == key) reader.fail_at_location(fmt::format("duplicate key '{}'", key), path);
-      }
-      for (std::string_view k : more_) {
-        if (k == key) reader.fail_at_location(fmt::format("duplicate key '{}'", key), path);
-      }
-      if (small_count_ < small_.size()) {
-        small_[small_count_++] = key;
-      } else {
-        more_.push_back(key);
-      }
-    }
-
-   private:
-    std::array<std::string_view, 16> small_{};
-    size_t small_count_ = 0;
-    std::vector<std::string_view> more_;
-  };
-
-  void check(simdjson::error_code error, std::string_view path) {
-    if (error == simdjson::SUCCESS) return;
-    fail_at_location(simdjson::error_message(error), path);
-  }
-
-  // Calls visit(key, value) for every field of `object` in document order,
-  // refusing a key that repeats.
-  template <typename Visit>
-  void for_each_field(od::object object, const std::string& path, Visit&& visit) {
-    KeySet keys;
-    for (auto field_result : object) {
-      od::field field;
-      check(std::move(field_result).get(field), path);
-      std::string_view key;
-      check(field.unescaped_key().get(key), path);
-      keys.insert(key, *this, path);
-      visit(key, field.value());
-    }
-  }
-
-  [[noreturn]] void fail_at_location(std::string_view reason, std::string_view path) {
-    std::string message = fmt::format("{}: ", source_);
-    const char* location = nullptr;
-    if (doc_ != nullptr && doc_->current_location().get(location) == simdjson::SUCCESS && location >= text_.data() &&
-        location <= text_.data() + text_.size()) {
-      message += describe_json_position(text_, static_cast<size_t>(location - text_.data()));
-    } else {
-      message += "invalid JSON";
-    }
-    if (!path.empty()) message += fmt::format(", key '{}'", path);
-    message += fmt::format(": {}", reason);
-    throw Error(std::move(message));
-  }
-
-  // Walks a value the reader does not use, so that it is validated.
-  void validate(od::value value, size_t depth, const std::string& path) {
-    od::json_type type = od::json_type::null;
-    check(value.type().get(type), path);
-    switch (type) {
-      case od::json_type::object: {
-        if (depth >= kMaxDepth) fail_at_location(fmt::format("nesting deeper than {}", kMaxDepth), path);
-        od::object object;
-        check(value.get_object().get(object), path);
-        for_each_field(object, path, [&](std::string_view, od::value v) { validate(v, depth + 1, path); });
-        break;
-      }
-      case od::json_type::array: {
-        if (depth >= kMaxDepth) fail_at_location(fmt::format("nesting deeper than {}", kMaxDepth), path);
-        od::array array;
-        check(value.get_array().get(array), path);
-        for (auto element : array) {
-          od::value item;
-          check(std::move(element).get(item), path);
-          validate(item, depth + 1, path);
-        }
-        break;
-      }
-      case od::json_type::number: (void)number(value, depth, path); break;
-      case od::json_type::string: {
-        std::string_view s;
-        check(value.get_string().get(s), path);
-        break;
-      }
-      case od::json_type::boolean: {
-        bool b = false;
-        check(value.get_bool().get(b), path);
-        break;
-      }
-      case od::json_type::null: {
-        bool null = false;
-        check(value.is_null().get(null), path);
-        if (!null) fail_at_location("invalid literal", path);
-        break;
-      }
-    }
-  }
-
-  Number number(od::value value, size_t depth, const std::string& path) {
-    Number n;
-    n.present = true;
-    od::json_type type = od::json_type::null;
-    check(value.type().get(type), path);
-    if (type != od::json_type::number) {
-      validate(value, depth, path);
-      return n;
-    }
-    od::number parsed;
-    const simdjson::error_code error = value.get_number().get(parsed);
-    n.numeric = true;
-    if (error == simdjson::NUMBER_ERROR) {
-      // An integer literal beyond 64 bits is a double, as in nlohmann; a
-      // number beyond a double's range (1e400) is an error, as everywhere.
-      if (value.get_double().get(n.real) != simdjson::SUCCESS) {
-        fail_at_location("not a number, or out of the range of a double", path);
-      }
-      return n;
-    }
-    check(error, path);
-    switch (parsed.get_number_type()) {
-      case od::number_type::signed_integer:
-        n.integral = true;
-        n.integer = parsed.get_int64();
-        break;
-      case od::number_type::unsigned_integer: n.real = static_cast<double>(parsed.get_uint64()); break;
-      case od::number_type::floating_point_number: n.real = parsed.get_double(); break;
-    }
-    return n;
-  }
-
-  std::optional<std::string_view> string_or_other(od::value value, const std::string& path) {
-    od::json_type type = od::json_type::null;
-    check(value.type().get(type), path);
-    if (type != od::json_type::string) {
-      validate(value, 2, path);
-      return std::nullopt;
-    }
-    std::string_view s;
-    check(value.get_string().get(s), path);
-    return s;
-  }
-
   void read_distributed_info(od::value value) {
     od::json_type type = od::json_type::null;
     check(value.type().get(type), "distributedInfo");
@@ -340,12 +200,12 @@ class Reader {
     RawEvent raw;
     for_each_field(object, path, [&](std::string_view key, od::value v) {
       if (key == "ph") {
-        raw.ph = string_or_other(v, path);
+        raw.ph = string_or_other(v, 2, path);
       } else if (key == "cat") {
-        raw.cat = string_or_other(v, path);
+        raw.cat = string_or_other(v, 2, path);
       } else if (key == "name") {
         raw.name_seen = true;
-        raw.name = string_or_other(v, path);
+        raw.name = string_or_other(v, 2, path);
       } else if (key == "ts") {
         raw.ts = number(v, 3, path);
       } else if (key == "dur") {
@@ -368,9 +228,9 @@ class Reader {
     event.category = category;
     if (!raw.name) return "no string \"name\"";
     event.name.assign(raw.name->data(), raw.name->size());
-    if (!raw.ts.to_ns(event.ts_ns)) return "no numeric \"ts\"";
+    if (!number_to_ns(raw.ts, event.ts_ns)) return "no numeric \"ts\"";
     if (raw.dur.present) {
-      if (!raw.dur.to_ns(event.dur_ns) || event.dur_ns < 0) return "bad \"dur\"";
+      if (!number_to_ns(raw.dur, event.dur_ns) || event.dur_ns < 0) return "bad \"dur\"";
     }
     // Device events may carry string pids/tids in exotic exporters; host
     // events need integer threads because runtime calls are attributed per
@@ -389,10 +249,15 @@ class Reader {
     return "";
   }
 
-  void read_events(od::value value) {
-    od::array events;
-    check(value.get_array().get(events), "traceEvents");
-    size_t index = 0;
+  void read_windows() {
+    const ArrayWindows& split = *windows_;
+    windows_ = nullptr;
+    walk_windows(split, *full_text_, "not a Kineto trace: the document is empty", "traceEvents",
+                 [this](od::array events) { read_event_array(events); });
+  }
+
+  void read_event_array(od::array events) {
+    size_t& index = next_index_;
     std::string path, args_path;  // reused: no allocation per event
     for (auto element : events) {
       path.assign("traceEvents[");
@@ -429,22 +294,18 @@ class Reader {
     }
   }
 
-  std::string_view text_;
-  const std::string& source_;
-  od::document* doc_ = nullptr;
+  // Windows of about this many bytes keep simdjson's index (4 bytes per
+  // structural character) and string buffer a few megabytes.
+  static constexpr size_t kWindowBytes = 4 << 20;
+
   KinetoTrace trace_;
+  const ArrayWindows* windows_ = nullptr;  // the "traceEvents" windows while not yet read
+  const std::string* full_text_ = nullptr;
+  size_t next_index_ = 0;
 };
 
-// `text` must have simdjson's padding of readable bytes past its end.
 KinetoTrace parse_padded(std::string& text, const std::string& source_name) {
-  // simdjson 3.0's on-demand parser reads its (unallocated) structural index
-  // on a document without any token instead of reporting it empty.
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw Error(fmt::format("{}: not a Kineto trace: the document is empty", source_name));
-  }
-  if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
-  const simdjson::padded_string_view input(text.data(), text.size(), text.capacity());
-  return Reader(text, source_name).read(input);
+  return Reader(text, source_name).read(text);
 }
 
 bool has_gzip_magic(std::string_view bytes) {

@@ -10,8 +10,9 @@
 // nanosecond-precision variant writes ts relative to a root
 // "baseTimeNanoseconds"; older traces have no base and absolute µs ts).
 //
-// The document is streamed (simdjson on-demand: no DOM), so memory is the
-// text plus the kept events; values the reader does not use are still
+// The document is streamed (simdjson on-demand: no DOM) and "traceEvents"
+// is indexed and walked a few megabytes at a time, so memory is the text plus
+// the kept events; values the reader does not use are still
 // walked, so it accepts exactly the valid JSON every other snr reader
 // accepts (no duplicate keys, numbers within a double, nesting <= 512).
 // Errors name the file, line, column, byte and key path.

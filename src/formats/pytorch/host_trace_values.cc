@@ -1,0 +1,164 @@
+#include "formats/pytorch/host_trace_values.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace snr::pytorch {
+namespace {
+
+struct DtypeSize {
+  std::string_view name;
+  uint64_t bytes;
+};
+
+// Names as c10::toString(ScalarType) prints them inside "Tensor(...)".
+constexpr DtypeSize kDtypeSizes[] = {
+    {"float", 4},          {"double", 8},         {"c10::Half", 2},       {"c10::BFloat16", 2},
+    {"half", 2},           {"bfloat16", 2},       {"long int", 8},        {"long", 8},
+    {"int64_t", 8},        {"int", 4},            {"short int", 2},       {"short", 2},
+    {"signed char", 1},    {"unsigned char", 1},  {"bool", 1},            {"c10::complex<float>", 8},
+    {"c10::complex<double>", 16}, {"c10::complex<c10::Half>", 4},
+    {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}, {"c10::Float8_e4m3fnuz", 1},
+    {"c10::Float8_e5m2fnuz", 1}, {"c10::qint8", 1}, {"c10::quint8", 1}, {"c10::qint32", 4},
+    {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8},
+};
+
+// Splits the comma-separated element types of "GenericList[a,b]" at top level.
+std::vector<std::string_view> split_element_types(std::string_view inner) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < inner.size(); ++i) {
+    const char c = inner[i];
+    if (c == '[' || c == '(' || c == '<') ++depth;
+    if (c == ']' || c == ')' || c == '>') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(inner.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (start < inner.size()) parts.push_back(inner.substr(start));
+  return parts;
+}
+
+bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out) {
+  std::vector<std::string_view> fields;
+  if (!json_text_elements(value, fields) || fields.size() < 5) return false;
+  uint64_t numbers[5];
+  for (size_t i = 0; i < 5; ++i) {
+    if (!json_text_to_uint64(fields[i], numbers[i])) return false;
+  }
+  out.tensor_id = numbers[0];
+  out.storage_id = numbers[1];
+  out.offset = numbers[2];
+  out.num_elem = numbers[3];
+  out.elem_bytes = numbers[4];
+  out.device = fields.size() > 5 ? json_text_string(fields[5]).value_or("") : "";
+  const auto open = type.find('(');
+  const auto close = type.rfind(')');
+  uint64_t element_bytes = 0;
+  if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
+    element_bytes = dtype_size_bytes(type.substr(open + 1, close - open - 1));
+  }
+  std::vector<std::string_view> dims;
+  bool shape_ok = element_bytes != 0 && json_text_elements(shape, dims);
+  uint64_t elements = 1;
+  if (shape_ok) {
+    for (std::string_view dim : dims) {
+      uint64_t d = 0;
+      if (!json_text_to_uint64(dim, d)) {
+        shape_ok = false;
+        break;
+      }
+      elements *= d;
+    }
+  }
+  out.size_bytes = shape_ok ? elements * element_bytes : out.num_elem * out.elem_bytes;
+  return true;
+}
+
+void collect_tensors(std::string_view type, std::string_view value, std::string_view shape,
+                     std::vector<TensorRef>& out, int depth) {
+  if (depth > 16) return;  // lists of lists this deep do not occur; stop runaway input
+  if (type.starts_with("Tensor(") || type == "Tensor") {
+    TensorRef tensor;
+    if (tensor_from_value(type, value, shape, tensor)) out.push_back(std::move(tensor));
+    return;
+  }
+  const auto open = type.find('[');
+  if (open == std::string_view::npos || !type.ends_with("]")) return;
+  std::vector<std::string_view> values;
+  if (!json_text_elements(value, values)) return;
+  const auto element_types = split_element_types(type.substr(open + 1, type.size() - open - 2));
+  if (element_types.empty()) return;
+  std::vector<std::string_view> shapes;
+  json_text_elements(shape, shapes);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string_view element_type = element_types[std::min(i, element_types.size() - 1)];
+    collect_tensors(element_type, values[i], i < shapes.size() ? shapes[i] : std::string_view("null"), out,
+                    depth + 1);
+  }
+}
+
+}  // namespace
+
+uint64_t dtype_size_bytes(std::string_view dtype) {
+  for (const auto& entry : kDtypeSizes) {
+    if (entry.name == dtype) return entry.bytes;
+  }
+  return 0;
+}
+
+namespace detail {
+
+// Reads one argument list; returns an error reason or "".
+std::string read_values(ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors) {
+  if (!lists.values.present && !lists.types.present) return "";
+  if (!lists.values.is_list || !lists.types.is_list) return "values/types are not lists";
+  const auto& values = lists.values.elements;
+  const auto& types = lists.types.elements;
+  if (values.size() != types.size()) return fmt::format("{} values but {} types", values.size(), types.size());
+  out.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    auto type = json_text_string(types[i]);
+    if (!type) return fmt::format("type {} is not a string", i);
+    HostValue v;
+    v.type = std::move(*type);
+    v.value = std::move(lists.values.elements[i]);
+    if (i < lists.shapes.elements.size()) v.shape = std::move(lists.shapes.elements[i]);
+    if (i < lists.strides.elements.size()) v.stride = std::move(lists.strides.elements[i]);
+    collect_tensors(v.type, v.value, v.shape, tensors, 0);
+    out.push_back(std::move(v));
+  }
+  return "";
+}
+
+bool is_scalar_field(std::string_view name) {
+  return name == "rf_id" || name == "fw_parent" || name == "seq_id" || name == "scope" || name == "tid" ||
+         name == "fw_tid" || name == "op_schema";
+}
+
+void apply_scalar(std::string_view name, std::string_view value, HostNode& node) {
+  uint64_t u = 0;
+  int64_t s = 0;
+  if (name == "rf_id") {
+    if (json_text_to_uint64(value, u)) node.rf_id = u;
+  } else if (name == "fw_parent") {
+    if (json_text_to_uint64(value, u)) node.fw_parent = u;
+  } else if (name == "seq_id") {
+    if (json_text_to_int64(value, s)) node.seq_id = s;
+  } else if (name == "scope") {
+    if (json_text_to_uint64(value, u)) node.scope = u;
+  } else if (name == "tid") {
+    if (json_text_to_uint64(value, u)) node.tid = u;
+  } else if (name == "fw_tid") {
+    if (json_text_to_uint64(value, u)) node.fw_tid = u;
+  } else if (name == "op_schema") {
+    if (auto text = json_text_string(value)) node.op_schema = std::move(*text);
+  }
+}
+
+}  // namespace detail
+}  // namespace snr::pytorch

@@ -1,0 +1,36 @@
+// Internal to the host-trace reader: a node's argument lists as compact
+// JSON text, the tensors found in them, and the scalar fields a node may
+// carry either flat (schema 1.0.1) or as attributes (1.0.2+).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/pytorch/host_trace.h"
+
+namespace snr::pytorch::detail {
+
+// One of the argument lists of a node (values, shapes, types or strides) as
+// compact JSON text per element.
+struct ListField {
+  bool present = false;   // there and not null
+  bool is_list = false;
+  std::vector<std::string> elements;
+};
+
+struct ArgumentLists {
+  ListField values, shapes, types, strides;
+};
+
+// Turns argument lists into values and the tensors in them, moving the
+// lists' text; returns an error reason or "".
+std::string read_values(ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors);
+
+// The scalar node fields (rf_id, tid, op_schema, ...), by name.
+bool is_scalar_field(std::string_view name);
+// Sets the scalar field `name` of `node` from its JSON text; a value of the
+// wrong type leaves the field as it was (the reader is lenient there).
+void apply_scalar(std::string_view name, std::string_view value, HostNode& node);
+
+}  // namespace snr::pytorch::detail

@@ -1,0 +1,35 @@
+// Splits the large array of a JSON document ("nodes" of a host execution
+// trace) into windows of consecutive elements, so a reader can index and
+// walk one window at a time instead of the whole document at once: the
+// parser's index then grows with the window, not with the trace.
+//
+// The scan only follows strings and brackets; it does not validate. A reader
+// parses the root object with the array replaced by "[]" and each window as
+// "[" + window + "]": those pieces put back together are the original text,
+// so they are all valid JSON exactly when the document is.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace snr::pytorch {
+
+struct ArrayWindows {
+  size_t array_begin = 0;  // the array's '['
+  size_t array_end = 0;    // one past its ']'
+  // [begin, end) byte ranges of whole elements, in order; the commas between
+  // windows belong to none of them.
+  std::vector<std::pair<size_t, size_t>> windows;
+};
+
+// The array value of the first key of the root object spelled `key` (no
+// escapes), in windows of at least `window_bytes` (the last one may be
+// shorter). nullopt when the text is not shaped so (not an object, no such
+// key, not an array there, or malformed where the scan looked).
+std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::string_view key,
+                                                    size_t window_bytes);
+
+}  // namespace snr::pytorch
