@@ -22,12 +22,7 @@ using ::testing::HasSubstr;
 
 GeneratedPlanOptions options_for(uint32_t gpus, uint32_t workgroups, uint64_t buffer, Protocol protocol,
                                  uint32_t slices = 0) {
-  GeneratedPlanOptions o;
-  o.collective = std::string(kAllReduce);
-  o.gpus = gpus;
-  o.workgroups = workgroups;
-  o.buffer_bytes = buffer;
-  o.protocol = protocol;
+  GeneratedPlanOptions o = plan_options(kAllReduce, gpus, workgroups, buffer, GeneratedPlanOptions{}.transfer, protocol);
   o.slices_per_step = slices;
   o.threads_per_workgroup = 256;
   return o;

@@ -22,13 +22,7 @@ using ::testing::HasSubstr;
 
 GeneratedPlanOptions options_for(std::string_view collective, uint32_t gpus, uint32_t workgroups, uint64_t buffer,
                                  Transfer transfer, Protocol protocol) {
-  GeneratedPlanOptions o;
-  o.collective = std::string(collective);
-  o.gpus = gpus;
-  o.workgroups = workgroups;
-  o.buffer_bytes = buffer;
-  o.transfer = transfer;
-  o.protocol = protocol;
+  GeneratedPlanOptions o = plan_options(collective, gpus, workgroups, buffer, transfer, protocol);
   o.threads_per_workgroup = 256;
   return o;
 }

@@ -46,6 +46,14 @@ std::string string_value(const nlohmann::json& value, std::string_view key, std:
   return value.get<std::string>();
 }
 
+// An integer from 1 to `max`, as decimal text.
+std::string count_value(const nlohmann::json& value, std::string_view key, uint64_t max, std::string_view what) {
+  if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > max) {
+    throw Error(fmt::format("key '{}' must be an integer from 1 to {} ({})", key, max, what));
+  }
+  return std::to_string(value.get<uint64_t>());
+}
+
 // A preset name stays a name; anything else is a file beside the
 // configuration (or as given when absolute), made absolute.
 std::string preset_or_file(const std::string& text, const std::vector<std::string>& presets,
@@ -103,10 +111,7 @@ void parse_key(const nlohmann::json& value, std::string_view key, const std::fil
     stored = string_value(value, key, "put or get");
     (void)ls::parse_transfer(stored);
   } else if (key == "load-store-workgroups") {
-    if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > 1024) {
-      throw Error(fmt::format("key '{}' must be an integer from 1 to 1024 (workgroups per GPU)", key));
-    }
-    stored = std::to_string(value.get<uint64_t>());
+    stored = count_value(value, key, 1024, "workgroups per GPU");
   } else if (key == "load-store-compute") {
     stored = string_value(value, key, "duration or gpu");
     if (stored != "duration" && stored != "gpu") {
@@ -115,15 +120,9 @@ void parse_key(const nlohmann::json& value, std::string_view key, const std::fil
                               stored));
     }
   } else if (key == "load-store-compute-workgroups") {
-    if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > 65536) {
-      throw Error(fmt::format("key '{}' must be an integer from 1 to 65536 (workgroups per compute kernel)", key));
-    }
-    stored = std::to_string(value.get<uint64_t>());
+    stored = count_value(value, key, 65536, "workgroups per compute kernel");
   } else if (key == "load-store-compute-slice-cycles") {
-    if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > UINT32_MAX) {
-      throw Error(fmt::format("key '{}' must be an integer from 1 to {} (GPU cycles per ReduceOp)", key, UINT32_MAX));
-    }
-    stored = std::to_string(value.get<uint64_t>());
+    stored = count_value(value, key, UINT32_MAX, "GPU cycles per ReduceOp");
   } else if (key.starts_with(kPlanPrefix)) {
     const auto* c = std::find_if(std::begin(kPlanCollectives), std::end(kPlanCollectives),
                                  [&](const PlanCollective& p) { return key.substr(kPlanPrefix.size()) == p.key_suffix; });
@@ -151,16 +150,16 @@ Settings settings_of(const SystemConfig& config) {
   get("load-store-algorithm", s.algorithm);
   get("load-store-protocol", s.protocol);
   get("load-store-transfer", s.transfer);
-  std::string workgroups;
-  get("load-store-workgroups", workgroups);
-  if (!workgroups.empty()) s.workgroups = static_cast<uint32_t>(std::stoul(workgroups));
+  // parse_key stored these as checked decimal integers.
+  const auto get_count = [&](const char* key, uint32_t& to) {
+    std::string text;
+    get(key, text);
+    if (!text.empty()) to = static_cast<uint32_t>(std::stoul(text));
+  };
+  get_count("load-store-workgroups", s.workgroups);
   get("load-store-compute", s.compute);
-  std::string compute_workgroups;
-  get("load-store-compute-workgroups", compute_workgroups);
-  if (!compute_workgroups.empty()) s.compute_workgroups = static_cast<uint32_t>(std::stoul(compute_workgroups));
-  std::string slice;
-  get("load-store-compute-slice-cycles", slice);
-  if (!slice.empty()) s.compute_slice_cycles = static_cast<uint32_t>(std::stoul(slice));
+  get_count("load-store-compute-workgroups", s.compute_workgroups);
+  get_count("load-store-compute-slice-cycles", s.compute_slice_cycles);
   for (const PlanCollective& c : kPlanCollectives) {
     std::string file;
     get(fmt::format("{}{}", kPlanPrefix, c.key_suffix).c_str(), file);
