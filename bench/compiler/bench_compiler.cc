@@ -14,17 +14,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "compiler/compiler.h"
-#include "compiler/profile.h"
+#include "metrics/model_profile.h"
 
 namespace {
 
 using namespace snr::compiler;
+using namespace snr::metrics;
 
 Spec load(int argc, char** argv) {
   Spec spec = load_spec_file(argv[2]);
@@ -46,10 +46,8 @@ void report_knobs(const Spec& spec) {
       matmul_busy += p.ops[i].matrix_busy_cycles;
     }
   }
-  // A WAIT that covers several DMAs stalls once: group by wait interval;
-  // the base-latency part ends when the last of its DMAs passed its base
-  // latency.
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> base_done_by_wait;
+  // The setup DMAs' share of their WAITs' stall, split as every command
+  // splits it (metrics/wait_stall.h).
   uint64_t setup_first = UINT64_MAX, setup_last = 0;
   for (const DmaRecord& d : p.dmas) {
     if (d.op < 0 || p.ops[static_cast<size_t>(d.op)].kind != "all_gather") continue;
@@ -57,14 +55,8 @@ void report_knobs(const Spec& spec) {
     ++setup_dmas;
     setup_first = std::min(setup_first, d.issue);
     setup_last = std::max(setup_last, d.wait_end);
-    uint64_t& done = base_done_by_wait[{d.wait_start, d.wait_end}];
-    done = std::max(done, d.base_done);
-  }
-  for (const auto& [wait, base_done] : base_done_by_wait) {
-    const uint64_t stall = wait.second - wait.first;
-    const uint64_t base = base_done > wait.first ? std::min(base_done, wait.second) - wait.first : 0;
-    base_stall += base;
-    transfer_stall += stall - base;
+    base_stall += d.base_stall_cycles;
+    transfer_stall += d.transfer_stall_cycles;
   }
   fmt::print("step_cycles {}\nmatrix_utilization {:.4f}\nmatmul_matrix_utilization {:.4f}\n", p.cycles,
              p.matrix_utilization(), matmul_cycles ? matmul_busy / (double(matmul_cycles) * p.mxu_count) : 0.0);

@@ -16,6 +16,7 @@
 #include "analyze/vmem_usage.h"
 #include "common/error.h"
 #include "hw/config.h"
+#include "metrics/run_metrics.h"
 
 namespace snr::analyze {
 namespace {
@@ -124,28 +125,27 @@ std::vector<OpRow> op_rows(const RunIndex& index, const std::vector<DmaStall>& d
   return out;
 }
 
-Summary summarize(const rundb::RunData& data, const Hardware& hw, const std::vector<DmaStall>& dmas,
-                  const std::vector<std::vector<BusyProfile>>& profiles) {
+Summary summarize(const rundb::RunData& data, const Hardware& hw, const metrics::RunMetrics& run) {
   Summary s;
   s.source = meta_value(data, "source");
   s.hw_preset = hw.preset;
   s.clock_hz = hw.clock_hz;
-  s.chips = static_cast<uint32_t>(profiles.size());
+  s.chips = static_cast<uint32_t>(run.chips.size());
   s.total_cycles = data.total_cycles;
-  s.instructions = data.instructions.size();
-  for (const auto& inst : data.instructions) {
-    s.stall_cycles += inst.stall_cycles;
-    if (inst.stall_cycles > 0) s.stall_cycles_by_reason[std::string(inst.stall_reason)] += inst.stall_cycles;
-  }
-  for (const DmaStall& d : dmas) {
-    s.dma_base_stall_cycles += d.base_stall_cycles;
-    s.dma_transfer_stall_cycles += d.transfer_stall_cycles;
+  for (const metrics::ChipMetrics& chip : run.chips) {
+    s.instructions += chip.instructions;
+    s.stall_cycles += chip.total_stall_cycles();
+    for (size_t r = 0; r < chip.stall_cycles.size(); ++r) {
+      if (chip.stall_cycles[r] == 0) continue;
+      s.stall_cycles_by_reason[std::string(sim::stall_reason_name(static_cast<sim::StallReason>(r)))] +=
+          chip.stall_cycles[r];
+    }
+    s.dma_base_stall_cycles += chip.dma_base_stall_cycles;
+    s.dma_transfer_stall_cycles += chip.dma_transfer_stall_cycles;
   }
   s.dma_stall_cycles = s.dma_base_stall_cycles + s.dma_transfer_stall_cycles;
-  for (size_t u = 0; u < utilization_units().size(); ++u) {
-    double sum = 0;
-    for (const auto& chip : profiles) sum += chip[u].fraction(0, data.total_cycles);
-    s.unit_utilization[utilization_units()[u]] = profiles.empty() ? 0 : sum / static_cast<double>(profiles.size());
+  for (metrics::BusyUnit unit : metrics::kBusyUnits) {
+    s.unit_utilization[std::string(metrics::busy_unit_name(unit))] = run.mean_utilization(unit);
   }
   return s;
 }
@@ -177,11 +177,13 @@ Analysis analyze(const rundb::RunData& data, const AnalyzeOptions& options) {
   a.stalls_by_op = group_stalls(a.dmas, [](const DmaStall& d) { return fmt::format("chip{}:{}", d.chip, d.op); });
   a.stalls_by_link = group_stalls(a.dmas, [](const DmaStall& d) { return d.link; });
 
-  const auto profiles = build_busy_profiles(index, hw.mxu_count);
+  const metrics::RunMetrics run = metrics::metrics_of(data, hw.mxu_count, index.chip_count());
+  std::vector<std::vector<BusyProfile>> profiles;
+  for (const metrics::ChipMetrics& chip : run.chips) profiles.push_back(chip.busy);
   a.utilization = utilization_series(profiles, data.total_cycles,
                                      spacing(options.window_cycles, data.total_cycles, options.target_points));
   a.ops = op_rows(index, a.dmas, profiles, hw.clock_hz);
-  a.summary = summarize(data, hw, a.dmas, profiles);
+  a.summary = summarize(data, hw, run);
 
   const VmemTimeline vmem(index, hw.vmem);
   const uint64_t sample = spacing(options.vmem_sample_cycles, data.total_cycles, options.target_points);

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
-#include <tuple>
 
 #include "common/error.h"
+#include "metrics/wait_stall.h"
 
 namespace snr::analyze {
 
@@ -47,22 +47,18 @@ std::vector<DmaStall> dma_stalls(const RunIndex& index) {
     }
     out.push_back(std::move(s));
   }
-  for (auto& [wait, members] : by_wait) {
-    std::sort(members.begin(), members.end(), [&](uint32_t a, uint32_t b) {
-      return std::tie(data.dmas[a].transfer_end_cycle, data.dmas[a].dma_id) <
-             std::tie(data.dmas[b].transfer_end_cycle, data.dmas[b].dma_id);
-    });
-    uint64_t charged_until = 0;
+  std::vector<metrics::WaitedDma> consumed;
+  for (const auto& [wait, members] : by_wait) {
+    consumed.clear();
     for (uint32_t k : members) {
       const rundb::DmaRecord& d = data.dmas[k];
-      const uint64_t from = std::max(d.wait_start_cycle, charged_until);
-      const uint64_t to = std::min(d.transfer_end_cycle, d.wait_end_cycle);
-      if (to <= from) continue;
-      const uint64_t stall = to - from;
-      const uint64_t base = d.base_done_cycle > from ? std::min(d.base_done_cycle - from, stall) : 0;
-      out[k].base_stall_cycles = base;
-      out[k].transfer_stall_cycles = stall - base;
-      charged_until = to;
+      consumed.push_back({k, d.base_done_cycle, d.transfer_end_cycle, d.wait_start_cycle, d.wait_end_cycle, 0, 0, 0});
+    }
+    metrics::split_wait_stall(consumed);
+    for (const metrics::WaitedDma& charge : consumed) {
+      // dma_id carries the DMA's index here.
+      out[charge.dma_id].base_stall_cycles = charge.base_stall_cycles;
+      out[charge.dma_id].transfer_stall_cycles = charge.transfer_stall_cycles;
     }
   }
   return out;

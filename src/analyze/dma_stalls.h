@@ -12,12 +12,9 @@
 
 namespace snr::analyze {
 
-// One DmaStall per run.db DMA, in dma_id order, with its Figure 4 split;
-// dependency fields (backtails, chains) are left for dependencies.h.
-//
-// A WAIT that consumed several DMAs stalls until the last of them ends; each
-// DMA is charged the part of that stall between the previous completion (of
-// those DMAs) and its own, so the charges add up to the WAIT's stall.
+// One DmaStall per run.db DMA, in dma_id order, with its Figure 4 split
+// (metrics/wait_stall.h, the split every command uses); dependency fields
+// (backtails, chains) are left for dependencies.h.
 std::vector<DmaStall> dma_stalls(const RunIndex& index);
 
 // Totals per key, largest total stall (base + transfer) first, then key.

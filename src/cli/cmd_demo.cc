@@ -16,7 +16,8 @@
 #include "compiler/spec.h"
 #include "hw/config.h"
 #include "sim/demo_program.h"
-#include "sim/run_report.h"
+#include "metrics/collector.h"
+#include "metrics/run_report.h"
 #include "sim/timing.h"
 #include "workflow/demo.h"
 
@@ -48,16 +49,18 @@ int run_builtin(const DemoArgs& args) {
   snr::sim::System system(config);
   system.load(snr::sim::demo::build_program());
   snr::sim::demo::seed_inputs(system);
-  snr::sim::RunOutcome outcome = snr::sim::TimingSimulator(system).run(100'000'000);
+  snr::metrics::MetricsCollector collector(system.bus(), system.chip_count(), config.mxu_count);
+  const snr::sim::RunOutcome outcome = snr::sim::TimingSimulator(system).run(100'000'000);
+  const snr::metrics::RunMetrics metrics = collector.finish(outcome.cycles);
   const double error = snr::sim::demo::max_relative_error(system);
-  snr::sim::RunDescription what{"built-in demo", snr::sim::RunMode::kTiming};
+  snr::metrics::RunDescription what{"built-in demo", snr::metrics::RunMode::kTiming};
   if (args.json) {
-    fmt::print("{}", snr::sim::format_run_json(what, system, outcome));
+    fmt::print("{}", snr::metrics::format_run_json(what, system, metrics));
   } else {
     fmt::print("snr demo --builtin: a {}-chip NPU program in the cycle-level simulator\n\nWhat each chip does:\n", chips);
     int step = 1;
     for (const std::string& line : snr::sim::demo::describe_steps()) fmt::print("  {}. {}\n", step++, line);
-    fmt::print("\n{}", snr::sim::format_run_text(what, system, outcome));
+    fmt::print("\n{}", snr::metrics::format_run_text(what, system, metrics));
     fmt::print("\nresult check: max relative error vs a float64 host reference = {:.2e} ({})\n", error,
                error < 1e-5 ? "ok" : "MISMATCH");
     fmt::print("next: `snr run prog.elf --chips N` runs your own program the same way\n");

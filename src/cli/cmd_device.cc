@@ -10,7 +10,7 @@
 #include "common/cli_numbers.h"
 #include "common/error.h"
 #include "compiler/artifacts.h"
-#include "compiler/runner.h"
+#include "metrics/model_run.h"
 #include "device/npu_device.h"
 #include "device/serve.h"
 #include "hw/config.h"
@@ -58,10 +58,10 @@ std::unique_ptr<snr::device::NpuDevice> make_device(const ServeOptions& options)
       throw snr::Error(fmt::format("{}: compiled for {} chips; --chips {} does not match", options.target,
                                    image->chips(), options.chips));
     }
-    snr::hw::HwConfig config = snr::compiler::system_config(*image);
+    snr::hw::HwConfig config = snr::metrics::system_config(*image);
     snr::hw::apply_overrides(config, overrides);
     return std::make_unique<snr::device::NpuDevice>(
-        config, [image](snr::sim::System& system) { snr::compiler::install(*image, system); });
+        config, [image](snr::sim::System& system) { snr::metrics::install(*image, system); });
   }
   if (std::filesystem::is_directory(options.target)) {
     throw snr::Error(fmt::format("{}: a directory without manifest.json; expected an `snr compile` output or an ELF",

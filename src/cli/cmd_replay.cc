@@ -8,6 +8,8 @@
 #include "common/output.h"
 #include "formats/rundb/writer.h"
 #include "formats/snapshot/shared_snapshot.h"
+#include "metrics/run_metrics.h"
+#include "metrics/run_report.h"
 #include "replay/replayer.h"
 
 namespace {
@@ -46,6 +48,15 @@ int replay(const ReplayArgs& args) {
   if (!args.quiet) {
     fmt::print("{}: replayed {} instructions on {} chip(s) in {} cycles; pc sequence and end state match\n",
                args.snapshot, result.instructions, input.chips.size(), result.data.total_cycles);
+    const snr::metrics::RunMetrics metrics = snr::metrics::metrics_of(
+        result.data, result.system->config().mxu_count, static_cast<uint32_t>(input.chips.size()));
+    for (uint32_t c = 0; c < metrics.chips.size(); ++c) {
+      fmt::print("chip {}: {} instructions, IPC {:.3f}\n{}", c, metrics.chips[c].instructions,
+                 metrics.total_cycles == 0 ? 0.0
+                                           : static_cast<double>(metrics.chips[c].instructions) /
+                                                 static_cast<double>(metrics.total_cycles),
+                 snr::metrics::format_chip_metrics(metrics, c));
+    }
     fmt::print("run data: {} ({} DMAs, {} dependency edges)\n", args.output, result.data.dmas.size(),
                result.data.dependencies.size());
   }

@@ -9,12 +9,13 @@
 #include "common/error.h"
 #include "common/output.h"
 #include "compiler/artifacts.h"
-#include "compiler/profile.h"
+#include "metrics/model_profile.h"
 #include "export/chakra/chakra_export.h"
 #include "export/chakra/run_source.h"
 #include "hw/config.h"
 #include "sim/elf_loader.h"
-#include "sim/run_report.h"
+#include "metrics/collector.h"
+#include "metrics/run_report.h"
 #include "sim/timing.h"
 
 namespace {
@@ -42,7 +43,7 @@ snr::sim::ProgramImage load_program(const std::string& input) {
 }
 
 // `snr run outdir/`: every chip of a compiled model in timing mode, with
-// the per-op profile (src/compiler/profile.h). The model carries its own
+// the per-op profile (src/metrics/model_profile.h). The model carries its own
 // hardware config; --set still overrides keys of it.
 int run_compiled_model(const RunOptions& options) {
   if (options.functional || options.chips != 0 || options.hardware != RunOptions{}.hardware) {
@@ -51,7 +52,7 @@ int run_compiled_model(const RunOptions& options) {
                                  options.input));
   }
   if (!options.chakra.empty()) snr::output::check_output_prefix(options.chakra, "--chakra");
-  fmt::print("{}", snr::compiler::run_compiled_model(options.input, options.overrides, options.json,
+  fmt::print("{}", snr::metrics::run_compiled_model(options.input, options.overrides, options.json,
                                                       options.max_cycles));
   if (!options.chakra.empty()) {
     // A second run with the performance tracker listening: the profile
@@ -85,16 +86,18 @@ int run_program(const RunOptions& options) {
 
   snr::sim::System system(config);
   system.load(load_program(options.input));
-  snr::sim::RunOutcome outcome;
+  snr::metrics::RunMetrics metrics;
   if (options.functional) {
-    outcome = snr::sim::run_functional(system, options.max_cycles);
+    metrics = snr::metrics::functional_run_metrics(snr::sim::run_functional(system, options.max_cycles));
   } else {
-    outcome = snr::sim::TimingSimulator(system).run(options.max_cycles);
+    snr::metrics::MetricsCollector collector(system.bus(), system.chip_count(), config.mxu_count);
+    const snr::sim::RunOutcome outcome = snr::sim::TimingSimulator(system).run(options.max_cycles);
+    metrics = collector.finish(outcome.cycles);
   }
-  snr::sim::RunDescription what{options.input, options.functional ? snr::sim::RunMode::kFunctional
-                                                                   : snr::sim::RunMode::kTiming};
-  fmt::print("{}", options.json ? snr::sim::format_run_json(what, system, outcome)
-                                : snr::sim::format_run_text(what, system, outcome));
+  snr::metrics::RunDescription what{options.input, options.functional ? snr::metrics::RunMode::kFunctional
+                                                                       : snr::metrics::RunMode::kTiming};
+  fmt::print("{}", options.json ? snr::metrics::format_run_json(what, system, metrics)
+                                : snr::metrics::format_run_text(what, system, metrics));
   // A non-zero exit code of chip 0 becomes the command's failure.
   return system.chip(0).exit_code == 0 ? 0 : 3;
 }

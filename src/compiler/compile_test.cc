@@ -8,7 +8,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/reference.h"
-#include "compiler/runner.h"
+#include "metrics/model_run.h"
 #include "compiler/test_specs.h"
 #include "isa/address_map.h"
 #include "sim/system.h"
@@ -16,6 +16,10 @@
 
 namespace snr::compiler {
 namespace {
+
+using metrics::install;
+using metrics::read_hbm_f32;
+using metrics::system_config;
 
 using testing::small_collective;
 

@@ -15,7 +15,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/reference.h"
-#include "compiler/runner.h"
+#include "metrics/model_run.h"
 #include "compiler/test_specs.h"
 #include "sim/executor.h"
 #include "sim/system.h"
@@ -23,6 +23,10 @@
 
 namespace snr::compiler {
 namespace {
+
+using metrics::install;
+using metrics::read_hbm_f32;
+using metrics::system_config;
 
 constexpr uint64_t kInstructionLimit = 200'000'000;
 

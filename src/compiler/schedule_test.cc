@@ -11,13 +11,18 @@
 #include <set>
 
 #include "compiler/compiler.h"
-#include "compiler/profile.h"
+#include "metrics/model_profile.h"
 #include "compiler/lowering.h"
 #include "compiler/test_specs.h"
 #include "isa/access.h"
 
 namespace snr::compiler {
 namespace {
+
+using metrics::DmaRecord;
+using metrics::layer_window;
+using metrics::profile_model;
+using metrics::RunProfile;
 
 Spec all_gather(SetupMode mode) { return testing::small_collective(CollectiveOp::kAllGather, mode, 4 * 4096); }
 
@@ -46,8 +51,8 @@ TEST(AllGatherSetup, ChainedDefaultStallsOnBaseLatencyInThreeChains) {
   ASSERT_EQ(setup.size(), 9u);
   uint64_t base = 0, transfer = 0;
   for (const DmaRecord* d : setup) {
-    base += d->base_latency_stall();
-    transfer += d->transfer_stall();
+    base += d->base_stall_cycles;
+    transfer += d->transfer_stall_cycles;
   }
   EXPECT_GT(base, 4 * transfer) << "base " << base << " transfer " << transfer;
   // Three chains: a head whose source is a constant, then two DMAs whose

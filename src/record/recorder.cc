@@ -492,7 +492,15 @@ snapshot::Snapshot Recorder::run() {
       chips_[id].recorded = true;
     }
   }
-  if (options_.breakpoint_address) {
+  // A target already stopped at the breakpoint on every chip (the break is
+  // the program's entry) starts its window there: continuing would run
+  // past the only time that pc is reached.
+  bool at_breakpoint = options_.breakpoint_address.has_value();
+  for (const ChipRecord& chip : chips_) {
+    if (!at_breakpoint) break;
+    at_breakpoint = target_.read_general(chip.thread).pc == *options_.breakpoint_address;
+  }
+  if (options_.breakpoint_address && !at_breakpoint) {
     target_.insert_breakpoint(*options_.breakpoint_address);
     target_.continue_all();
     target_.remove_breakpoint(*options_.breakpoint_address);

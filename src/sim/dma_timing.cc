@@ -38,9 +38,7 @@ DmaTiming::DmaTiming(const hw::HwConfig& config, const hw::Topology& topology, c
       bus_(bus),
       base_latency_cycles_(config.cycles_for(config.dma_base_latency)),
       hop_latency_cycles_(config.cycles_for(config.ici_hop_latency)),
-      in_flight_(topology.chip_count(), 0),
-      busy_cycles_(topology.chip_count(), 0),
-      busy_stamp_(topology.chip_count(), UINT64_MAX) {
+      in_flight_(topology.chip_count(), 0) {
   for (uint32_t chip = 0; chip < topology.chip_count(); ++chip) {
     resource_bw_q16_.push_back(config.bytes_per_cycle_q16(config.smem_bandwidth));
     resource_bw_q16_.push_back(config.bytes_per_cycle_q16(config.vmem_bandwidth));
@@ -135,16 +133,7 @@ uint64_t DmaTiming::next_event_cycle() const {
 void DmaTiming::progress_to(uint64_t cycle) {
   if (cycle <= now_) return;
   const uint64_t elapsed = cycle - now_;
-  // A chip's engine is busy over the interval if any of its transfers moves;
-  // the stamp avoids counting a chip twice without a per-call allocation.
-  for (Dma& dma : active_) {
-    dma.remaining_q16 -= std::min(dma.remaining_q16, saturating_mul(dma.rate_q16, elapsed));
-    uint64_t& stamp = busy_stamp_[dma.request.issuing_chip];
-    if (stamp != cycle) {
-      stamp = cycle;
-      busy_cycles_[dma.request.issuing_chip] += elapsed;
-    }
-  }
+  for (Dma& dma : active_) dma.remaining_q16 -= std::min(dma.remaining_q16, saturating_mul(dma.rate_q16, elapsed));
   now_ = cycle;
 }
 

@@ -79,7 +79,6 @@ class DmaTiming {
   [[nodiscard]] uint64_t in_flight_total() const { return pending_.size() + queued_count_ + active_.size(); }
   [[nodiscard]] std::string link_name(uint32_t link_id) const;
   // Cycles the engine of `chip` had at least one transfer moving data.
-  [[nodiscard]] uint64_t busy_cycles(uint32_t chip) const { return busy_cycles_[chip]; }
 
  private:
   struct Dma {
@@ -117,8 +116,6 @@ class DmaTiming {
   uint64_t now_ = 0;
   uint64_t next_id_ = 0;
   std::vector<uint64_t> in_flight_;
-  std::vector<uint64_t> busy_cycles_;
-  std::vector<uint64_t> busy_stamp_;  // last progress_to cycle counted per chip
 };
 
 }  // namespace snr::sim

@@ -193,7 +193,6 @@ void TimingSimulator::attempt_issue(uint32_t chip_id, uint64_t now) {
 void TimingSimulator::account_issue(uint32_t chip_id, const isa::DecodedInstruction& d, uint64_t now, uint64_t pc) {
   const hw::HwConfig& hw = system_.config();
   CoreTiming& core = cores_[chip_id];
-  ChipRunStats& stats = stats_[chip_id];
   uint64_t latency = 1;
   const size_t mxu = std::min<size_t>(d.mxu, core.mxu_free.size() - 1);
   switch (d.row->latency) {
@@ -209,7 +208,6 @@ void TimingSimulator::account_issue(uint32_t chip_id, const isa::DecodedInstruct
     case LatencyClass::kMxuWeightLoad:
       latency = hw.mxu_weight_load_cycles;
       core.mxu_free[mxu] = core.mxu_weights_ready[mxu] = now + latency;
-      stats.matrix_busy_cycles += latency;
       core.matrix_done = std::max(core.matrix_done, now + latency);
       publish_unit_busy(chip_id, isa::Unit::kMatrix, now, now + latency, pc);
       break;
@@ -217,14 +215,12 @@ void TimingSimulator::account_issue(uint32_t chip_id, const isa::DecodedInstruct
       latency = hw.mxu_fill_cycles;
       core.mxu_free[mxu] = now + hw.mxu_push_interval_cycles;
       core.mxu_acc_ready[mxu] = std::max(core.mxu_acc_ready[mxu], now + latency);
-      stats.matrix_busy_cycles += hw.mxu_push_interval_cycles;
       core.matrix_done = std::max(core.matrix_done, now + latency);
       publish_unit_busy(chip_id, isa::Unit::kMatrix, now, now + hw.mxu_push_interval_cycles, pc);
       break;
     case LatencyClass::kMxuPop:
       latency = hw.mxu_drain_cycles;
       core.mxu_free[mxu] = now + latency;
-      stats.matrix_busy_cycles += latency;
       core.matrix_done = std::max(core.matrix_done, now + latency);
       publish_unit_busy(chip_id, isa::Unit::kMatrix, now, now + latency, pc);
       break;
@@ -234,10 +230,8 @@ void TimingSimulator::account_issue(uint32_t chip_id, const isa::DecodedInstruct
     const uint64_t busy_until = now + hw.vector_issue_interval_cycles;
     core.vector_free = busy_until;
     core.vector_done = std::max(core.vector_done, now + latency);
-    stats.vector_busy_cycles += hw.vector_issue_interval_cycles;
     publish_unit_busy(chip_id, isa::Unit::kVector, now, busy_until, pc);
   } else if (d.row->unit != isa::Unit::kMatrix) {
-    ++stats.scalar_busy_cycles;
     publish_unit_busy(chip_id, d.row->unit, now, now + 1, pc);
   }
   for_each_register(system_.register_use(&d), [&](RegisterFile file, uint8_t index, bool is_write) {
@@ -322,7 +316,6 @@ RunOutcome TimingSimulator::run(uint64_t max_cycles) {
   RunOutcome outcome;
   outcome.chips = stats_;
   for (uint32_t c = 0; c < cores_.size(); ++c) {
-    outcome.chips[c].dma_busy_cycles = dma_.busy_cycles(c);
     end = std::max(end, stats_[c].last_cycle);
   }
   outcome.cycles = end;

@@ -28,10 +28,6 @@ struct ChipRunStats {
   uint64_t instructions = 0;
   uint64_t last_cycle = 0;  // cycle after the chip's last issue
   std::array<uint64_t, static_cast<size_t>(StallReason::kCount)> stall_cycles{};
-  uint64_t scalar_busy_cycles = 0;
-  uint64_t vector_busy_cycles = 0;
-  uint64_t matrix_busy_cycles = 0;  // summed over matrix units
-  uint64_t dma_busy_cycles = 0;     // cycles with at least one transfer moving
   uint64_t dma_count = 0;
   uint64_t dma_bytes = 0;
 };

@@ -15,7 +15,7 @@
 #include "common/file_io.h"
 #include "compiler/artifacts.h"
 #include "compiler/compiler.h"
-#include "compiler/runner.h"
+#include "metrics/model_run.h"
 #include "compiler/spec.h"
 #include "device/npu_device.h"
 #include "device/serve.h"
@@ -42,8 +42,8 @@ constexpr auto kReplyTimeout = std::chrono::milliseconds(600'000);
 class InProcessDevice {
  public:
   explicit InProcessDevice(std::shared_ptr<const compiler::ModelImage> image)
-      : device_(compiler::system_config(*image),
-                [image](sim::System& system) { compiler::install(*image, system); }),
+      : device_(metrics::system_config(*image),
+                [image](sim::System& system) { metrics::install(*image, system); }),
         listener_("127.0.0.1", 0) {
     thread_ = std::thread([this] {
       try {

@@ -10,7 +10,7 @@
 #include "common/json_input.h"
 #include "common/hash.h"
 #include "compiler/artifacts.h"
-#include "compiler/runner.h"
+#include "metrics/model_run.h"
 #include "formats/rundb/load.h"
 #include "sim/timing.h"
 #include "tracker/tracker.h"
@@ -46,8 +46,8 @@ ExportSource run_compiled_model_for_export(const std::string& directory, const s
                                            uint64_t max_cycles) {
   compiler::ModelImage image = compiler::read_compiled_model(directory);
   hw::apply_overrides(image.hw, overrides);
-  sim::System system(compiler::system_config(image));
-  compiler::install(image, system);
+  sim::System system(metrics::system_config(image));
+  metrics::install(image, system);
   sim::TimingSimulator timing(system);
   tracker::TrackerHooks hooks;
   hooks.op_of_pc = [&image](uint64_t pc) {

@@ -13,9 +13,10 @@
 
 #include "compiler/model_image.h"
 #include "compiler/vmem_liveness.h"
+#include "metrics/run_metrics.h"
 #include "sim/events.h"
 
-namespace snr::compiler {
+namespace snr::metrics {
 
 struct OpProfile {
   std::string name;
@@ -32,7 +33,7 @@ struct OpProfile {
 struct DmaRecord {
   uint32_t chip = 0;
   uint64_t dma_id = 0;
-  int op = -1;  // index into ModelImage::ops of the issuing instruction
+  int op = -1;  // index into compiler::ModelImage::ops of the issuing instruction
   uint64_t pc = 0;
   uint64_t src = 0, dst = 0, bytes = 0;  // operand values at issue
   sim::MemoryKind src_memory = sim::MemoryKind::kHbm, dst_memory = sim::MemoryKind::kVmem;
@@ -41,10 +42,9 @@ struct DmaRecord {
   // The earlier DMA (index into RunProfile::dmas) whose destination bytes
   // this DMA's source address was loaded from, or -1.
   int64_t address_from = -1;
-
-  // Stall cycles of its WAIT split as in seed 000 Figure 4.
-  [[nodiscard]] uint64_t base_latency_stall() const;
-  [[nodiscard]] uint64_t transfer_stall() const;
+  // Its share of its WAIT's stall, split as in seed 000 Figure 4 (wait_stall.h).
+  uint64_t base_stall_cycles = 0;
+  uint64_t transfer_stall_cycles = 0;
 };
 
 struct RunProfile {
@@ -53,13 +53,13 @@ struct RunProfile {
   uint32_t chips = 0;
   uint32_t mxu_count = 0;
   std::vector<uint64_t> instructions_per_chip;
-  std::vector<OpProfile> ops;   // same order as ModelImage::ops
+  std::vector<OpProfile> ops;   // same order as compiler::ModelImage::ops
   std::vector<DmaRecord> dmas;  // chip 0's DMAs, in issue order
-  double matrix_busy_cycles = 0;  // mean over chips
+  RunMetrics metrics;           // per chip, as every other command reports them
   // Chip 0's VMEM page liveness over the requested window (§5.3.2).
-  std::optional<VmemLiveness> vmem_liveness;
+  std::optional<compiler::VmemLiveness> vmem_liveness;
 
-  [[nodiscard]] double matrix_utilization() const;  // busy / (cycles * mxu_count)
+  [[nodiscard]] double matrix_utilization() const;  // mean over chips (busy.h)
   [[nodiscard]] double op_matrix_utilization(size_t op) const;
 };
 
@@ -74,11 +74,11 @@ struct LivenessWindow {
 
 // One layer of a transformer step as a window: layer 1 when there are two
 // or more layers (steady state, what a recording would take), else layer 0.
-LivenessWindow layer_window(const ModelImage& image);
+LivenessWindow layer_window(const compiler::ModelImage& image);
 
 // Installs and runs the image in timing mode (throws on deadlock or after
 // max_cycles). With `vmem_window`, also tracks chip 0's VMEM pages.
-RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
+RunProfile profile_model(const compiler::ModelImage& image, uint64_t max_cycles,
                          const std::optional<LivenessWindow>& vmem_window = std::nullopt);
 
 // Fixed-width table: op, kind, time, % of step, GFLOP/s, HBM GB/s, matrix
@@ -92,4 +92,4 @@ std::string format_profile_json(const RunProfile& profile);
 std::string run_compiled_model(const std::string& directory, const std::vector<std::string>& hardware_overrides,
                                bool json, uint64_t max_cycles);
 
-}  // namespace snr::compiler
+}  // namespace snr::metrics

@@ -1,4 +1,4 @@
-#include "compiler/runner.h"
+#include "metrics/model_run.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "isa/address_map.h"
 #include "sim/elf_loader.h"
 
-namespace snr::compiler {
+namespace snr::metrics {
 namespace {
 
 void check_fits(const sim::ChipState& chip, uint64_t address, uint64_t size_bytes, const std::string& what) {
@@ -28,7 +28,7 @@ void check_fits(const sim::ChipState& chip, uint64_t address, uint64_t size_byte
 // resolve the same way.
 class HbmSource {
  public:
-  HbmSource(const ChipHbmImage& image, uint64_t seed) : tensors_(image.tensors), regions_(image.regions), seed_(seed) {
+  HbmSource(const compiler::ChipHbmImage& image, uint64_t seed) : tensors_(image.tensors), regions_(image.regions), seed_(seed) {
     for (uint32_t i = 0; i < tensors_.size(); ++i) {
       index_.push_back({tensors_[i].address, tensors_[i].address + tensors_[i].size_bytes(), i});
     }
@@ -75,8 +75,8 @@ class HbmSource {
     }
   }
 
-  std::vector<GeneratedTensor> tensors_;
-  std::vector<ExplicitRegion> regions_;
+  std::vector<compiler::GeneratedTensor> tensors_;
+  std::vector<compiler::ExplicitRegion> regions_;
   uint64_t seed_ = 0;
   std::vector<Entry> index_;
   bool disjoint_ = true;
@@ -84,14 +84,14 @@ class HbmSource {
 
 }  // namespace
 
-hw::HwConfig system_config(const ModelImage& image) {
+hw::HwConfig system_config(const compiler::ModelImage& image) {
   hw::HwConfig config = image.hw;
   config.set("chips", std::to_string(image.chips()));
   config.validate();
   return config;
 }
 
-void install(const ModelImage& image, sim::System& system) {
+void install(const compiler::ModelImage& image, sim::System& system) {
   if (system.chip_count() != image.chips()) {
     throw Error(fmt::format("the model was compiled for {} chips, the system has {}", image.chips(),
                             system.chip_count()));
@@ -114,8 +114,8 @@ void install(const ModelImage& image, sim::System& system) {
     for (const auto& s : image.programs[c].sections) {
       if (!s.execute && s.alloc && !s.data.empty()) chip.scalar_memory.write(s.address, s.data);
     }
-    for (const GeneratedTensor& t : image.hbm[c].tensors) check_fits(chip, t.address, t.size_bytes(), t.name);
-    for (const ExplicitRegion& r : image.hbm[c].regions) check_fits(chip, r.address, r.bytes.size(), r.name);
+    for (const compiler::GeneratedTensor& t : image.hbm[c].tensors) check_fits(chip, t.address, t.size_bytes(), t.name);
+    for (const compiler::ExplicitRegion& r : image.hbm[c].regions) check_fits(chip, r.address, r.bytes.size(), r.name);
     chip.hbm.set_initializer(HbmSource(image.hbm[c], image.seed));
   }
 }
@@ -129,4 +129,4 @@ std::vector<float> read_hbm_f32(const sim::System& system, uint32_t chip, uint64
   return out;
 }
 
-}  // namespace snr::compiler
+}  // namespace snr::metrics

@@ -1,4 +1,4 @@
-#include "compiler/profile.h"
+#include "metrics/model_profile.h"
 
 #include <fmt/format.h>
 
@@ -8,29 +8,12 @@
 
 #include "common/error.h"
 #include "compiler/artifacts.h"
-#include "compiler/runner.h"
+#include "metrics/collector.h"
+#include "metrics/model_run.h"
 #include "sim/timing.h"
 
-namespace snr::compiler {
-namespace {
-
-uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
-  const uint64_t lo = std::max(a0, b0), hi = std::min(a1, b1);
-  return hi > lo ? hi - lo : 0;
-}
-
-}  // namespace
-
-uint64_t DmaRecord::base_latency_stall() const { return overlap(wait_start, wait_end, issue, base_done); }
-
-uint64_t DmaRecord::transfer_stall() const {
-  return (wait_end > wait_start ? wait_end - wait_start : 0) - base_latency_stall();
-}
-
-double RunProfile::matrix_utilization() const {
-  if (cycles == 0 || mxu_count == 0) return 0;
-  return matrix_busy_cycles / (static_cast<double>(cycles) * mxu_count);
-}
+namespace snr::metrics {
+double RunProfile::matrix_utilization() const { return metrics.mean_utilization(BusyUnit::kMatrix); }
 
 double RunProfile::op_matrix_utilization(size_t op) const {
   const OpProfile& p = ops.at(op);
@@ -38,9 +21,9 @@ double RunProfile::op_matrix_utilization(size_t op) const {
   return p.matrix_busy_cycles / (p.cycles * mxu_count);
 }
 
-LivenessWindow layer_window(const ModelImage& image) {
+LivenessWindow layer_window(const compiler::ModelImage& image) {
   bool has_layer1 = false, has_layer2 = false;
-  for (const OpInfo& op : image.ops) {
+  for (const compiler::OpInfo& op : image.ops) {
     has_layer1 = has_layer1 || op.name.starts_with("layer1.");
     has_layer2 = has_layer2 || op.name.starts_with("layer2.");
   }
@@ -50,7 +33,7 @@ LivenessWindow layer_window(const ModelImage& image) {
   return w;
 }
 
-RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
+RunProfile profile_model(const compiler::ModelImage& image, uint64_t max_cycles,
                          const std::optional<LivenessWindow>& vmem_window) {
   sim::System system(system_config(image));
   install(image, system);
@@ -61,7 +44,7 @@ RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
   profile.mxu_count = static_cast<uint32_t>(system.config().mxu_count);
   profile.ops.resize(image.ops.size());
   for (size_t i = 0; i < image.ops.size(); ++i) {
-    const OpInfo& op = image.ops[i];
+    const compiler::OpInfo& op = image.ops[i];
     profile.ops[i] = {op.name, op.kind, 0, (op.pc_end - op.pc_begin) / 4, op.flops, op.hbm_bytes, op.network_bytes, 0};
   }
   std::vector<std::vector<uint64_t>> op_cycles(chips, std::vector<uint64_t>(image.ops.size()));
@@ -75,7 +58,7 @@ RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
   bool pending_dma = false;
   DmaRecord pending;
   // VMEM liveness window on chip 0, delimited by op indices.
-  std::optional<VmemLivenessTracker> liveness;
+  std::optional<compiler::VmemLivenessTracker> liveness;
   int window_begin = -1, window_end = -1;
   if (vmem_window) {
     for (size_t i = 0; i < image.ops.size(); ++i) {
@@ -101,6 +84,7 @@ RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
   }
 
   sim::EventBus& bus = system.bus();
+  MetricsCollector collector(bus, chips, profile.mxu_count);
   bus.instruction_issued.subscribe([&](const sim::InstructionIssued& e) {
     const int op = image.op_at(e.pc);
     if (op >= 0) op_cycles[e.chip][static_cast<size_t>(op)] += e.cycle - last_issue[e.chip];
@@ -181,10 +165,14 @@ RunProfile profile_model(const ModelImage& image, uint64_t max_cycles,
     }
   }
   profile.cycles = outcome.cycles;
+  profile.metrics = collector.finish(outcome.cycles);
   if (liveness) profile.vmem_liveness = liveness->finish(vmem_window->samples);
-  for (const auto& chip : outcome.chips) {
-    profile.instructions_per_chip.push_back(chip.instructions);
-    profile.matrix_busy_cycles += static_cast<double>(chip.matrix_busy_cycles) / chips;
+  for (const ChipMetrics& chip : profile.metrics.chips) profile.instructions_per_chip.push_back(chip.instructions);
+  for (const WaitedDma& charge : profile.metrics.waited_dmas) {
+    auto it = record_by_id.find(charge.dma_id);
+    if (it == record_by_id.end()) continue;  // another chip's DMA
+    profile.dmas[it->second].base_stall_cycles = charge.base_stall_cycles;
+    profile.dmas[it->second].transfer_stall_cycles = charge.transfer_stall_cycles;
   }
   for (size_t i = 0; i < image.ops.size(); ++i) {
     for (uint32_t c = 0; c < chips; ++c) {
@@ -241,7 +229,7 @@ std::string format_profile_json(const RunProfile& p) {
 
 std::string run_compiled_model(const std::string& directory, const std::vector<std::string>& hardware_overrides,
                                bool json, uint64_t max_cycles) {
-  ModelImage image = read_compiled_model(directory);
+  compiler::ModelImage image = compiler::read_compiled_model(directory);
   hw::apply_overrides(image.hw, hardware_overrides);
   const RunProfile profile = profile_model(image, max_cycles);
   if (json) return format_profile_json(profile);
@@ -253,4 +241,4 @@ std::string run_compiled_model(const std::string& directory, const std::vector<s
   return out + format_profile(profile);
 }
 
-}  // namespace snr::compiler
+}  // namespace snr::metrics

@@ -10,17 +10,17 @@
 #include "sim/system.h"
 #include "sim/timing.h"
 
-namespace snr::compiler {
+namespace snr::metrics {
 
 // Loads programs and HBM into `system` (which must have image.chips()
 // chips). Throws snr::Error when the chips' texts differ or a region does
 // not fit HBM.
-void install(const ModelImage& image, sim::System& system);
+void install(const compiler::ModelImage& image, sim::System& system);
 
 // Reads `bytes` of f32 from chip's HBM at a local HBM address.
 std::vector<float> read_hbm_f32(const sim::System& system, uint32_t chip, uint64_t address, uint64_t bytes);
 
 // The hardware config the image was compiled for (chips = image.chips()).
-hw::HwConfig system_config(const ModelImage& image);
+hw::HwConfig system_config(const compiler::ModelImage& image);
 
-}  // namespace snr::compiler
+}  // namespace snr::metrics

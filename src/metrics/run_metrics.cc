@@ -1,0 +1,123 @@
+#include "metrics/run_metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <span>
+
+#include "common/error.h"
+
+namespace snr::metrics {
+
+uint64_t ChipMetrics::total_stall_cycles() const {
+  uint64_t total = 0;
+  for (uint64_t cycles : stall_cycles) total += cycles;
+  return total;
+}
+
+double RunMetrics::utilization(uint32_t chip, BusyUnit unit) const {
+  return chips.at(chip).profile(unit).fraction(0, total_cycles);
+}
+
+double RunMetrics::mean_utilization(BusyUnit unit) const {
+  if (chips.empty()) return 0;
+  double sum = 0;
+  for (uint32_t c = 0; c < chips.size(); ++c) sum += utilization(c, unit);
+  return sum / static_cast<double>(chips.size());
+}
+
+RunMetricsBuilder::RunMetricsBuilder(uint32_t chips, uint64_t mxu_count)
+    : mxu_count_(mxu_count), chips_(chips), intervals_(chips) {}
+
+void RunMetricsBuilder::instruction(uint32_t chip, uint64_t stall_cycles, sim::StallReason reason) {
+  ChipMetrics& c = chips_.at(chip);
+  ++c.instructions;
+  c.stall_cycles.at(static_cast<size_t>(reason)) += stall_cycles;
+}
+
+void RunMetricsBuilder::unit_busy(uint32_t chip, BusyUnit unit, uint64_t start_cycle, uint64_t end_cycle) {
+  intervals_.at(chip).add(unit, start_cycle, end_cycle);
+}
+
+void RunMetricsBuilder::dma_transfer(uint32_t issuing_chip, uint64_t bytes, uint64_t transfer_start_cycle,
+                                     uint64_t transfer_end_cycle) {
+  ChipMetrics& c = chips_.at(issuing_chip);
+  ++c.dma_transfers;
+  c.dma_bytes += bytes;
+  intervals_[issuing_chip].add(BusyUnit::kDma, transfer_start_cycle, transfer_end_cycle);
+}
+
+void RunMetricsBuilder::waited_dma(uint32_t issuing_chip, WaitKey wait, const WaitedDma& dma) {
+  if (issuing_chip >= chips_.size()) throw Error(fmt::format("DMA {} names chip {}", dma.dma_id, issuing_chip));
+  waits_[wait].emplace_back(issuing_chip, dma);
+}
+
+RunMetrics RunMetricsBuilder::finish(uint64_t total_cycles) const {
+  RunMetrics out;
+  out.total_cycles = total_cycles;
+  out.chips = chips_;
+  for (uint32_t c = 0; c < out.chips.size(); ++c) out.chips[c].busy = intervals_[c].profiles(mxu_count_);
+  std::vector<WaitedDma> consumed;
+  for (const auto& [wait, members] : waits_) {
+    consumed.clear();
+    for (const auto& [chip, dma] : members) consumed.push_back(dma);
+    split_wait_stall(consumed);
+    // split_wait_stall reorders; find each DMA's issuing chip again by id.
+    for (const WaitedDma& d : consumed) {
+      for (const auto& [chip, dma] : members) {
+        if (dma.dma_id != d.dma_id) continue;
+        out.chips[chip].dma_base_stall_cycles += d.base_stall_cycles;
+        out.chips[chip].dma_transfer_stall_cycles += d.transfer_stall_cycles;
+        break;
+      }
+      out.waited_dmas.push_back(d);
+    }
+  }
+  std::sort(out.waited_dmas.begin(), out.waited_dmas.end(),
+            [](const WaitedDma& a, const WaitedDma& b) { return a.dma_id < b.dma_id; });
+  return out;
+}
+
+RunMetrics functional_run_metrics(const sim::RunOutcome& outcome) {
+  RunMetricsBuilder builder(static_cast<uint32_t>(outcome.chips.size()), 1);
+  RunMetrics out = builder.finish(0);
+  for (size_t c = 0; c < outcome.chips.size(); ++c) out.chips[c].instructions = outcome.chips[c].instructions;
+  return out;
+}
+
+sim::StallReason stall_reason_of_name(std::string_view name) {
+  for (size_t r = 0; r < kStallReasonCount; ++r) {
+    const auto reason = static_cast<sim::StallReason>(r);
+    if (sim::stall_reason_name(reason) == name) return reason;
+  }
+  throw Error(fmt::format("run data: unknown stall reason '{}'", name));
+}
+
+RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t chips) {
+  for (const auto& inst : data.instructions) chips = std::max(chips, inst.chip + 1);
+  for (const auto& busy : data.unit_busy) chips = std::max(chips, busy.chip + 1);
+  for (const auto& dma : data.dmas) chips = std::max(chips, dma.chip + 1);
+  RunMetricsBuilder builder(chips, mxu_count);
+  for (const auto& inst : data.instructions) {
+    builder.instruction(inst.chip, inst.stall_cycles, stall_reason_of_name(inst.stall_reason));
+  }
+  for (const auto& busy : data.unit_busy) {
+    const std::optional<BusyUnit> unit = busy_unit_of_name(busy.unit);
+    if (!unit) throw Error(fmt::format("run data: unknown unit '{}' in unit_busy", busy.unit));
+    builder.unit_busy(busy.chip, *unit, busy.start_cycle, busy.end_cycle);
+  }
+  for (const auto& dma : data.dmas) {
+    builder.dma_transfer(dma.chip, dma.bytes, dma.transfer_start_cycle, dma.transfer_end_cycle);
+    if (!dma.waited) continue;
+    WaitedDma w;
+    w.dma_id = dma.dma_id;
+    w.base_done_cycle = dma.base_done_cycle;
+    w.transfer_end_cycle = dma.transfer_end_cycle;
+    w.wait_start_cycle = dma.wait_start_cycle;
+    w.wait_end_cycle = dma.wait_end_cycle;
+    builder.waited_dma(dma.chip, {dma.wait_chip, dma.wait_step}, w);
+  }
+  return builder.finish(data.total_cycles);
+}
+
+}  // namespace snr::metrics

@@ -1,0 +1,29 @@
+#include "metrics/wait_stall.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace snr::metrics {
+
+void split_wait_stall(std::span<WaitedDma> consumed) {
+  std::sort(consumed.begin(), consumed.end(), [](const WaitedDma& a, const WaitedDma& b) {
+    return std::tie(a.transfer_end_cycle, a.dma_id) < std::tie(b.transfer_end_cycle, b.dma_id);
+  });
+  uint64_t charged_until = 0;
+  for (WaitedDma& d : consumed) {
+    d.base_stall_cycles = d.transfer_stall_cycles = d.slack_cycles = 0;
+    if (d.wait_start_cycle >= d.transfer_end_cycle) {
+      d.slack_cycles = d.wait_start_cycle - d.transfer_end_cycle;
+      continue;
+    }
+    const uint64_t from = std::max(d.wait_start_cycle, charged_until);
+    const uint64_t to = std::min(d.transfer_end_cycle, d.wait_end_cycle);
+    if (to <= from) continue;
+    const uint64_t stall = to - from;
+    d.base_stall_cycles = d.base_done_cycle > from ? std::min(d.base_done_cycle - from, stall) : 0;
+    d.transfer_stall_cycles = stall - d.base_stall_cycles;
+    charged_until = to;
+  }
+}
+
+}  // namespace snr::metrics
