@@ -156,13 +156,24 @@ int record(const RecordCliOptions& options) {
   // zstd level 1: the bulk of a large window is bf16 weight and KV tiles,
   // which level 3 shrinks no further (550.7 vs 551.1 MB on the default
   // decode window) for 60% more compression CPU.
-  snr::write_file_atomic(options.output, snr::snapshot::encode_snapshot(snapshot, kSnapshotZstdLevel));
+  // What the summary needs, kept before the writer takes the chips over.
+  const snr::snapshot::pb::RecorderStats stats = snapshot.header.stats();
+  const int recorded_chips = snapshot.header.recorded_chips_size();
+  std::string chip_lines;
+  for (const auto& chip : snapshot.chips) {
+    if (chip.recorded()) {
+      chip_lines += fmt::format("chip {}: {} instructions, window ended by {}\n", chip.chip(), chip.instruction_count(),
+                                chip.final_state().end());
+    }
+  }
+  // Section by section: one chip's serialized bytes at a time besides the
+  // window, never the whole encoded file.
+  snr::snapshot::write_snapshot_streaming(options.output, std::move(snapshot), kSnapshotZstdLevel);
   const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   const double write_cpu_s = cpu_seconds() - record_cpu_s;
-  const auto& stats = snapshot.header.stats();
   const double seconds = static_cast<double>(stats.wall_time_ns()) / 1e9;
   fmt::print("recorded {} instructions on {} chip(s) in {:.3f} s ({:.0f} instructions/s)\n", stats.instructions(),
-             snapshot.header.recorded_chips_size(), seconds,
+             recorded_chips, seconds,
              seconds > 0 ? static_cast<double>(stats.instructions()) / seconds : 0.0);
   if (stats.naive_full_state_bytes() == 0) {
     fmt::print("captured {} bytes (naive full-state size unknown for this target)\n", stats.captured_bytes());
@@ -171,12 +182,7 @@ int record(const RecordCliOptions& options) {
                static_cast<double>(stats.captured_bytes()) / static_cast<double>(stats.naive_full_state_bytes()),
                stats.naive_full_state_bytes());
   }
-  for (const auto& chip : snapshot.chips) {
-    if (chip.recorded()) {
-      fmt::print("chip {}: {} instructions, window ended by {}\n", chip.chip(), chip.instruction_count(),
-                 chip.final_state().end());
-    }
-  }
+  fmt::print("{}", chip_lines);
   // CPU of this process: connecting and recording, then encoding and
   // writing the file (the two costs have different owners and fixes).
   fmt::print("recorder CPU {:.2f} s; snapshot written in {:.2f} s ({:.2f} s CPU)\n", record_cpu_s, write_s,

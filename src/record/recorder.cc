@@ -365,36 +365,15 @@ pb::Chip Recorder::finish_chip(ChipRecord& chip) {
               return std::pair(a.kind(), a.index()) < std::pair(b.kind(), b.index());
             });
   for (pb::RegisterValue& value : chip.saved_registers) *out.add_registers() = std::move(value);
-  // Saved pieces never overlap; adjacent ones become one region.
-  // The bytes move into the message (hundreds of megabytes: a copy is a
-  // page fault per 4 KiB); a region that grows is sized once for its run.
-  pb::MemoryRegion* region = nullptr;
-  for (auto it = chip.saved_bytes.begin(); it != chip.saved_bytes.end(); ++it) {
-    auto& [address, bytes] = *it;
-    if (region != nullptr && region->address() + region->data().size() == address &&
-        space_of(address) == region->space()) {
-      region->mutable_data()->append(bytes);
-      std::string().swap(bytes);
-      continue;
-    }
-    region = out.add_memory();
+  // Each saved piece becomes its own region, moved, never copied: joining
+  // adjacent pieces into one buffer copied hundreds of megabytes while the
+  // freed pieces stayed in the heap (0.5 GB more peak memory on the demo's
+  // window). Regions never overlap; adjacent ones are fine for every reader.
+  for (auto& [address, bytes] : chip.saved_bytes) {
+    pb::MemoryRegion* region = out.add_memory();
     region->set_space(space_of(address));
     region->set_address(address);
-    uint64_t run_bytes = bytes.size();
-    for (auto next = std::next(it), previous = it;
-         next != chip.saved_bytes.end() && previous->first + previous->second.size() == next->first &&
-         space_of(next->first) == region->space();
-         previous = next++) {
-      run_bytes += next->second.size();
-    }
-    if (run_bytes == bytes.size()) {
-      region->set_data(std::move(bytes));
-    } else {
-      std::string* data = region->mutable_data();
-      data->reserve(run_bytes);
-      data->append(bytes);
-      std::string().swap(bytes);
-    }
+    region->set_data(std::move(bytes));
   }
   chip.saved_bytes.clear();
   if (flat_) {
