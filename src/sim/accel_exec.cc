@@ -167,16 +167,36 @@ void Executor::execute_matrix(ChipState& chip, const isa::DecodedInstruction& d)
     case Opcode::kMxuMul: {
       // acc[r][n] += sum_k bf16(lhs[r][k]) * w[k][n], accumulated in f32 in
       // k order (products of two bf16 values are exact in f32).
+      // Columns in blocks of 32 whose partial sums stay in eight 4-float
+      // registers across the whole k loop (a plain loop over 128 columns
+      // spilled them to memory at every k); each sum still adds its
+      // products in k order, so results are unchanged.
+      using Float4 = float __attribute__((vector_size(16)));
+      constexpr int kBlockVectors = 8, kBlock = 4 * kBlockVectors;
+      static_assert(kLanes % kBlock == 0 && kLanes == isa::kMxuTileDim);
       const VectorRegister& lhs = chip.v[d.vs1];
+      float left[isa::kMxuTileDim];
       for (int r = 0; r < kSublanes; ++r) {
-        float* acc = &unit.accumulator[r * kLanes];
-        float sums[kLanes] = {};
         for (int k = 0; k < isa::kMxuTileDim; ++k) {
-          const float left = f32_from_bf16(bf16_from_f32(f32_from_bits(lhs.element[r * kLanes + k])));
-          const float* w = &unit.weights_f32[k * isa::kMxuTileDim];
-          for (int n = 0; n < kLanes; ++n) sums[n] += left * w[n];
+          left[k] = f32_from_bf16(bf16_from_f32(f32_from_bits(lhs.element[r * kLanes + k])));
         }
-        for (int n = 0; n < kLanes; ++n) acc[n] += sums[n];
+        float* acc = &unit.accumulator[r * kLanes];
+        for (int block = 0; block < kLanes; block += kBlock) {
+          Float4 sums[kBlockVectors] = {};
+          for (int k = 0; k < isa::kMxuTileDim; ++k) {
+            const Float4 l = {left[k], left[k], left[k], left[k]};
+            const float* w = &unit.weights_f32[k * isa::kMxuTileDim + block];
+#pragma GCC unroll 8
+            for (int j = 0; j < kBlockVectors; ++j) {
+              Float4 weights;
+              std::memcpy(&weights, w + 4 * j, sizeof(weights));
+              sums[j] += l * weights;
+            }
+          }
+          for (int j = 0; j < kBlockVectors; ++j) {
+            for (int n = 0; n < 4; ++n) acc[block + 4 * j + n] += sums[j][n];
+          }
+        }
       }
       break;
     }
