@@ -11,7 +11,7 @@
 #include "isa/access.h"
 #include "isa/disasm.h"
 #include "sim/executor.h"
-#include "sim/npu_math.h"
+#include "sim/state_access.h"
 #include "sim/recorded_syscalls.h"
 
 namespace snr::record {
@@ -19,73 +19,12 @@ namespace {
 
 namespace pb = snapshot::pb;
 
-// The bytes of one piece of accelerator state as the snapshot stores it.
-std::span<uint8_t> state_bytes(sim::ChipState& chip, pb::StateKind kind, uint32_t index, uint64_t& scratch) {
-  auto bytes_of = [](auto& container) {
-    return std::span<uint8_t>(reinterpret_cast<uint8_t*>(container.data()), container.size() * sizeof(container[0]));
-  };
-  switch (kind) {
-    case pb::STATE_X: return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&chip.x[index]), 8);
-    case pb::STATE_V: return bytes_of(chip.v.at(index).element);
-    case pb::STATE_SEMAPHORE: return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&chip.semaphore.at(index)), 4);
-    case pb::STATE_MXU_WEIGHTS: return bytes_of(chip.mxu.at(index).weights_bf16);
-    case pb::STATE_MXU_ACCUMULATOR: return bytes_of(chip.mxu.at(index).accumulator);
-    case pb::STATE_PC: return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&chip.pc), 8);
-    case pb::STATE_CSR:
-      // Only instret/cycle hold state; mhartid and nchips come from the system.
-      scratch = chip.instret;
-      return std::span<uint8_t>(reinterpret_cast<uint8_t*>(&scratch), 8);
-    default: break;
-  }
-  throw Error(fmt::format("unknown state kind {}", static_cast<int>(kind)));
-}
-
-void install_value(sim::ChipState& chip, const pb::RegisterValue& value) {
-  uint64_t scratch = 0;
-  std::span<uint8_t> target = state_bytes(chip, value.kind(), value.index(), scratch);
-  if (target.size() != value.value().size()) {
-    throw Error(fmt::format("chip {}: {} {} holds {} bytes, the snapshot has {}", chip.chip_id,
-                            pb::StateKind_Name(value.kind()), value.index(), target.size(), value.value().size()));
-  }
-  std::memcpy(target.data(), value.value().data(), target.size());
-  if (value.kind() == pb::STATE_CSR) {
-    if (value.index() == isa::kCsrInstret || value.index() == isa::kCsrCycle) chip.instret = chip.cycle = scratch;
-  } else if (value.kind() == pb::STATE_MXU_WEIGHTS) {
-    sim::MatrixUnitState& unit = chip.mxu[value.index()];
-    for (size_t i = 0; i < unit.weights_bf16.size(); ++i) unit.weights_f32[i] = sim::f32_from_bf16(unit.weights_bf16[i]);
-  }
-}
-
 sim::ProgramImage code_image(const snapshot::Snapshot& snapshot, bool flat) {
-  if (flat) {
-    // A foreign program's code: any mix of 2- and 4-byte instructions.
-    std::vector<sim::CodeBytes> ranges;
-    for (const pb::Chip& chip : snapshot.chips) {
-      for (const pb::CodeRange& range : chip.code()) ranges.push_back({range.address(), range.data()});
-    }
-    return sim::program_from_code_bytes(ranges, sim::kMaxFlatTextSpanBytes, "snapshot code");
-  }
-  std::map<uint64_t, uint32_t> words;
+  std::vector<sim::CodeBytes> ranges;
   for (const pb::Chip& chip : snapshot.chips) {
-    for (const pb::CodeRange& range : chip.code()) {
-      if (range.data().size() % 4 != 0 || (range.address() & 3) != 0) {
-        throw Error(fmt::format("chip {}: code range at {:#x} is not whole aligned words", chip.chip(), range.address()));
-      }
-      for (size_t i = 0; i < range.data().size(); i += 4) {
-        uint32_t word = 0;
-        std::memcpy(&word, range.data().data() + i, 4);
-        auto [it, inserted] = words.emplace(range.address() + i, word);
-        if (!inserted && it->second != word) {
-          throw Error(fmt::format("chips disagree on the instruction at {:#x} ({:#010x} vs {:#010x}); the simulator "
-                                  "runs one text for all chips", it->first, it->second, word));
-        }
-      }
-    }
+    for (const pb::CodeRange& range : chip.code()) ranges.push_back({range.address(), range.data()});
   }
-  if (words.empty()) throw Error("the snapshot holds no executed code");
-  std::vector<uint32_t> text((words.rbegin()->first - words.begin()->first) / 4 + 1, 0);
-  for (const auto& [address, word] : words) text[(address - words.begin()->first) / 4] = word;
-  return sim::program_from_words(text, words.begin()->first, "snapshot code");
+  return sim::program_from_recorded_code(ranges, flat, "snapshot code");
 }
 
 std::span<const uint8_t> bytes_of(const std::string& data) {
@@ -123,43 +62,30 @@ std::unique_ptr<sim::System> load_snapshot(const snapshot::Snapshot& snapshot, s
   auto system = std::make_unique<sim::System>(config, bus);
   if (flat) system->use_flat_address_space();
   system->load(code_image(snapshot, flat));
+  std::vector<sim::SavedRegion> regions;
   for (const pb::Chip& record : snapshot.chips) {
-    if (record.chip() >= system->chip_count()) throw Error(fmt::format("chip {} is outside the system", record.chip()));
-    sim::ChipState& chip = system->chip(record.chip());
+    sim::ChipState& chip = sim::recorded_chip(*system, record.chip());
     if (record.recorded()) chip.pc = record.first_pc();
-    for (const pb::RegisterValue& value : record.registers()) {
-      with_error_context(fmt::format("installing chip {}", record.chip()), [&] { install_value(chip, value); });
-    }
-    if (flat) {
-      // Exactly the pages the window touched exist; saved bytes go to their
-      // own addresses.
-      uint64_t page_bytes = 0;
+    with_error_context(fmt::format("installing chip {}", record.chip()), [&] {
+      for (const pb::RegisterValue& value : record.registers()) {
+        sim::install_state(chip, snapshot::to_isa_state_kind(value.kind()), value.index(), bytes_of(value.value()));
+      }
+      // Flat: exactly the pages the window touched exist.
       for (const pb::Interval& pages : record.pages()) {
-        page_bytes += pages.length();
-        if (pages.length() > snapshot::kMaxFlatPages * snapshot::kFlatPageBytes ||
-            page_bytes > snapshot::kMaxFlatPages * snapshot::kFlatPageBytes) {
-          throw Error(fmt::format("chip {}: its pages exceed the limit of {} pages", record.chip(),
-                                  snapshot::kMaxFlatPages));
-        }
-        chip.flat_memory->map(pages.address(), pages.length());
+        sim::map_recorded_pages(chip, pages.address(), pages.length(),
+                                snapshot::kMaxFlatPages * snapshot::kFlatPageBytes);
       }
-      for (const pb::MemoryRegion& region : record.memory()) {
-        if (region.space() != pb::SPACE_FLAT || !chip.flat_memory->contains(region.address(), region.data().size())) {
-          throw Error(fmt::format("snapshot region of chip {} ({} bytes at {:#x}, {}) is not inside its recorded pages",
-                                  record.chip(), region.data().size(), region.address(),
-                                  pb::MemorySpace_Name(region.space())));
-        }
-        chip.flat_memory->write(region.address(), bytes_of(region.data()));
-      }
-      continue;
-    }
+    });
     for (const pb::MemoryRegion& region : record.memory()) {
-      sim::MemoryTarget target = system->resolve_local(chip, region.address(), region.data().size(),
-                                                       fmt::format("snapshot region of chip {}", record.chip()));
-      target.memory->write(target.offset, std::span<const uint8_t>(
-                                              reinterpret_cast<const uint8_t*>(region.data().data()), region.data().size()));
+      if (flat && region.space() != pb::SPACE_FLAT) {
+        throw Error(fmt::format("snapshot region of chip {} ({} bytes at {:#x}, {}) is not inside its recorded pages",
+                                record.chip(), region.data().size(), region.address(),
+                                pb::MemorySpace_Name(region.space())));
+      }
+      regions.push_back({record.chip(), region.address(), region.data(), nullptr});
     }
   }
+  sim::install_memory(*system, regions);
   return system;
 }
 
@@ -257,18 +183,8 @@ CheckResult check_snapshot(const snapshot::Snapshot& snapshot) {
     }
     uint64_t hash = kFnvOffsetBasis;
     for (const pb::Interval& interval : final_state.written_memory()) {
-      if (flat && !chip.flat_memory->contains(interval.address(), interval.length())) {
-        throw Error(fmt::format("chip {}: written memory [{:#x}, +{}) is outside the recorded pages", chip_id,
-                                interval.address(), interval.length()));
-      }
-      std::string bytes(interval.length(), '\0');
-      const std::span<uint8_t> out(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size());
-      if (flat) {
-        chip.flat_memory->read(interval.address(), out);
-      } else {
-        sim::MemoryTarget target = system->resolve_local(chip, interval.address(), interval.length(), "written memory");
-        target.memory->read(target.offset, out);
-      }
+      const std::string bytes =
+          sim::read_memory(*system, chip, interval.address(), interval.length(), "written memory");
       hash = snapshot::hash_region(hash, interval.address(), bytes);
     }
     if (hash != final_state.written_memory_hash()) {
@@ -277,8 +193,8 @@ CheckResult check_snapshot(const snapshot::Snapshot& snapshot) {
                                             final_state.written_memory_hash(), hash));
     }
     for (const pb::RegisterValue& value : final_state.written_state()) {
-      uint64_t scratch = 0;
-      std::span<uint8_t> actual = state_bytes(chip, value.kind(), value.index(), scratch);
+      const std::span<const uint8_t> actual =
+          sim::state_bytes(chip, snapshot::to_isa_state_kind(value.kind()), value.index());
       if (actual.size() != value.value().size() || std::memcmp(actual.data(), value.value().data(), actual.size()) != 0) {
         result.problems.push_back(fmt::format("chip {}: final {} {} differs from the device", chip_id,
                                               pb::StateKind_Name(value.kind()), value.index()));

@@ -143,6 +143,20 @@ std::vector<std::pair<uint32_t, uint64_t>> decode_schedule(const pb::Header& hea
   return runs;
 }
 
+isa::StateKind to_isa_state_kind(pb::StateKind kind) {
+  switch (kind) {
+    case pb::STATE_X: return isa::StateKind::kX;
+    case pb::STATE_V: return isa::StateKind::kV;
+    case pb::STATE_CSR: return isa::StateKind::kCsr;
+    case pb::STATE_SEMAPHORE: return isa::StateKind::kSemaphore;
+    case pb::STATE_MXU_WEIGHTS: return isa::StateKind::kMxuWeights;
+    case pb::STATE_MXU_ACCUMULATOR: return isa::StateKind::kMxuAccumulator;
+    case pb::STATE_PC: return isa::StateKind::kPc;
+    default: break;
+  }
+  throw Error(fmt::format("unknown state kind {}", static_cast<int>(kind)));
+}
+
 uint64_t hash_region(uint64_t hash, uint64_t address, std::string_view bytes) {
   hash = fnv1a64_u64(address, hash);
   hash = fnv1a64_u64(bytes.size(), hash);
