@@ -1,18 +1,15 @@
 #include "record/reexecute.h"
 
-#include <cstring>
 #include <fmt/format.h>
-#include <map>
+#include <optional>
+#include <set>
 
 #include "common/error.h"
-#include "common/hash.h"
-#include "device/memory_windows.h"
 #include "hw/config.h"
-#include "isa/access.h"
-#include "isa/disasm.h"
 #include "sim/executor.h"
 #include "sim/state_access.h"
 #include "sim/recorded_syscalls.h"
+#include "window/recorded_window.h"
 
 namespace snr::record {
 namespace {
@@ -44,10 +41,35 @@ std::vector<sim::RecordedSyscall> recorded_syscalls(const pb::Chip& chip) {
   return calls;
 }
 
-std::string describe_at(sim::System& system, uint64_t pc) {
-  const isa::DecodedInstruction* d = system.fetch(pc);
-  if (d == nullptr) return "outside the saved code";
-  return fmt::format("{:#010x} {}", d->word, isa::disassemble(*d, pc));
+// Each chip's recorded window and what the device reached (`pcs` holds the
+// decoded pc sequences the windows point into).
+std::vector<window::ChipWindow> recorded_windows(const snapshot::Snapshot& snapshot,
+                                                 std::vector<std::vector<uint64_t>>& pcs) {
+  std::vector<window::ChipWindow> windows;
+  pcs.reserve(snapshot.chips.size());
+  for (const pb::Chip& chip : snapshot.chips) {
+    window::ChipWindow& out = windows.emplace_back();
+    out.chip = chip.chip();
+    const pb::FinalState& final_state = chip.final_state();
+    if (chip.recorded()) {
+      out.pcs = pcs.emplace_back(snapshot::decode_pcs(chip));
+      out.end.known = true;
+      out.end.pc = final_state.pc();
+      out.end.x.assign(final_state.x().begin(), final_state.x().end());
+      out.syscalls = recorded_syscalls(chip);
+    }
+    for (const pb::RegisterValue& value : chip.registers()) {
+      if (value.kind() == pb::STATE_X && value.index() < 32) out.end.saved_x_mask |= 1u << value.index();
+    }
+    for (const pb::Interval& interval : final_state.written_memory()) {
+      out.end.written_memory.push_back({interval.address(), interval.length()});
+    }
+    out.end.written_memory_hash = final_state.written_memory_hash();
+    for (const pb::RegisterValue& value : final_state.written_state()) {
+      out.end.written_state.push_back({snapshot::to_isa_state_kind(value.kind()), value.index(), value.value()});
+    }
+  }
+  return windows;
 }
 
 }  // namespace
@@ -92,115 +114,45 @@ std::unique_ptr<sim::System> load_snapshot(const snapshot::Snapshot& snapshot, s
 CheckResult check_snapshot(const snapshot::Snapshot& snapshot) {
   CheckResult result;
   std::unique_ptr<sim::System> system = load_snapshot(snapshot);
-  const bool flat = system->flat_address_space();
+  std::vector<std::vector<uint64_t>> pcs;
+  window::RecordedWindow window(*system, recorded_windows(snapshot, pcs));
   sim::Executor executor(*system);
-  std::map<uint32_t, const pb::Chip*> records;
-  std::map<uint32_t, std::vector<uint64_t>> pcs;
-  std::map<uint32_t, size_t> position;
-  std::map<uint32_t, uint32_t> x_written;  // bit i: x_i written during re-execution
-  sim::RecordedSyscalls syscalls(*system);
-  if (flat) {
-    for (const pb::Chip& chip : snapshot.chips) syscalls.set_calls(chip.chip(), recorded_syscalls(chip));
-    executor.set_syscall_handler(&syscalls);
-  }
+  executor.set_syscall_handler(window.syscall_handler());
+  std::set<uint32_t> recorded;
   for (const pb::Chip& chip : snapshot.chips) {
-    records[chip.chip()] = &chip;
-    if (chip.recorded()) pcs[chip.chip()] = snapshot::decode_pcs(chip);
+    if (chip.recorded()) recorded.insert(chip.chip());
   }
-  uint64_t step = 0;
-  isa::Accesses accesses;
+  auto diverged = [&](std::string problem) {
+    result.matched = false;
+    result.problems.push_back(std::move(problem));
+    return result;
+  };
   for (const auto& [chip_id, run] : snapshot::decode_schedule(snapshot.header)) {
-    if (!pcs.count(chip_id)) throw Error(fmt::format("schedule step {} names chip {}, which was not recorded", step, chip_id));
+    if (!recorded.count(chip_id)) {
+      throw Error(fmt::format("schedule step {} names chip {}, which was not recorded", window.steps(), chip_id));
+    }
     sim::ChipState& chip = system->chip(chip_id);
-    for (uint64_t k = 0; k < run; ++k, ++step) {
-      size_t& index = position[chip_id];
-      const std::vector<uint64_t>& expected = pcs[chip_id];
-      if (index >= expected.size()) {
-        throw Error(fmt::format("schedule runs chip {} past its {} recorded instructions", chip_id, expected.size()));
-      }
-      const std::string where = fmt::format("step {} (chip {} instruction {})", step, chip_id, index);
-      if (chip.pc != expected[index]) {
-        result.matched = false;
-        result.problems.push_back(fmt::format("{}: expected pc {:#x} ({}), actual pc {:#x} ({})", where, expected[index],
-                                              describe_at(*system, expected[index]), chip.pc,
-                                              describe_at(*system, chip.pc)));
-        return result;
-      }
-      if (const isa::DecodedInstruction* d = system->fetch(chip.pc); d != nullptr) {
-        isa::compute_accesses(*d, std::span<const uint64_t, 32>(chip.x), accesses);
-        for (const isa::StateRef& ref : accesses.writes()) {
-          if (ref.kind == isa::StateKind::kX) x_written[chip_id] |= 1u << ref.index;
-        }
-        if (flat && d->opcode == isa::Opcode::kEcall) x_written[chip_id] |= 1u << 10;  // the kernel's a0
-      }
+    for (uint64_t k = 0; k < run; ++k) {
+      if (std::optional<std::string> why = window.divergence(chip_id, chip.pc)) return diverged(*why);
+      const std::string where =
+          fmt::format("step {} (chip {} instruction {})", window.steps(), chip_id, window.position(chip_id));
+      const uint64_t pc = chip.pc;
       sim::StepResult step_result;
       try {
-        step_result = executor.step(chip);
+        step_result = window.step(executor, chip_id, "re-execution");
       } catch (const Error& e) {
-        result.matched = false;
-        result.problems.push_back(fmt::format("{}: the simulator faulted: {}", where, e.what()));
-        return result;
+        return diverged(fmt::format("{}: the simulator faulted: {}", where, e.what()));
       }
       if (step_result == sim::StepResult::kBlocked || step_result == sim::StepResult::kBreak) {
-        result.matched = false;
-        result.problems.push_back(fmt::format("{}: pc {:#x} ({}) {} in the simulator, but retired on the device", where,
-                                              expected[index], describe_at(*system, expected[index]),
-                                              step_result == sim::StepResult::kBlocked ? "blocked" : "stopped at ebreak"));
-        return result;
+        return diverged(fmt::format("{}: pc {:#x} ({}) {} in the simulator, but retired on the device", where, pc,
+                                    window::describe_instruction(*system, pc),
+                                    step_result == sim::StepResult::kBlocked ? "blocked" : "stopped at ebreak"));
       }
-      ++index;
       ++result.instructions;
     }
   }
-  // Final state: pc, every x register whose value is known (saved or
-  // written), written memory and written accelerator state.
-  for (const auto& [chip_id, record] : records) {
-    sim::ChipState& chip = system->chip(chip_id);
-    const pb::FinalState& final_state = record->final_state();
-    if (record->recorded()) {
-      if (position[chip_id] != pcs[chip_id].size()) {
-        result.problems.push_back(fmt::format("chip {}: the schedule re-executed {} of {} recorded instructions",
-                                              chip_id, position[chip_id], pcs[chip_id].size()));
-      }
-      if (chip.pc != final_state.pc()) {
-        result.problems.push_back(fmt::format("chip {}: final pc: device {:#x}, simulator {:#x}", chip_id,
-                                              final_state.pc(), chip.pc));
-      }
-      uint32_t known = x_written[chip_id];
-      for (const pb::RegisterValue& value : record->registers()) {
-        if (value.kind() == pb::STATE_X) known |= 1u << value.index();
-      }
-      for (int i = 1; i < 32 && i < final_state.x_size(); ++i) {
-        if ((known >> i & 1) != 0 && chip.x[static_cast<size_t>(i)] != final_state.x(i)) {
-          result.problems.push_back(fmt::format("chip {}: final x{}: device {:#x}, simulator {:#x}", chip_id, i,
-                                                final_state.x(i), chip.x[static_cast<size_t>(i)]));
-        }
-      }
-    }
-    if (flat && record->recorded() && syscalls.unused(chip_id) != 0) {
-      result.problems.push_back(fmt::format("chip {}: {} recorded system calls were never reached", chip_id,
-                                            syscalls.unused(chip_id)));
-    }
-    uint64_t hash = kFnvOffsetBasis;
-    for (const pb::Interval& interval : final_state.written_memory()) {
-      const std::string bytes =
-          sim::read_memory(*system, chip, interval.address(), interval.length(), "written memory");
-      hash = snapshot::hash_region(hash, interval.address(), bytes);
-    }
-    if (hash != final_state.written_memory_hash()) {
-      result.problems.push_back(fmt::format("chip {}: written memory ({} intervals) differs: device hash {:#018x}, "
-                                            "simulator {:#018x}", chip_id, final_state.written_memory_size(),
-                                            final_state.written_memory_hash(), hash));
-    }
-    for (const pb::RegisterValue& value : final_state.written_state()) {
-      const std::span<const uint8_t> actual =
-          sim::state_bytes(chip, snapshot::to_isa_state_kind(value.kind()), value.index());
-      if (actual.size() != value.value().size() || std::memcmp(actual.data(), value.value().data(), actual.size()) != 0) {
-        result.problems.push_back(fmt::format("chip {}: final {} {} differs from the device", chip_id,
-                                              pb::StateKind_Name(value.kind()), value.index()));
-      }
-    }
-  }
+  for (std::string& problem : window.unfinished_chips("re-execution")) result.problems.push_back(std::move(problem));
+  for (std::string& problem : window.end_state_problems("simulator")) result.problems.push_back(std::move(problem));
   result.matched = result.problems.empty();
   return result;
 }
