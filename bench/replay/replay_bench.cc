@@ -11,7 +11,8 @@
 #include "isa/address_map.h"
 #include "replay/program_capture.h"
 #include "replay/replayer.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/timing.h"
 
 namespace {
@@ -21,7 +22,7 @@ constexpr uint32_t kChips = 4;
 constexpr int64_t kIterations = 9375;  // x 16 instructions x 4 chips = 600k
 
 snr::sim::ProgramImage synthetic_program() {
-  snr::sim::ProgramBuilder b;
+  snr::assembler::ProgramBuilder b;
   b.csr_read(5, snr::isa::kCsrMhartid);
   b.i(Op::kAddi, 7, 5, 1);
   b.li(8, kChips);
@@ -46,7 +47,7 @@ snr::sim::ProgramImage synthetic_program() {
   b.branch(Op::kBne, 10, 0, loop);
   b.li(15, 0);
   b.exit(15);
-  return b.build(snr::isa::kDefaultTextBase, "synthetic-600k");
+  return snr::sim::program_from_builder(b, "synthetic-600k");
 }
 
 const snr::replay::CapturedRun& captured() {

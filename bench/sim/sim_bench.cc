@@ -4,10 +4,13 @@
 #include <benchmark/benchmark.h>
 
 #include "isa/address_map.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/timing.h"
 
 namespace snr::sim {
+
+using assembler::ProgramBuilder;
 namespace {
 
 using Op = isa::Opcode;
@@ -32,7 +35,7 @@ ProgramImage scalar_loop(int64_t iterations) {
   b.i(Op::kAddi, 5, 5, -1);
   b.branch(Op::kBne, 5, 0, loop);
   b.exit(0);
-  return b.build(isa::kDefaultTextBase, "scalar-loop");
+  return sim::program_from_builder(b, "scalar-loop");
 }
 
 // Scalar work around DMAs: each iteration issues a 512-byte HBM -> VMEM DMA,
@@ -57,7 +60,7 @@ ProgramImage dma_loop(int64_t iterations) {
   b.branch(Op::kBne, 5, 0, loop);
   b.sem_wait(0, 1);
   b.exit(0);
-  return b.build(isa::kDefaultTextBase, "dma-loop");
+  return sim::program_from_builder(b, "dma-loop");
 }
 
 void BM_FunctionalRv64im(benchmark::State& state) {
@@ -120,7 +123,7 @@ void BM_MatrixUnitPush(benchmark::State& state) {
   b.i(Op::kAddi, 6, 6, -1);
   b.branch(Op::kBne, 6, 0, loop);
   b.exit(0);
-  const ProgramImage program = b.build(isa::kDefaultTextBase, "mxu");
+  const ProgramImage program = sim::program_from_builder(b, "mxu");
   uint64_t macs = 0;
   for (auto _ : state) {
     System system(hw::preset("tpu-v4-like"));

@@ -12,7 +12,8 @@
 #include "isa/address_map.h"
 #include "replay/program_capture.h"
 #include "replay/replayer.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/sim_test_util.h"
 
 namespace snr::analyze {
@@ -25,7 +26,7 @@ constexpr uint64_t kWeights = 0x10000;  // HBM offset of the 64 KiB weight block
 
 // Chain c's descriptors live at HBM offsets 0x1000*c + 0x100*l; each holds
 // the global address of the next one.
-void chain(sim::ProgramBuilder& b, uint32_t c) {
+void chain(assembler::ProgramBuilder& b, uint32_t c) {
   b.li(10, static_cast<int64_t>(isa::kHbmBase + 0x1000 * c));
   for (uint32_t level = 0; level < 3; ++level) {
     const uint8_t dst = static_cast<uint8_t>(12 + level);
@@ -37,7 +38,7 @@ void chain(sim::ProgramBuilder& b, uint32_t c) {
 }
 
 sim::ProgramImage program() {
-  sim::ProgramBuilder b;
+  assembler::ProgramBuilder b;
   b.li(20, 8);
   chain(b, 0);
   chain(b, 1);
@@ -51,7 +52,7 @@ sim::ProgramImage program() {
   b.vector(Op::kVaddF32, 2, 1, 1);
   b.li(9, 0);
   b.exit(9);
-  return b.build(isa::kDefaultTextBase, "chains");
+  return sim::program_from_builder(b, "chains");
 }
 
 std::vector<uint8_t> u64(uint64_t value) {

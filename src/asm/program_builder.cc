@@ -45,6 +45,85 @@ void ProgramBuilder::li(uint8_t rd, int64_t value) {
   for (const auto& f : li_sequence(rd, value)) emit(f);
 }
 
+namespace {
+
+// A name no assembly source can spell, so anonymous labels never collide.
+std::string anonymous_label_name(size_t id) { return fmt::format("<anonymous label {}>", id); }
+
+}  // namespace
+
+ProgramBuilder::Label ProgramBuilder::new_label() { return Label{anonymous_labels_++}; }
+
+void ProgramBuilder::bind(Label label) {
+  labels_.push_back({anonymous_label_name(label.id), current_, offset(), false, true});
+}
+
+void ProgramBuilder::branch(Op opcode, uint8_t rs1, uint8_t rs2, Label target) {
+  branch(opcode, rs1, rs2, anonymous_label_name(target.id));
+}
+
+void ProgramBuilder::jump(Label target) { jump(anonymous_label_name(target.id)); }
+
+void ProgramBuilder::r(Op op, uint8_t rd, uint8_t rs1, uint8_t rs2) { emit({.opcode = op, .rd = rd, .rs1 = rs1, .rs2 = rs2}); }
+
+void ProgramBuilder::i(Op op, uint8_t rd, uint8_t rs1, int64_t imm) { emit({.opcode = op, .rd = rd, .rs1 = rs1, .imm = imm}); }
+
+void ProgramBuilder::s(Op op, uint8_t rs2, uint8_t rs1, int64_t imm) { emit({.opcode = op, .rs1 = rs1, .rs2 = rs2, .imm = imm}); }
+
+void ProgramBuilder::vector(Op op, uint8_t vd, uint8_t vs1, uint8_t vs2, uint8_t vs3) {
+  emit({.opcode = op, .vd = vd, .vs1 = vs1, .vs2 = vs2, .vs3 = vs3});
+}
+
+void ProgramBuilder::vbcast(uint8_t vd, uint8_t rs1) { emit({.opcode = Op::kVbcast, .rs1 = rs1, .vd = vd}); }
+
+void ProgramBuilder::vld(uint8_t vd, uint8_t base_rs1, uint8_t stride_rs2) {
+  emit({.opcode = Op::kVld, .rs1 = base_rs1, .rs2 = stride_rs2, .vd = vd});
+}
+
+void ProgramBuilder::vst(uint8_t vs, uint8_t base_rs1, uint8_t stride_rs2) {
+  emit({.opcode = Op::kVst, .rs1 = base_rs1, .rs2 = stride_rs2, .vs1 = vs});
+}
+
+void ProgramBuilder::mxu_ldw(uint8_t mxu, uint8_t base_rs1, uint8_t stride_rs2) {
+  emit({.opcode = Op::kMxuLdw, .rs1 = base_rs1, .rs2 = stride_rs2, .mxu = mxu});
+}
+
+void ProgramBuilder::mxu_mul(uint8_t mxu, uint8_t vs1) { emit({.opcode = Op::kMxuMul, .vs1 = vs1, .mxu = mxu}); }
+
+void ProgramBuilder::mxu_pop(uint8_t vd, uint8_t mxu) { emit({.opcode = Op::kMxuPop, .vd = vd, .mxu = mxu}); }
+
+void ProgramBuilder::dma(uint8_t dst_rs2, uint8_t src_rs1, uint8_t bytes_rs3, uint8_t semaphore) {
+  emit({.opcode = Op::kDmaIssue, .rs1 = src_rs1, .rs2 = dst_rs2, .rs3 = bytes_rs3, .sem = semaphore});
+}
+
+void ProgramBuilder::sem_signal(uint8_t semaphore, uint32_t amount) {
+  emit({.opcode = Op::kSemSignal, .sem = semaphore, .imm = amount});
+}
+
+void ProgramBuilder::sem_signal_remote(uint8_t semaphore, uint8_t chip_rs1, uint32_t amount) {
+  emit({.opcode = Op::kSemSignalRemote, .rs1 = chip_rs1, .sem = semaphore, .imm = amount});
+}
+
+void ProgramBuilder::sem_wait(uint8_t semaphore, uint32_t amount) {
+  emit({.opcode = Op::kSemWait, .sem = semaphore, .imm = amount});
+}
+
+void ProgramBuilder::csr_read(uint8_t rd, uint16_t csr) { emit({.opcode = Op::kCsrrs, .rd = rd, .rs1 = 0, .csr = csr}); }
+
+void ProgramBuilder::exit(uint8_t code_register) {
+  i(Op::kAddi, 10, code_register, 0);
+  li(17, static_cast<int64_t>(isa::kSyscallExit));
+  emit({.opcode = Op::kEcall});
+}
+
+void ProgramBuilder::write_console(uint8_t buffer_register, uint8_t length_register) {
+  i(Op::kAddi, 11, buffer_register, 0);
+  i(Op::kAddi, 12, length_register, 0);
+  li(10, 1);
+  li(17, static_cast<int64_t>(isa::kSyscallWrite));
+  emit({.opcode = Op::kEcall});
+}
+
 void ProgramBuilder::la(uint8_t rd, const std::string& target) {
   fixups_.push_back({FixupKind::kPcRelPair, current_, offset(), {.opcode = isa::Opcode::kAddi, .rd = rd, .rs1 = rd}, target});
   put_word(0);
@@ -90,7 +169,7 @@ Result<elf::Image> ProgramBuilder::build() const {
     next = base[i] + sections_[i].bytes.size();
   }
   std::map<std::string, uint64_t> address;
-  for (const Label& l : labels_) {
+  for (const DefinedLabel& l : labels_) {
     if (!address.emplace(l.name, base[l.section] + l.offset).second) errors.push_back(fmt::format("duplicate label '{}'", l.name));
   }
   std::vector<Section> sections = sections_;
@@ -142,7 +221,8 @@ Result<elf::Image> ProgramBuilder::build() const {
     s.data = std::move(sections[i].bytes);
     image.sections.push_back(std::move(s));
   }
-  for (const Label& l : labels_) {
+  for (const DefinedLabel& l : labels_) {
+    if (l.anonymous) continue;
     elf::Symbol sym;
     sym.name = l.name;
     sym.value = base[l.section] + l.offset;
@@ -150,8 +230,10 @@ Result<elf::Image> ProgramBuilder::build() const {
     sym.binding = l.global ? elf::SymbolBinding::kGlobal : elf::SymbolBinding::kLocal;
     sym.type = l.section == 0 ? elf::SymbolType::kFunc : elf::SymbolType::kObject;
     uint64_t end = image.sections[l.section].size_bytes;
-    for (const Label& other : labels_) {
-      if (other.section == l.section && other.offset > l.offset && other.offset < end) end = other.offset;
+    for (const DefinedLabel& other : labels_) {
+      if (!other.anonymous && other.section == l.section && other.offset > l.offset && other.offset < end) {
+        end = other.offset;
+      }
     }
     sym.size_bytes = end - l.offset;
     image.symbols.push_back(std::move(sym));

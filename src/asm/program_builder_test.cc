@@ -37,6 +37,33 @@ table:  .dword 42
   EXPECT_EQ(elf::write_elf(built), elf::write_elf(assembled));
 }
 
+TEST(ProgramBuilder, AnonymousLabelsAndHelpersMatchTheAssembler) {
+  ProgramBuilder b;
+  b.label("_start", true);
+  b.li(5, static_cast<int64_t>(isa::kGlobalRemoteBit | 0x1'0010'0000));  // wider than 32 bits
+  const ProgramBuilder::Label loop = b.new_label();
+  b.bind(loop);
+  b.i(Opcode::kAddi, 5, 5, -1);
+  b.branch(Opcode::kBne, 5, 0, loop);
+  b.sem_wait(2, 3);
+  b.exit(5);
+  elf::Image built = b.build().value();
+
+  auto assembled = assemble(R"(
+    .globl _start
+_start: li t0, 0x80000100100000
+loop:   addi t0, t0, -1
+        bne t0, zero, loop
+        sem.wait sem2, 3
+        addi a0, t0, 0
+        li a7, 93
+        ecall
+)").value();
+  // The assembler's `loop` is a symbol; an anonymous label is not.
+  ASSERT_EQ(built.sections.at(0).data, assembled.sections.at(0).data);
+  for (const elf::Symbol& symbol : built.symbols) EXPECT_EQ(symbol.name, "_start");
+}
+
 TEST(ProgramBuilder, ReportsUndefinedAndBadOperands) {
   ProgramBuilder b;
   b.jump("nowhere");

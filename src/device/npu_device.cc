@@ -1,12 +1,14 @@
 #include "device/npu_device.h"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "device/memory_windows.h"
 #include "rsp/packet.h"
-#include "sim/npu_math.h"
+#include "sim/state_access.h"
 
 namespace snr::device {
 namespace {
@@ -19,6 +21,8 @@ constexpr uint32_t kRegSp = 2;
 constexpr uint64_t kInterruptPollInterval = 1 << 16;
 
 uint32_t chip_status_code(sim::ChipStatus status) { return static_cast<uint32_t>(status); }
+
+std::string as_string(std::span<const uint8_t> bytes) { return std::string(bytes.begin(), bytes.end()); }
 
 }  // namespace
 
@@ -89,11 +93,11 @@ std::string NpuDevice::read_general_registers(rsp::ThreadId thread) {
 Status NpuDevice::write_general_registers(rsp::ThreadId thread, const std::string& bytes) {
   if (bytes.size() != 33 * 8) return Error(fmt::format("G packet of {} bytes, expected 264", bytes.size()));
   sim::ChipState& chip = chip_of(thread);
-  auto word = [&](size_t i) {
-    return rsp::from_le_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()) + 8 * i, 8));
+  auto word = [&](uint32_t i) {
+    return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()) + 8 * i, 8);
   };
-  for (size_t i = 1; i < 32; ++i) chip.x[i] = word(i);
-  chip.pc = word(32);
+  for (uint32_t i = 0; i < 32; ++i) sim::install_state(chip, isa::StateKind::kX, i, word(i));
+  sim::install_state(chip, isa::StateKind::kPc, 0, word(32));
   return {};
 }
 
@@ -106,9 +110,9 @@ Result<std::string> NpuDevice::read_register(rsp::ThreadId thread, uint32_t regn
   }
   switch (regnum) {
     case kRegPc: return rsp::le_bytes(chip.pc, 8);
-    // Functional execution retires one instruction per cycle.
-    case kRegCycle: return rsp::le_bytes(chip.instret, 8);
-    case kRegInstret: return rsp::le_bytes(chip.instret, 8);
+    // Functional execution retires one instruction per cycle (sim/state_access.h).
+    case kRegCycle: return as_string(sim::state_bytes(chip, isa::StateKind::kCsr, isa::kCsrCycle));
+    case kRegInstret: return as_string(sim::state_bytes(chip, isa::StateKind::kCsr, isa::kCsrInstret));
     case kRegMhartid: return rsp::le_bytes(chip.chip_id, 8);
     case kRegNchips: return rsp::le_bytes(system_->chip_count(), 8);
     case kRegChipStatus: return rsp::le_bytes(chip_status_code(chip.status), 4);
@@ -121,23 +125,22 @@ Result<std::string> NpuDevice::read_register(rsp::ThreadId thread, uint32_t regn
 Status NpuDevice::write_register(rsp::ThreadId thread, uint32_t regnum, const std::string& bytes) {
   if (!thread_alive(thread)) return Error(fmt::format("no thread {}", thread));
   sim::ChipState& chip = chip_of(thread);
-  const uint64_t value =
-      rsp::from_le_bytes(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  const std::span<const uint8_t> value(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   if (regnum < 32) {
     if (bytes.size() != 8) return Error("x registers are 8 bytes");
-    if (regnum != 0) chip.x[regnum] = value;
+    sim::install_state(chip, isa::StateKind::kX, regnum, value);
     return {};
   }
   if (regnum >= kRegSemaphore0 && regnum < kRegSemaphore0 + isa::kSemaphoreCount) {
     if (bytes.size() != 4) return Error("semaphores are 4 bytes");
-    chip.semaphore[regnum - kRegSemaphore0] = static_cast<uint32_t>(value);
+    sim::install_state(chip, isa::StateKind::kSemaphore, regnum - kRegSemaphore0, value);
     return {};
   }
   if (bytes.size() != 8) return Error("64-bit register");
   switch (regnum) {
-    case kRegPc: chip.pc = value; return {};
-    case kRegCycle:
-    case kRegInstret: chip.instret = value; chip.cycle = value; return {};
+    case kRegPc: sim::install_state(chip, isa::StateKind::kPc, 0, value); return {};
+    case kRegCycle: sim::install_state(chip, isa::StateKind::kCsr, isa::kCsrCycle, value); return {};
+    case kRegInstret: sim::install_state(chip, isa::StateKind::kCsr, isa::kCsrInstret, value); return {};
     default: return Error(fmt::format("register {} is read-only", regnum));
   }
 }
@@ -146,41 +149,45 @@ bool NpuDevice::access_window(sim::ChipState& chip, uint64_t address, uint64_t l
                               const std::string* write_from) {
   // One window object (a vector register, a weight tile, ...) per access keeps
   // the bounds obvious; contiguous objects are walked by the caller.
-  auto copy = [&](uint8_t* object, uint64_t object_bytes, uint64_t offset) {
-    if (offset + length > object_bytes) return false;
-    if (read_into) {
-      read_into->append(reinterpret_cast<const char*>(object + offset), length);
-    } else {
-      std::memcpy(object + offset, write_from->data(), length);
+  // Bytes [done, done + piece) of the access go to or come from `offset` within one object.
+  auto access = [&](isa::StateKind kind, uint64_t index, uint64_t offset, uint64_t done = 0,
+                    std::optional<uint64_t> piece = std::nullopt) {
+    const uint64_t bytes = piece.value_or(length);
+    if (write_from) {
+      return sim::write_state_bytes(
+          chip, kind, static_cast<uint32_t>(index), offset,
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(write_from->data()) + done, bytes));
     }
+    const std::span<const uint8_t> object = sim::state_bytes(chip, kind, static_cast<uint32_t>(index));
+    if (offset > object.size() || bytes > object.size() - offset) return false;
+    read_into->append(reinterpret_cast<const char*>(object.data() + offset), bytes);
     return true;
   };
   const uint64_t mxu_count = config_.mxu_count;
   if (address >= kVectorWindowBase && address < kVectorWindowBase + isa::kVectorRegisterCount * kVectorWindowStride) {
-    const uint64_t index = (address - kVectorWindowBase) / kVectorWindowStride;
-    return copy(reinterpret_cast<uint8_t*>(chip.v[index].element.data()), kVectorWindowStride,
-                (address - kVectorWindowBase) % kVectorWindowStride);
+    return access(isa::StateKind::kV, (address - kVectorWindowBase) / kVectorWindowStride,
+                  (address - kVectorWindowBase) % kVectorWindowStride);
   }
   if (address >= kMxuWeightsWindowBase && address < kMxuWeightsWindowBase + mxu_count * kMxuWeightsWindowStride) {
-    const uint64_t index = (address - kMxuWeightsWindowBase) / kMxuWeightsWindowStride;
-    sim::MatrixUnitState& unit = chip.mxu[index];
-    if (!copy(reinterpret_cast<uint8_t*>(unit.weights_bf16.data()), kMxuWeightsWindowStride,
-              (address - kMxuWeightsWindowBase) % kMxuWeightsWindowStride)) {
-      return false;
-    }
-    if (write_from) {
-      for (size_t i = 0; i < unit.weights_bf16.size(); ++i) unit.weights_f32[i] = sim::f32_from_bf16(unit.weights_bf16[i]);
-    }
-    return true;
+    return access(isa::StateKind::kMxuWeights, (address - kMxuWeightsWindowBase) / kMxuWeightsWindowStride,
+                  (address - kMxuWeightsWindowBase) % kMxuWeightsWindowStride);
   }
   if (address >= kMxuAccumulatorWindowBase &&
       address < kMxuAccumulatorWindowBase + mxu_count * kMxuAccumulatorWindowStride) {
-    const uint64_t index = (address - kMxuAccumulatorWindowBase) / kMxuAccumulatorWindowStride;
-    return copy(reinterpret_cast<uint8_t*>(chip.mxu[index].accumulator.data()), kMxuAccumulatorWindowStride,
-                (address - kMxuAccumulatorWindowBase) % kMxuAccumulatorWindowStride);
+    return access(isa::StateKind::kMxuAccumulator, (address - kMxuAccumulatorWindowBase) / kMxuAccumulatorWindowStride,
+                  (address - kMxuAccumulatorWindowBase) % kMxuAccumulatorWindowStride);
   }
   if (address >= kSemaphoreWindowBase && address < kSemaphoreWindowBase + kSemaphoreWindowBytes) {
-    return copy(reinterpret_cast<uint8_t*>(chip.semaphore.data()), kSemaphoreWindowBytes, address - kSemaphoreWindowBase);
+    // One window over all semaphores, 4 bytes each, so an access may span several.
+    const uint64_t offset = address - kSemaphoreWindowBase;
+    if (length > kSemaphoreWindowBytes - offset) return false;
+    for (uint64_t done = 0; done < length;) {
+      const uint64_t at = offset + done;
+      const uint64_t piece = std::min<uint64_t>(length - done, 4 - at % 4);
+      if (!access(isa::StateKind::kSemaphore, at / 4, at % 4, done, piece)) return false;
+      done += piece;
+    }
+    return true;
   }
   return false;
 }

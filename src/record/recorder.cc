@@ -192,7 +192,7 @@ void Recorder::save_inputs(ChipRecord& chip, const isa::Accesses& accesses) {
     const uint32_t key = state_key(ref.kind, ref.index);
     if (holder.written_state.count(key) || holder.saved_state.count(key)) continue;
     pb::RegisterValue value;
-    value.set_kind(to_pb(ref.kind));
+    value.set_kind(snapshot::to_pb_state_kind(ref.kind));
     value.set_index(ref.index);
     value.set_value(read_state(holder, ref));
     holder.saved_registers.push_back(std::move(value));
@@ -448,7 +448,7 @@ pb::Chip Recorder::finish_chip(ChipRecord& chip) {
     if (ref.kind == isa::StateKind::kX || ref.kind == isa::StateKind::kPc) continue;
     if (!chip.recorded && ref.kind == isa::StateKind::kCsr) continue;
     pb::RegisterValue* value = final_state->add_written_state();
-    value->set_kind(to_pb(ref.kind));
+    value->set_kind(snapshot::to_pb_state_kind(ref.kind));
     value->set_index(ref.index);
     value->set_value(read_state(chip, ref));
   }

@@ -36,19 +36,6 @@ constexpr uint64_t kMaxCoalescedReadBytes = 16 << 20;
 
 inline uint32_t state_key(isa::StateKind kind, uint16_t index) { return static_cast<uint32_t>(kind) << 16 | index; }
 
-inline pb::StateKind to_pb(isa::StateKind kind) {
-  switch (kind) {
-    case isa::StateKind::kX: return pb::STATE_X;
-    case isa::StateKind::kV: return pb::STATE_V;
-    case isa::StateKind::kCsr: return pb::STATE_CSR;
-    case isa::StateKind::kSemaphore: return pb::STATE_SEMAPHORE;
-    case isa::StateKind::kMxuWeights: return pb::STATE_MXU_WEIGHTS;
-    case isa::StateKind::kMxuAccumulator: return pb::STATE_MXU_ACCUMULATOR;
-    case isa::StateKind::kPc: return pb::STATE_PC;
-  }
-  return pb::STATE_X;
-}
-
 // A kernel's write into the process larger than this is refused: no call
 // the recorder knows writes more in one go.
 constexpr uint64_t kMaxSyscallWriteBytes = 64 << 20;

@@ -9,7 +9,8 @@
 #include "isa/isa.h"
 #include "replay/program_capture.h"
 #include "replay/replayer.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/sim_test_util.h"
 
 namespace snr::replay {
@@ -30,7 +31,7 @@ std::string le64(uint64_t value) {
 // DMA uses that register; then the data goes VMEM -> HBM and back, so HBM
 // is written and read within the window.
 sim::ProgramImage descriptor_chain_program() {
-  sim::ProgramBuilder b;
+  assembler::ProgramBuilder b;
   b.li(11, static_cast<int64_t>(isa::kHbmBase));
   b.li(12, 8);
   b.li(13, static_cast<int64_t>(kDescriptor));
@@ -49,7 +50,7 @@ sim::ProgramImage descriptor_chain_program() {
   b.sem_wait(0, 1);
   b.li(10, 0);
   b.exit(10);
-  return b.build(kText, "descriptor-chain");
+  return sim::program_from_builder(b, "descriptor-chain");
 }
 
 CapturedRun capture_descriptor_chain() {
@@ -153,14 +154,14 @@ TEST(ReplayRunData, CyclesOnlyReplayGivesTheSameSummaryWithoutRunData) {
 // Straight-line code with two independent instructions, so swapping them
 // keeps the program's meaning.
 sim::ProgramImage independent_pair_program() {
-  sim::ProgramBuilder b;
+  assembler::ProgramBuilder b;
   b.li(20, 7);
   b.i(Op::kAddi, 21, 0, 5);   // independent of the next
   b.i(Op::kAddi, 22, 20, 3);  // reads x20 only
   b.r(Op::kAdd, 23, 21, 22);
   b.li(10, 0);
   b.exit(10);
-  return b.build(kText, "independent-pair");
+  return sim::program_from_builder(b, "independent-pair");
 }
 
 TEST(ReplayRunData, ReplaysCodeAndPcsRewrittenInMemory) {

@@ -14,7 +14,8 @@
 #include "isa/address_map.h"
 #include "replay/program_capture.h"
 #include "replay/replayer.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/sim_test_util.h"
 
 namespace snr::replay {
@@ -34,7 +35,7 @@ std::filesystem::path scratch(const std::string& name) {
 // next chip's sem 2, waits for its own and the incoming DMA (sem 1 >= 2) and
 // the neighbour's signal, loads the received data into v1 and exits.
 sim::ProgramImage ring_program(uint32_t chips) {
-  sim::ProgramBuilder b;
+  assembler::ProgramBuilder b;
   b.csr_read(5, isa::kCsrMhartid);
   auto loop = b.new_label();
   b.li(9, 0);
@@ -61,7 +62,7 @@ sim::ProgramImage ring_program(uint32_t chips) {
   b.vector(Op::kVaddF32, 2, 1, 1);
   b.li(15, 0);
   b.exit(15);
-  return b.build(kText, "ring");
+  return sim::program_from_builder(b, "ring");
 }
 
 CapturedRun capture_ring(uint32_t chips, int64_t loop_count) {
@@ -256,7 +257,7 @@ TEST(Replay, RunDatabaseIsDeterministic) {
 // initial DMA and two dependent ones (each issued after sem.wait on its
 // predecessor), 6400 B HBM -> VMEM, each chip on its own link and memories.
 sim::ProgramImage dma_chain_program() {
-  sim::ProgramBuilder b;
+  assembler::ProgramBuilder b;
   b.li(11, static_cast<int64_t>(isa::kHbmBase));
   b.li(12, 6400);
   for (int link = 0; link < 3; ++link) {
@@ -266,7 +267,7 @@ sim::ProgramImage dma_chain_program() {
   }
   b.li(15, 0);
   b.exit(15);
-  return b.build(kText, "dma-chains");
+  return sim::program_from_builder(b, "dma-chains");
 }
 
 TEST(Replay, HalvingDmaBaseLatencyShortensDependentChainsByTheModelsAmount) {

@@ -15,6 +15,7 @@
 #include "hw/config.h"
 #include "replay/replay_input.h"
 #include "sim/system.h"
+#include "window/recorded_window.h"
 
 namespace snr::replay {
 
@@ -45,11 +46,8 @@ hw::HwConfig replay_hw_config(const ReplayInput& input, const ReplayOptions& opt
 // expected pc ..., actual pc ... <disassembly>"), a fault or a deadlock.
 ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options);
 
-// The end-state rules (docs/replay.md): each recorded chip's final pc, every
-// x register the window knew (saved, or written during the run: bit i of
-// `x_written[chip]`), and the hash of the memory the device wrote. Returns
-// one line per mismatch; empty when the device's end state was reached.
-std::vector<std::string> end_state_problems(sim::System& system, const ReplayInput& input,
-                                            std::span<const uint32_t> x_written);
+// The recorded window of every chip of `input`, for window::RecordedWindow
+// (the pc cross-check, the window's end and the end-state rules).
+std::vector<window::ChipWindow> recorded_windows(const ReplayInput& input);
 
 }  // namespace snr::replay

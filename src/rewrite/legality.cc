@@ -162,21 +162,19 @@ class Checker {
         if (value != 0) tokens_[c][static_cast<size_t>(s)].push_back({-1, c, value});
       }
     }
+    window::RecordedWindow window(*system_, replay::recorded_windows(input_));
     sim::Executor executor(*system_);
-    std::vector<size_t> position(chips, 0);
+    executor.set_syscall_handler(window.syscall_handler());
     isa::Accesses accesses;
     for (;;) {
       bool active = false, progress = false;
       for (uint32_t c = 0; c < chips; ++c) {
         ChipLog& log = logs_[c];
-        if (log.pcs == nullptr || position[c] >= log.pcs->size()) continue;
+        if (window.finished(c)) continue;
         active = true;
         sim::ChipState& chip = system_->chip(c);
-        const uint64_t dyn = position[c];
-        if (chip.pc != (*log.pcs)[dyn]) {
-          throw Error(fmt::format("re-execution diverged on chip {} at instruction {}: expected {}, actual pc {:#x}", c,
-                                  dyn, describe_old(plan_, (*log.pcs)[dyn]), chip.pc));
-        }
+        const uint64_t dyn = window.position(c);
+        window.require_at_next_pc(c, "re-execution");
         const isa::DecodedInstruction* d = system_->fetch(chip.pc);
         if (d == nullptr || !d->valid()) throw Error(fmt::format("chip {}: no instruction at pc {:#x}", c, chip.pc));
         const Effect effect = d->row->effect;
@@ -190,13 +188,12 @@ class Checker {
         }
         if (effect == Effect::kSemSignalRemote) remote_signal_chip = static_cast<uint32_t>(chip.x[d->rs1]);
         const sim::StepResult step = with_error_context(fmt::format("re-executing chip {} instruction {}", c, dyn),
-                                                        [&] { return executor.step(chip); });
+                                                        [&] { return window.step(executor, c, "re-execution"); });
         if (step == sim::StepResult::kBlocked) continue;
         if (step == sim::StepResult::kBreak) {
           throw Error(fmt::format("re-execution stopped at an ebreak on chip {} ({})", c, describe_old(plan_, chip.pc)));
         }
         progress = true;
-        ++position[c];
         ++result_.instructions;
         if (in_span) begin_record(c, dyn, accesses);
         record_x(log, dyn, accesses);

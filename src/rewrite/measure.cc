@@ -1,10 +1,8 @@
 #include "rewrite/measure.h"
 
 #include <algorithm>
-#include <fmt/format.h>
 #include <span>
 
-#include "common/error.h"
 #include "replay/replayer.h"
 #include "replay/trace_load.h"
 #include "sim/timing.h"
@@ -26,26 +24,10 @@ ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::Rep
   sim::EventBus bus;
   replay::LoadedReplay loaded = replay::load_replay(input, config, &bus);
   sim::System& system = *loaded.system;
-  const uint32_t chips = system.chip_count();
-  std::vector<const std::vector<uint64_t>*> expected(chips, nullptr);
-  for (const replay::ReplayChip& chip : input.chips) {
-    if (chip.recorded && !chip.pcs.empty()) expected[chip.chip] = &chip.pcs;
-  }
-  std::vector<uint64_t> position(chips, 0);
-  std::vector<uint32_t> x_written(chips, 0);
   std::vector<DmaTimes> dmas;
   uint64_t total_cycles = 0;
-  bus.instruction_issued.subscribe([&](const sim::InstructionIssued& e) {
-    const std::vector<uint64_t>* pcs = expected[e.chip];
-    const uint64_t index = position[e.chip];
-    if (pcs == nullptr || index >= pcs->size() || (*pcs)[index] != e.pc) {
-      throw Error(fmt::format("replay diverged on chip {} at instruction {} (cycle {}): expected pc {:#x}, actual pc {:#x}",
-                              e.chip, index, e.cycle, pcs != nullptr && index < pcs->size() ? (*pcs)[index] : 0, e.pc));
-    }
-    ++position[e.chip];
-    x_written[e.chip] |= e.registers.x_writes;
-    total_cycles = std::max(total_cycles, e.cycle + 1);
-  });
+  bus.instruction_issued.subscribe(
+      [&](const sim::InstructionIssued& e) { total_cycles = std::max(total_cycles, e.cycle + 1); });
   bus.instruction_retired.subscribe(
       [&](const sim::InstructionRetired& e) { total_cycles = std::max(total_cycles, e.complete_cycle); });
   bus.dma.subscribe([&](const sim::DmaEvent& e) {
@@ -72,17 +54,14 @@ ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::Rep
     }
   });
   sim::TimingSimulator timing(system);
-  for (uint32_t c = 0; c < chips; ++c) timing.set_instruction_limit(c, expected[c] == nullptr ? 0 : expected[c]->size());
+  window::RecordedWindow window(system, replay::recorded_windows(input));
+  timing.set_syscall_handler(window.syscall_handler());
+  window.follow(timing, "replay");
   timing.run(options.max_cycles);
-  for (uint32_t c = 0; c < chips; ++c) {
-    const uint64_t want = expected[c] == nullptr ? 0 : expected[c]->size();
-    if (position[c] != want) {
-      throw Error(fmt::format("chip {}: the replay retired {} of {} recorded instructions", c, position[c], want));
-    }
-  }
+  window.require_finished("replay");
   ReplaySummary summary;
   summary.total_cycles = total_cycles;
-  summary.final_state_problems = replay::end_state_problems(system, input, x_written);
+  summary.final_state_problems = window.end_state_problems("replay");
   summary.dmas.reserve(dmas.size());
   for (const DmaTimes& dma : dmas) {
     rundb::DmaRecord record;

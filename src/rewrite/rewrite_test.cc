@@ -15,7 +15,8 @@
 #include "rewrite/moves_file.h"
 #include "rewrite/plan.h"
 #include "rewrite/verify.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/sim_test_util.h"
 
 namespace snr::rewrite {
@@ -40,7 +41,7 @@ class Builder {
     for (size_t i = first; i < b.size(); ++i) pcs.push_back(kText + 4 * i);
     return pcs;
   }
-  sim::ProgramBuilder b;
+  assembler::ProgramBuilder b;
 };
 
 // Runs `program` on `chips` chips with HBM (and optionally SMEM) contents
@@ -88,7 +89,7 @@ struct BuiltA {
 
 BuiltA build_a(const ProgramA& options) {
   Builder p;
-  sim::ProgramBuilder& b = p.b;
+  assembler::ProgramBuilder& b = p.b;
   BuiltA out;
   b.li(10, static_cast<int64_t>(kHbmA));
   b.li(11, static_cast<int64_t>(kVmemA));
@@ -96,7 +97,7 @@ BuiltA build_a(const ProgramA& options) {
   b.dma(11, 10, 12, 1);
   out.before_pc = p.pc();
   b.i(Op::kAddi, 20, 20, 1);
-  sim::ProgramBuilder::Label skip = b.new_label();
+  assembler::ProgramBuilder::Label skip = b.new_label();
   if (options.untaken_branch) {
     out.branch_pc = p.pc();
     b.branch(Op::kBne, 0, 0, skip);
@@ -125,7 +126,7 @@ BuiltA build_a(const ProgramA& options) {
   b.vld(2, 14, 0);
   b.li(15, 0);
   b.exit(15);
-  out.input = capture(b.build(kText, "program-a"), 1,
+  out.input = capture(sim::program_from_builder(b, "program-a"), 1,
                       {{kHbmA, std::string(4096, '\x11')}, {kHbmB, std::string(4096, '\x22')}});
   return out;
 }
@@ -218,7 +219,7 @@ constexpr uint64_t kDataAddress = 0x30010;
 
 BuiltPcRel build_pcrel(bool plain_use) {
   Builder p;
-  sim::ProgramBuilder& b = p.b;
+  assembler::ProgramBuilder& b = p.b;
   BuiltPcRel out;
   b.i(Op::kAddi, 20, 0, 1);
   out.before_pc = p.pc();
@@ -237,7 +238,7 @@ BuiltPcRel build_pcrel(bool plain_use) {
   b.i(Op::kAddi, 22, 0, 7);
   b.li(15, 0);
   b.exit(15);
-  out.input = capture(b.build(kText, "pcrel"), 1, {{kDataAddress, bytes_of(0x1234'5678'9abc'def0)}});
+  out.input = capture(sim::program_from_builder(b, "pcrel"), 1, {{kDataAddress, bytes_of(0x1234'5678'9abc'def0)}});
   return out;
 }
 
@@ -292,11 +293,11 @@ TEST(Rewrite, StaticRejections) {
 
 TEST(Rewrite, ABranchIntoTheRewrittenRegionIsRejected) {
   Builder p;
-  sim::ProgramBuilder& b = p.b;
+  assembler::ProgramBuilder& b = p.b;
   b.li(21, 3);
   const uint64_t before = p.pc();
   b.i(Op::kAddi, 20, 20, 1);
-  sim::ProgramBuilder::Label loop = b.new_label();
+  assembler::ProgramBuilder::Label loop = b.new_label();
   b.bind(loop);
   b.i(Op::kAddi, 21, 21, -1);
   b.branch(Op::kBne, 21, 0, loop);
@@ -304,7 +305,7 @@ TEST(Rewrite, ABranchIntoTheRewrittenRegionIsRejected) {
   b.i(Op::kAddi, 22, 0, 1);
   b.li(15, 0);
   b.exit(15);
-  const replay::ReplayInput input = capture(b.build(kText, "loop"), 1, {});
+  const replay::ReplayInput input = capture(sim::program_from_builder(b, "loop"), 1, {});
   const analyze::Verification v = verify(input, {{{moved}, before}}, {});
   EXPECT_FALSE(v.legal);
   EXPECT_NE(v.illegal_reason.find("(bnez s5,10008) branches to pc 0x10008"), std::string::npos) << v.illegal_reason;
@@ -327,7 +328,7 @@ struct Chains {
 
 Chains build_chains(bool shared_registers, bool shared_semaphore) {
   Builder p;
-  sim::ProgramBuilder& b = p.b;
+  assembler::ProgramBuilder& b = p.b;
   Chains out;
   auto regs = [shared_registers](int g) {
     static constexpr uint8_t kRegs[3][3] = {{5, 6, 7}, {8, 9, 18}, {19, 20, 21}};
@@ -361,7 +362,7 @@ Chains build_chains(bool shared_registers, bool shared_semaphore) {
     memory.push_back({isa::kHbmBase + 0x1000 + g * 0x100, bytes_of(isa::kHbmBase + 0x2000 + g * 0x100)});
     memory.push_back({isa::kHbmBase + 0x2000 + g * 0x100, std::string(64, static_cast<char>('a' + g))});
   }
-  out.input = capture(b.build(kText, "chains"), 1, memory);
+  out.input = capture(sim::program_from_builder(b, "chains"), 1, memory);
   // Level 1: the other heads go right after chain 0's head; levels 2, 3:
   // each chain's wait for the previous level and its next issue go right
   // after chain 0's issue of that level.
@@ -470,9 +471,9 @@ TEST(Rewrite, ChainsSharingASemaphoreCannotBeInterleaved) {
 // wait, although the two touch different semaphores and chip 0 nothing else.
 TEST(Rewrite, ARemoteDmaCannotMoveAboveAWaitForAnotherChip) {
   Builder p;
-  sim::ProgramBuilder& b = p.b;
+  assembler::ProgramBuilder& b = p.b;
   b.csr_read(5, isa::kCsrMhartid);
-  sim::ProgramBuilder::Label chip1 = b.new_label(), end = b.new_label();
+  assembler::ProgramBuilder::Label chip1 = b.new_label(), end = b.new_label();
   b.branch(Op::kBne, 5, 0, chip1);
   const uint64_t wait_free = p.pc();
   b.sem_wait(2, 1);
@@ -493,7 +494,7 @@ TEST(Rewrite, ARemoteDmaCannotMoveAboveAWaitForAnotherChip) {
   b.bind(end);
   b.li(15, 0);
   b.exit(15);
-  const replay::ReplayInput input = capture(b.build(kText, "two-chips"), 2, {{kHbmA, std::string(4096, '\x33')}});
+  const replay::ReplayInput input = capture(sim::program_from_builder(b, "two-chips"), 2, {{kHbmA, std::string(4096, '\x33')}});
   const analyze::Verification v = verify(input, {{dma, wait_free}}, {});
   EXPECT_FALSE(v.legal);
   EXPECT_NE(v.illegal_reason.find("chip 0: moving pc"), std::string::npos) << v.illegal_reason;

@@ -9,6 +9,7 @@
 #include "isa/address_map.h"
 #include "sim/executor.h"
 #include "sim/npu_math.h"
+#include "sim/state_access.h"
 
 namespace snr::sim {
 namespace {
@@ -161,7 +162,7 @@ void Executor::execute_matrix(ChipState& chip, const isa::DecodedInstruction& d)
       }
       publish_memory(chip, MemoryKind::kVmem, base - isa::kVmemBase, isa::kMxuWeightRowBytes, isa::kMxuTileDim, stride,
                      false);
-      for (size_t i = 0; i < unit.weights_bf16.size(); ++i) unit.weights_f32[i] = f32_from_bf16(unit.weights_bf16[i]);
+      refresh_weight_cache(unit);
       break;
     }
     case Opcode::kMxuMul: {

@@ -8,10 +8,13 @@
 
 #include "isa/address_map.h"
 #include "sim/npu_math.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/timing.h"
 
 namespace snr::sim {
+
+using assembler::ProgramBuilder;
 namespace {
 
 using Op = isa::Opcode;
@@ -77,7 +80,7 @@ TEST(AcceleratorNumerics, VectorOpsMatchDoubleReference) {
     prog.vst(r, 6, 0);
   }
   prog.exit(0);
-  f.system.load(prog.build(isa::kDefaultTextBase, "vector"));
+  f.system.load(sim::program_from_builder(prog, "vector"));
   run_functional(f.system, 100'000);
 
   auto result = [&](int reg) { return f.get(static_cast<uint64_t>(reg + 10) * kRegionBytes, kVectorElements); };
@@ -144,7 +147,7 @@ TEST(AcceleratorNumerics, MatrixUnitMatchesDoubleReference) {
   prog.li(7, static_cast<int64_t>(isa::kVmemBase + 0x30000));
   prog.vst(3, 7, 0);
   prog.exit(0);
-  f.system.load(prog.build(isa::kDefaultTextBase, "matrix"));
+  f.system.load(sim::program_from_builder(prog, "matrix"));
   TimingSimulator(f.system).run(100'000);
   auto out = f.get(0x20000, kVectorElements);
   auto cleared = f.get(0x30000, kVectorElements);

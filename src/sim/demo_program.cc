@@ -4,9 +4,12 @@
 
 #include "isa/address_map.h"
 #include "sim/npu_math.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 
 namespace snr::sim::demo {
+
+using assembler::ProgramBuilder;
 namespace {
 
 using Op = isa::Opcode;
@@ -122,7 +125,7 @@ ProgramImage build_program() {
   b.li(13, static_cast<int64_t>(message.size()));
   b.write_console(12, 13);
   b.exit(0);
-  return b.build(isa::kDefaultTextBase, "built-in demo");
+  return sim::program_from_builder(b, "built-in demo");
 }
 
 void seed_inputs(System& system) {

@@ -25,13 +25,16 @@ ProgramImage program_from_words(const std::vector<uint32_t>& words, uint64_t tex
   return image;
 }
 
-ProgramImage program_from_code_bytes(const std::vector<CodeBytes>& ranges, uint64_t max_span_bytes, std::string name) {
+ProgramImage program_from_code_bytes(const std::vector<CodeBytes>& ranges, uint64_t max_span_bytes, std::string name,
+                                     uint64_t instruction_align_bytes) {
+  const uint64_t misaligned = instruction_align_bytes - 1;
   uint64_t lo = UINT64_MAX, hi = 0;
   for (const CodeBytes& range : ranges) {
     const uint64_t size = range.bytes.size();
-    if ((range.address & 1) != 0 || (size & 1) != 0 || size == 0 || range.address + size < range.address) {
-      throw Error(fmt::format("{}: code range at {:#x} of {} bytes is not whole aligned halfwords", name,
-                              range.address, size));
+    if ((range.address & misaligned) != 0 || (size & misaligned) != 0 || size == 0 ||
+        range.address + size < range.address) {
+      throw Error(fmt::format("{}: code range at {:#x} of {} bytes is not whole aligned {}-byte instructions", name,
+                              range.address, size, instruction_align_bytes));
     }
     lo = std::min(lo, range.address);
     hi = std::max(hi, range.address + size);

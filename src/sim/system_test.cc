@@ -8,11 +8,14 @@
 #include "isa/address_map.h"
 #include "sim/demo_program.h"
 #include "sim/paged_memory.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/sim_test_util.h"
 #include "sim/timing.h"
 
 namespace snr::sim {
+
+using assembler::ProgramBuilder;
 namespace {
 
 using Op = isa::Opcode;
@@ -35,7 +38,7 @@ TEST(System, ChipsKnowTheirIdAndCount) {
   b.r(Op::kAdd, 5, 5, 6);
   b.exit(5);
   System system(testing::round_number_config(3));
-  system.load(b.build(kText, "ids"));
+  system.load(sim::program_from_builder(b, "ids"));
   run_functional(system, 1000);
   for (uint32_t c = 0; c < 3; ++c) EXPECT_EQ(system.chip(c).exit_code, static_cast<int64_t>(c * 256 + 3));
 }
@@ -58,7 +61,7 @@ TEST(System, RemoteSignalUnblocksWaitingChip) {
   b.exit(6);
   for (bool timing : {false, true}) {
     System system(testing::round_number_config(2));
-    system.load(b.build(kText, "signal"));
+    system.load(sim::program_from_builder(b, "signal"));
     if (timing) {
       TimingSimulator(system).run(10'000);
     } else {
@@ -75,13 +78,13 @@ TEST(System, DeadlockNamesChipsAndSemaphores) {
   b.sem_wait(3, 2);
   b.exit(0);
   System functional(testing::round_number_config(2));
-  functional.load(b.build(kText, "deadlock"));
+  functional.load(sim::program_from_builder(b, "deadlock"));
   std::string msg = error_of([&] { run_functional(functional, 1000); });
   EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
   EXPECT_NE(msg.find("chip 1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("sem3 >= 2, has 0"), std::string::npos) << msg;
   System timed(testing::round_number_config(2));
-  timed.load(b.build(kText, "deadlock"));
+  timed.load(sim::program_from_builder(b, "deadlock"));
   msg = error_of([&] { TimingSimulator(timed).run(1000); });
   EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
   EXPECT_NE(msg.find("sem3 >= 2"), std::string::npos) << msg;
@@ -93,7 +96,7 @@ TEST(System, AccessFaultsNamePcInstructionAndAddress) {
   b.i(Op::kLd, 6, 5, 0);  // scalar load from VMEM: not allowed
   b.exit(0);
   System system(testing::round_number_config());
-  system.load(b.build(kText, "fault"));
+  system.load(sim::program_from_builder(b, "fault"));
   std::string msg = error_of([&] { run_functional(system, 100); });
   EXPECT_NE(msg.find("chip 0 pc 0x10004"), std::string::npos) << msg;
   EXPECT_NE(msg.find("ld"), std::string::npos) << msg;
@@ -105,7 +108,7 @@ TEST(System, StoreIntoTextAndBadDmaAreFaults) {
   store.li(5, static_cast<int64_t>(kText));
   store.s(Op::kSw, 0, 5, 0);
   System a(testing::round_number_config());
-  a.load(store.build(kText, "store"));
+  a.load(sim::program_from_builder(store, "store"));
   EXPECT_NE(error_of([&] { run_functional(a, 100); }).find("instruction memory"), std::string::npos);
 
   ProgramBuilder dma;
@@ -114,7 +117,7 @@ TEST(System, StoreIntoTextAndBadDmaAreFaults) {
   dma.li(7, 64);
   dma.dma(6, 5, 7, 0);
   System b(testing::round_number_config(2));
-  b.load(dma.build(kText, "dma"));
+  b.load(sim::program_from_builder(dma, "dma"));
   std::string msg = error_of([&] { run_functional(b, 100); });
   EXPECT_NE(msg.find("chip 5"), std::string::npos) << msg;
   EXPECT_NE(msg.find("dma.issue"), std::string::npos) << msg;
@@ -137,7 +140,7 @@ TEST(System, RemoteDmaCopiesAndSignalsBothChips) {
   b.exit(0);
   for (bool timing : {false, true}) {
     System system(testing::round_number_config(2));
-    system.load(b.build(kText, "remote"));
+    system.load(sim::program_from_builder(b, "remote"));
     system.chip(0).hbm.store<uint64_t>(0, 0x1122334455667788ull);
     RunOutcome out = timing ? TimingSimulator(system).run(100'000) : run_functional(system, 1000);
     EXPECT_EQ(system.chip(1).vmem.load<uint64_t>(0x100), 0x1122334455667788ull);

@@ -6,10 +6,13 @@
 #include <map>
 
 #include "isa/address_map.h"
-#include "sim/program_builder.h"
+#include "asm/program_builder.h"
+#include "sim/elf_loader.h"
 #include "sim/sim_test_util.h"
 
 namespace snr::sim {
+
+using assembler::ProgramBuilder;
 namespace {
 
 using Op = isa::Opcode;
@@ -39,7 +42,7 @@ RunOutcome run_figure4_program(int filler, Recorded& rec) {
   bus.dma.subscribe([&](const DmaEvent& e) { rec.dma_phase_cycle[e.phase] = e.cycle; });
   bus.instruction_issued.subscribe([&](const InstructionIssued& e) { rec.issued.push_back(e); });
   System system(config, &bus);
-  system.load(b.build(kText, "figure4"));
+  system.load(sim::program_from_builder(b, "figure4"));
   TimingSimulator sim(system);
   return sim.run(1'000'000);
 }
@@ -88,7 +91,7 @@ TEST(Timing, ScoreboardStallsOnMultiplyLatency) {
   std::vector<InstructionIssued> issued;
   bus.instruction_issued.subscribe([&](const InstructionIssued& e) { issued.push_back(e); });
   System system(testing::round_number_config(), &bus);
-  system.load(b.build(kText, "mul"));
+  system.load(sim::program_from_builder(b, "mul"));
   TimingSimulator sim(system);
   sim.run(1000);
   EXPECT_EQ(issued.at(2).cycle, 4u);
@@ -113,7 +116,7 @@ TEST(Timing, MatrixUnitWeightLoadFillAndDrain) {
     if (e.unit == isa::Unit::kMatrix) matrix_busy_cycles += e.end_cycle - e.start_cycle;
   });
   System system(config, &bus);
-  system.load(b.build(kText, "mxu"));
+  system.load(sim::program_from_builder(b, "mxu"));
   TimingSimulator sim(system);
   sim.run(10'000);
   EXPECT_EQ(issued.at(2).cycle, 129u);
@@ -134,7 +137,7 @@ TEST(Timing, TakenBranchBubbleIsCountedAsBranchStall) {
   std::vector<InstructionIssued> issued;
   bus.instruction_issued.subscribe([&](const InstructionIssued& e) { issued.push_back(e); });
   System system(config, &bus);
-  system.load(b.build(kText, "branch"));
+  system.load(sim::program_from_builder(b, "branch"));
   TimingSimulator(system).run(1000);
   EXPECT_EQ(issued.at(1).cycle, 3u);
   EXPECT_EQ(issued.at(1).stall_reason, StallReason::kBranch);
@@ -157,7 +160,7 @@ TEST(Timing, InstructionLimitStopsAChipWhereItsWindowEnds) {
   std::vector<DmaPhase> phases;
   bus.dma.subscribe([&](const DmaEvent& e) { phases.push_back(e.phase); });
   System system(config, &bus);
-  system.load(b.build(kText, "limit"));
+  system.load(sim::program_from_builder(b, "limit"));
   TimingSimulator sim(system);
   sim.set_instruction_limit(0, 5);
   sim.set_instruction_limit(1, 0);

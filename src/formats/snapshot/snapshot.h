@@ -13,6 +13,7 @@
 
 #include "common/result.h"
 #include "formats/snapshot/snapshot.pb.h"
+#include "isa/access.h"
 
 namespace snr::snapshot {
 
@@ -82,6 +83,11 @@ std::vector<uint64_t> decode_pcs(const pb::Chip& chip);
 std::string encode_pc_deltas(std::span<const uint64_t> pcs);
 // (chip, run length) pairs of the header's schedule.
 std::vector<std::pair<uint32_t, uint64_t>> decode_schedule(const pb::Header& header);
+
+// The simulator's name for a saved state kind and back; to_isa_state_kind
+// throws snr::Error on a kind this reader does not know.
+isa::StateKind to_isa_state_kind(pb::StateKind kind);
+pb::StateKind to_pb_state_kind(isa::StateKind kind);
 
 // Hash of written memory, shared by the recorder and re-execution.
 uint64_t hash_region(uint64_t hash, uint64_t address, std::string_view bytes);

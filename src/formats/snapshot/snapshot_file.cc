@@ -143,6 +143,33 @@ std::vector<std::pair<uint32_t, uint64_t>> decode_schedule(const pb::Header& hea
   return runs;
 }
 
+isa::StateKind to_isa_state_kind(pb::StateKind kind) {
+  switch (kind) {
+    case pb::STATE_X: return isa::StateKind::kX;
+    case pb::STATE_V: return isa::StateKind::kV;
+    case pb::STATE_CSR: return isa::StateKind::kCsr;
+    case pb::STATE_SEMAPHORE: return isa::StateKind::kSemaphore;
+    case pb::STATE_MXU_WEIGHTS: return isa::StateKind::kMxuWeights;
+    case pb::STATE_MXU_ACCUMULATOR: return isa::StateKind::kMxuAccumulator;
+    case pb::STATE_PC: return isa::StateKind::kPc;
+    default: break;
+  }
+  throw Error(fmt::format("unknown state kind {}", static_cast<int>(kind)));
+}
+
+pb::StateKind to_pb_state_kind(isa::StateKind kind) {
+  switch (kind) {
+    case isa::StateKind::kX: return pb::STATE_X;
+    case isa::StateKind::kV: return pb::STATE_V;
+    case isa::StateKind::kCsr: return pb::STATE_CSR;
+    case isa::StateKind::kSemaphore: return pb::STATE_SEMAPHORE;
+    case isa::StateKind::kMxuWeights: return pb::STATE_MXU_WEIGHTS;
+    case isa::StateKind::kMxuAccumulator: return pb::STATE_MXU_ACCUMULATOR;
+    case isa::StateKind::kPc: return pb::STATE_PC;
+  }
+  return pb::STATE_X;
+}
+
 uint64_t hash_region(uint64_t hash, uint64_t address, std::string_view bytes) {
   hash = fnv1a64_u64(address, hash);
   hash = fnv1a64_u64(bytes.size(), hash);
