@@ -24,6 +24,7 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
     spec.latency_ns = dim.latency_ns;
     dims_.push_back(spec);
     dense_links_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? 0 : 2 * npus);
+    fc_last_link_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? npus : 0);
   }
   ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
 }
@@ -33,7 +34,7 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
     send_general(message, src, dst, bytes, deliver_to);
     return;
   }
-  // One-dimensional Ring, the most common case: forward()'s arithmetic
+  // One-dimensional Ring, the most common case: advance()'s arithmetic
   // without the dimension search, as NPU ids are ring positions.
   Dim& spec = dims_[0];
   const uint32_t n = spec.size;
@@ -86,8 +87,9 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
   }
   // Most messages (ring neighbours, fully connected peers) take one hop and
   // leave no state here; a slot is kept only while hops remain.
-  const uint32_t flight = allocate_flight(InFlight{src, dst, bytes, message, deliver_to, -1, true, 0});
-  if (!forward(flight)) free_flight(flight);
+  InFlight m{src, dst, bytes, message, deliver_to, -1, true, 0};
+  TimeNs hop_done_ns = 0;
+  if (advance(m, hop_done_ns)) keep_in_flight(m, hop_done_ns);
 }
 
 AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
@@ -107,7 +109,12 @@ AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, u
       const auto to = static_cast<NpuId>(from + (static_cast<int64_t>(b) - a) * static_cast<int64_t>(spec.stride));
       next_at = to;
       next_switch_dim = -1;
-      return fc_links_[fc_key(dim, from, to)];
+      FcLinkCache& last = fc_last_link_[dim][from];
+      if (last.to != to) {
+        last.to = to;
+        last.link = &fc_links_[fc_key(dim, from, to)];
+      }
+      return *last.link;
     }
     case TopologyKind::kSwitch:
       next_at = from;  // stays addressed by its source until it leaves the switch
@@ -117,8 +124,7 @@ AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, u
   throw Error("unreachable topology kind");
 }
 
-bool AwareNetwork::forward(uint32_t flight) {
-  InFlight& m = in_flight_[flight];
+[[gnu::always_inline]] inline bool AwareNetwork::advance(InFlight& m, TimeNs& hop_done_ns) {
   Link* link = nullptr;
   size_t dim = 0;
   NpuId next_at = m.at;
@@ -155,7 +161,7 @@ bool AwareNetwork::forward(uint32_t flight) {
   link->bytes += m.bytes;
   link->messages += 1;
   link->busy_ns += serialization_ns;
-  const TimeNs hop_done_ns = start + hop_ns;
+  hop_done_ns = start + hop_ns;
   if (next_switch_dim < 0 && next_at == m.dst) {
     // Last hop: the arrival event itself, no extra network step.
     loop_.schedule(hop_done_ns, m.deliver_to, MessageArrived{m.message});
@@ -163,7 +169,6 @@ bool AwareNetwork::forward(uint32_t flight) {
   }
   m.at = next_at;
   m.switch_dim = next_switch_dim;
-  loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
   return true;
 }
 
@@ -187,7 +192,12 @@ void AwareNetwork::handle(const Event& event) {
   if (flight >= in_flight_.size() || !in_flight_[flight].active) {
     throw Error(fmt::format("network: hop event for unknown message slot {}", flight));
   }
-  if (!forward(flight)) free_flight(flight);
+  TimeNs hop_done_ns = 0;
+  if (advance(in_flight_[flight], hop_done_ns)) {
+    loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
+  } else {
+    free_flight(flight);
+  }
 }
 
 std::vector<LinkStats> AwareNetwork::link_stats() const {

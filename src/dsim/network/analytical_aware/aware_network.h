@@ -83,9 +83,12 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
       hop_ns = cached_hop_ns;
     }
   };
-  // Moves in-flight message `flight` one hop (or delivers it); returns
-  // true while it is still inside the network afterwards.
-  bool forward(uint32_t flight);
+  // Moves message `m` one hop: books the link, then either schedules its
+  // arrival (last hop; returns false) or updates where it is and sets
+  // `hop_done_ns` (returns true: the caller schedules the next hop). Works
+  // on a copy or a pooled slot alike, so that a one-hop message never
+  // takes a slot.
+  bool advance(InFlight& m, TimeNs& hop_done_ns);
   // Out of send()'s one-hop path, so that it stays short: a message that
   // has more hops to go on a one-dimensional Ring, and every other case.
   [[gnu::noinline]] void keep_in_flight(const InFlight& m, TimeNs hop_done_ns);
@@ -111,6 +114,14 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   std::vector<Dim> dims_;
   std::vector<std::vector<Link>> dense_links_;  // per dimension: 2 per NPU (Ring cw/ccw, Switch up/down)
   std::unordered_map<uint64_t, Link> fc_links_;
+  // The FullyConnected link each NPU used last, per dimension: collectives
+  // send to the same peer over and over, so the map is searched once per
+  // change of peer (the map's nodes never move).
+  struct FcLinkCache {
+    NpuId to = UINT32_MAX;
+    Link* link = nullptr;
+  };
+  std::vector<std::vector<FcLinkCache>> fc_last_link_;  // per dimension, per sending NPU
   bool ring_1d_ = false;  // one dimension, Ring: send()'s own path applies
   bool perturbed_ = false;  // bandwidth factors given: hop costs go through scale_cost
   LinkBandwidthFactors factors_;
