@@ -63,7 +63,7 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
   keep_in_flight(InFlight{next_at, dst, bytes, message, deliver_to, -1, true, 0}, hop_done_ns);
 }
 
-uint32_t AwareNetwork::allocate_flight(const InFlight& m) {
+[[gnu::always_inline]] inline uint32_t AwareNetwork::allocate_flight(const InFlight& m) {
   uint32_t flight;
   if (free_flight_ != kNoFlight) {
     flight = free_flight_;
@@ -92,7 +92,7 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
   if (advance(m, hop_done_ns)) keep_in_flight(m, hop_done_ns);
 }
 
-AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
+[[gnu::always_inline]] inline AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
                                            NpuId& next_at) {
   const Dim& spec = dims_[dim];
   switch (spec.topology) {
@@ -186,18 +186,28 @@ void AwareNetwork::scale_cost(size_t dim, double factor, uint64_t bytes, TimeNs&
   hop_ns = checked_truncated_ns(spec.latency_ns + serialization, "network: a perturbed link's hop time");
 }
 
-void AwareNetwork::handle(const Event& event) {
-  if (event.kind != HopDone::kKind) throw_unknown_event(loop_.handler_name(hop_handler_), event);
-  const uint32_t flight = event.get<HopDone>().flight;
-  if (flight >= in_flight_.size() || !in_flight_[flight].active) {
-    throw Error(fmt::format("network: hop event for unknown message slot {}", flight));
-  }
-  TimeNs hop_done_ns = 0;
-  if (advance(in_flight_[flight], hop_done_ns)) {
-    loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
-  } else {
-    free_flight(flight);
-  }
+void AwareNetwork::handle(const Event& first) {
+  // Hops that end at the same time (a switch's messages of one step) come
+  // in runs: the run is taken here without going back to the loop (see
+  // core/event_loop.h), except inside a deliver_now.
+  const bool nested = loop_.delivering_now();
+  uint8_t kind = first.kind;
+  EventData data = first.data;
+  do {
+    if (kind != HopDone::kKind) {
+      throw_unknown_event(loop_.handler_name(hop_handler_), Event{loop_.now(), data, hop_handler_, kind});
+    }
+    const uint32_t flight = data.as<HopDone>().flight;
+    if (flight >= in_flight_.size() || !in_flight_[flight].active) {
+      throw Error(fmt::format("network: hop event for unknown message slot {}", flight));
+    }
+    TimeNs hop_done_ns = 0;
+    if (advance(in_flight_[flight], hop_done_ns)) {
+      loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
+    } else {
+      free_flight(flight);
+    }
+  } while (!nested && loop_.queue().pop_if_for(hop_handler_, kind, data));
 }
 
 std::vector<LinkStats> AwareNetwork::link_stats() const {
