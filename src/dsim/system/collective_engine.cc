@@ -358,7 +358,8 @@ void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream
   events_.schedule(events_.now() + system_.endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
 }
 
-[[gnu::always_inline]] inline void CollectiveEngine::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src, uint64_t bytes) {
+[[gnu::always_inline]] inline void CollectiveEngine::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src,
+                                                                        uint64_t bytes) {
   send(stream_id, dst, bytes);
   post_recv(stream_id, src, bytes);
 }
@@ -462,6 +463,9 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
 
 // flatten: everything called from here that is defined in this file is
 // inlined into the handler — the hot paths, and the cold ones with them.
+// The per-message actions (send, post_recv, process_packet, ...) are
+// always_inline as well: a phase calls them through PhaseActions, and GCC
+// devirtualizes those calls only after flatten has been applied.
 [[gnu::flatten]] void CollectiveEngine::handle(const Event& first) {
   handle_one(first.kind, first.data);
   // Inside deliver_now the caller has not finished its own event yet.

@@ -27,6 +27,7 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
     fc_last_link_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? npus : 0);
   }
   ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
+  switch_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kSwitch;
 }
 
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
@@ -85,6 +86,23 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
     loop_.deliver_now(deliver_to, MessageArrived{message});
     return;
   }
+  if (switch_1d_) {
+    // One-dimensional Switch: advance()'s first hop without the dimension
+    // search, as NPU ids are the switch's ports; then down from the switch.
+    Dim& spec = dims_[0];
+    Link& up = dense_links_[0][2 * static_cast<uint64_t>(src)];
+    TimeNs serialization_ns;
+    TimeNs hop_ns;
+    spec.cost(bytes, serialization_ns, hop_ns);
+    if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
+    const TimeNs start = std::max(loop_.now(), up.free_at_ns);
+    up.free_at_ns = start + serialization_ns;
+    up.bytes += bytes;
+    up.messages += 1;
+    up.busy_ns += serialization_ns;
+    keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, start + hop_ns);
+    return;
+  }
   // Most messages (ring neighbours, fully connected peers) take one hop and
   // leave no state here; a slot is kept only while hops remain.
   InFlight m{src, dst, bytes, message, deliver_to, -1, true, 0};
@@ -92,8 +110,8 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
   if (advance(m, hop_done_ns)) keep_in_flight(m, hop_done_ns);
 }
 
-[[gnu::always_inline]] inline AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
-                                           NpuId& next_at) {
+[[gnu::always_inline]] inline AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b,
+                                                                         int16_t& next_switch_dim, NpuId& next_at) {
   const Dim& spec = dims_[dim];
   switch (spec.topology) {
     case TopologyKind::kRing: {
@@ -133,9 +151,14 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
     // Leaving a switch towards the NPU whose coordinate in that dimension matches dst.
     dim = static_cast<size_t>(m.switch_dim);
     const Dim& spec = dims_[dim];
-    const uint32_t at_coord = spec.coordinate(m.at);
-    const uint32_t dst_coord = spec.coordinate(m.dst);
-    next_at = static_cast<NpuId>(m.at + (static_cast<int64_t>(dst_coord) - at_coord) * static_cast<int64_t>(spec.stride));
+    if (dims_.size() == 1) {
+      next_at = m.dst;  // one dimension: NPU ids are coordinates
+    } else {
+      const uint32_t at_coord = spec.coordinate(m.at);
+      const uint32_t dst_coord = spec.coordinate(m.dst);
+      next_at = static_cast<NpuId>(m.at + (static_cast<int64_t>(dst_coord) - at_coord) *
+                                              static_cast<int64_t>(spec.stride));
+    }
     link = &dense_links_[dim][2 * static_cast<uint64_t>(next_at) + 1];
   } else {
     uint32_t at_coord = 0;

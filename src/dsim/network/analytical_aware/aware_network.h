@@ -123,6 +123,7 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   };
   std::vector<std::vector<FcLinkCache>> fc_last_link_;  // per dimension, per sending NPU
   bool ring_1d_ = false;  // one dimension, Ring: send()'s own path applies
+  bool switch_1d_ = false;  // one dimension, Switch: send_general()'s own first hop
   bool perturbed_ = false;  // bandwidth factors given: hop costs go through scale_cost
   LinkBandwidthFactors factors_;
   std::vector<InFlight> in_flight_;  // messages with more than one hop to go (pooled)
