@@ -28,6 +28,7 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
   }
   ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
   switch_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kSwitch;
+  fully_connected_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kFullyConnected;
 }
 
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
@@ -86,21 +87,26 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
     loop_.deliver_now(deliver_to, MessageArrived{message});
     return;
   }
+  // One dimension: advance()'s first hop without the dimension search, as
+  // NPU ids are coordinates.
   if (switch_1d_) {
-    // One-dimensional Switch: advance()'s first hop without the dimension
-    // search, as NPU ids are the switch's ports; then down from the switch.
-    Dim& spec = dims_[0];
-    Link& up = dense_links_[0][2 * static_cast<uint64_t>(src)];
+    // Up to the switch now, down from it at the hop event.
     TimeNs serialization_ns;
     TimeNs hop_ns;
-    spec.cost(bytes, serialization_ns, hop_ns);
+    dims_[0].cost(bytes, serialization_ns, hop_ns);
     if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
-    const TimeNs start = std::max(loop_.now(), up.free_at_ns);
-    up.free_at_ns = start + serialization_ns;
-    up.bytes += bytes;
-    up.messages += 1;
-    up.busy_ns += serialization_ns;
-    keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, start + hop_ns);
+    const TimeNs hop_done_ns =
+        book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
+    keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
+    return;
+  }
+  if (fully_connected_1d_) {
+    // Straight to dst over their own link.
+    TimeNs serialization_ns;
+    TimeNs hop_ns;
+    dims_[0].cost(bytes, serialization_ns, hop_ns);
+    if (perturbed_) scale_cost(0, factors_.between(0, src, dst), bytes, serialization_ns, hop_ns);
+    loop_.schedule(book(fc_link(0, src, dst), bytes, serialization_ns, hop_ns), deliver_to, MessageArrived{message});
     return;
   }
   // Most messages (ring neighbours, fully connected peers) take one hop and
@@ -127,12 +133,7 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
       const auto to = static_cast<NpuId>(from + (static_cast<int64_t>(b) - a) * static_cast<int64_t>(spec.stride));
       next_at = to;
       next_switch_dim = -1;
-      FcLinkCache& last = fc_last_link_[dim][from];
-      if (last.to != to) {
-        last.to = to;
-        last.link = &fc_links_[fc_key(dim, from, to)];
-      }
-      return *last.link;
+      return fc_link(dim, from, to);
     }
     case TopologyKind::kSwitch:
       next_at = from;  // stays addressed by its source until it leaves the switch

@@ -9,6 +9,7 @@
 // O(links used) instead of O(N^2).
 #pragma once
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -122,8 +123,27 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
     Link* link = nullptr;
   };
   std::vector<std::vector<FcLinkCache>> fc_last_link_;  // per dimension, per sending NPU
+  [[gnu::always_inline]] Link& fc_link(size_t dim, NpuId from, NpuId to) {
+    FcLinkCache& last = fc_last_link_[dim][from];
+    if (last.to != to) {
+      last.to = to;
+      last.link = &fc_links_[fc_key(dim, from, to)];
+    }
+    return *last.link;
+  }
+  // Books `link` for a message of `bytes` after what it already carries;
+  // returns when the hop ends.
+  [[gnu::always_inline]] TimeNs book(Link& link, uint64_t bytes, TimeNs serialization_ns, TimeNs hop_ns) {
+    const TimeNs start = std::max(loop_.now(), link.free_at_ns);
+    link.free_at_ns = start + serialization_ns;
+    link.bytes += bytes;
+    link.messages += 1;
+    link.busy_ns += serialization_ns;
+    return start + hop_ns;
+  }
   bool ring_1d_ = false;  // one dimension, Ring: send()'s own path applies
   bool switch_1d_ = false;  // one dimension, Switch: send_general()'s own first hop
+  bool fully_connected_1d_ = false;  // one dimension, FullyConnected: send_general()'s own hop
   bool perturbed_ = false;  // bandwidth factors given: hop costs go through scale_cost
   LinkBandwidthFactors factors_;
   std::vector<InFlight> in_flight_;  // messages with more than one hop to go (pooled)
