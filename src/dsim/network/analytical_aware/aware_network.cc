@@ -97,7 +97,12 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
     if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
     const TimeNs hop_done_ns =
         book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
-    keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
+    if (bytes >> AtSwitch::kHandlerShift == 0) {
+      loop_.schedule(hop_done_ns, hop_handler_,
+                     AtSwitch{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift});
+    } else {
+      keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
+    }
     return;
   }
   if (fully_connected_1d_) {
@@ -218,6 +223,21 @@ void AwareNetwork::handle(const Event& first) {
   uint8_t kind = first.kind;
   EventData data = first.data;
   do {
+    if (kind == AtSwitch::kKind) {
+      // Down from a one-dimensional Switch's port to dst: advance()'s
+      // second hop.
+      const auto at = data.as<AtSwitch>();
+      const uint64_t bytes = at.bytes_and_handler & ((uint64_t{1} << AtSwitch::kHandlerShift) - 1);
+      TimeNs serialization_ns;
+      TimeNs hop_ns;
+      dims_[0].cost(bytes, serialization_ns, hop_ns);
+      if (perturbed_) scale_cost(0, factors_.from_switch(0, at.dst), bytes, serialization_ns, hop_ns);
+      const TimeNs hop_done_ns =
+          book(dense_links_[0][2 * static_cast<uint64_t>(at.dst) + 1], bytes, serialization_ns, hop_ns);
+      loop_.schedule(hop_done_ns, static_cast<HandlerId>(at.bytes_and_handler >> AtSwitch::kHandlerShift),
+                     MessageArrived{at.message});
+      continue;
+    }
     if (kind != HopDone::kKind) {
       throw_unknown_event(loop_.handler_name(hop_handler_), Event{loop_.now(), data, hop_handler_, kind});
     }

@@ -58,6 +58,16 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
     static constexpr uint8_t kKind = 1;
     uint32_t flight;  // index into in_flight_
   };
+  // A one-dimensional Switch's message reached the switch: the whole state
+  // of the message rides in the event, no in-flight slot (messages of
+  // 2^56 bytes and more, which do not fit, take HopDone).
+  struct AtSwitch {
+    static constexpr uint8_t kKind = 2;
+    MessageId message;
+    NpuId dst;
+    uint64_t bytes_and_handler;  // bytes | deliver_to << kHandlerShift
+    static constexpr uint32_t kHandlerShift = 56;
+  };
   // Per-dimension constants, flat for the per-hop path.
   struct Dim {
     TopologyKind topology;
