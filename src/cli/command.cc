@@ -145,11 +145,15 @@ std::string nearest_verb(const CLI::App& app, std::string_view typed) {
   return best_distance <= std::max<size_t>(1, typed.size() / 3) ? best : std::string();
 }
 
-void setup_all_commands(CLI::App& app, CommandContext& ctx) {
+void setup_commands(CLI::App& app, CommandContext& ctx, std::string_view verb) {
   // Merge both kinds so the help lists all verbs in one sorted order.
   std::map<std::string, bool> names;
   for (const auto& [name, setup] : top_level()) names[name] = false;
   for (const auto& [name, group] : groups()) names[name] = true;
+  if (const auto named = names.find(std::string(verb)); named != names.end()) {
+    const std::pair<const std::string, bool> only = *named;
+    names = {only};
+  }
   for (const auto& [name, is_group] : names) {
     if (!is_group) {
       top_level().at(name)(app, ctx);

@@ -59,16 +59,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
   app.set_version_flag("--version", fmt::format("snr {}", SNR_VERSION), "Print the snr version and exit");
-  snr::cli::CommandContext ctx;
-  snr::cli::setup_all_commands(app, ctx);
-  snr::output::install_interrupt_cleanup();
-
   std::vector<std::string> args(argv + 1, argv + argc);
   // `snr help` and `snr help VERB [SUBVERB]` are `--help` of that verb.
   if (!args.empty() && args[0] == "help") {
     args.erase(args.begin());
     args.emplace_back("--help");
   }
+  snr::cli::CommandContext ctx;
+  // The verb being run only (every verb when the first word names none).
+  snr::cli::setup_commands(app, ctx, args.empty() ? std::string_view() : std::string_view(args[0]));
+  snr::output::install_interrupt_cleanup();
   if (args.empty()) {
     fmt::print(stderr, "{}\nsnr: error: a verb is required\n", app.help());
     return snr::cli::kUsageExitCode;

@@ -281,7 +281,7 @@ class EventQueue {
   // Whether the next event is a lane's (the earliest lane head comes
   // before the calendar's earliest event; an empty lane heap's top is
   // kNoKey). Precondition: !empty().
-  [[nodiscard]] bool lane_first() const { return lane_heap_[0] < cal_key_; }
+  [[nodiscard]] bool lane_first() const { return lane_heap_size_ != 0 && lane_heap_[0] < cal_key_; }
   [[nodiscard]] uint32_t top_lane() const { return static_cast<uint32_t>(lane_heap_[0]) & 0xFFFF; }
   [[nodiscard]] const Slot& lane_head() const {
     const Lane& lane = lanes_[top_lane()];
@@ -344,13 +344,15 @@ class EventQueue {
     Node& node = nodes_[index];
     now_ns_ = node.time_ns;
     current_sequence_ = node.sequence;
+    uint32_t next_in_bucket = kNone;
     if (cal_far_) {
       pop_far();
     } else {
       const uint32_t bucket = bucket_of(node.time_ns);
       Bucket& list = buckets_[bucket];
-      list.head = node.next;
-      if (node.next == kNone) {
+      next_in_bucket = node.next;
+      list.head = next_in_bucket;
+      if (next_in_bucket == kNone) {
         list.tail = kNone;
         occupied_[bucket >> 6] &= ~(uint64_t{1} << (bucket & 63));
       }
@@ -361,10 +363,9 @@ class EventQueue {
     --cal_pending_;
     ++processed_;
     ++cal_processed_;
-    // Mostly the next one in the same bucket.
-    const Bucket& list = buckets_[bucket_of(now_ns_)];
-    if (!cal_far_ && list.head != kNone && far_.empty()) {
-      set_calendar_first(list.head, false);
+    // Mostly the next one in the same bucket (a far event may come first).
+    if (next_in_bucket != kNone && far_.empty()) {
+      set_calendar_first(next_in_bucket, false);
     } else {
       find_calendar_first();
     }

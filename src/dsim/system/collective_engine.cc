@@ -354,16 +354,17 @@ void CollectiveEngine::enter_next_phase(uint32_t stream_id) {
 
 void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream); }
 
-void CollectiveEngine::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
+[[gnu::always_inline]] inline void CollectiveEngine::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
   events_.schedule(events_.now() + system_.endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
 }
 
-void CollectiveEngine::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src, uint64_t bytes) {
+[[gnu::always_inline]] inline void CollectiveEngine::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src,
+                                                                        uint64_t bytes) {
   send(stream_id, dst, bytes);
   post_recv(stream_id, src, bytes);
 }
 
-void CollectiveEngine::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
+[[gnu::always_inline]] inline void CollectiveEngine::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
   Stream& stream = streams_[stream_id];
   const uint32_t slot = cached_slot(stream.send_slot, MatchKey{dst, stream.npu, stream.tag, bytes}, dst);
   const MessageId id = allocate_message();
@@ -372,7 +373,7 @@ void CollectiveEngine::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
   network_.send(id, stream.npu, dst, bytes, handler_);
 }
 
-void CollectiveEngine::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
+[[gnu::always_inline]] inline void CollectiveEngine::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
   Stream& stream = streams_[stream_id];
   const uint32_t slot = cached_slot(stream.recv_slot, MatchKey{stream.npu, src, stream.tag, bytes}, src);
   if (matcher_.post_at(slot, stream_id)) {
@@ -412,7 +413,7 @@ void CollectiveEngine::custom_step_done(uint32_t stream_id, uint32_t step) {
   }
 }
 
-void CollectiveEngine::message_arrived(MessageId message_id) {
+[[gnu::always_inline]] inline void CollectiveEngine::message_arrived(MessageId message_id) {
   const Message& message = messages_[message_id];
   if ((message.tag & kCustomTagBit) != 0) {
     custom_message_arrived(message_id);
@@ -436,7 +437,7 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
   custom_step_done(static_cast<uint32_t>(waiter >> 32), static_cast<uint32_t>(waiter));
 }
 
-void CollectiveEngine::deliver_to_stream(uint32_t stream_id) {
+[[gnu::always_inline]] inline void CollectiveEngine::deliver_to_stream(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
   switch (stream.phase.index()) {
     case 0: std::get<RingPhase>(stream.phase).on_packet_received(stream_id, *this); return;
@@ -448,7 +449,7 @@ void CollectiveEngine::deliver_to_stream(uint32_t stream_id) {
   }
 }
 
-void CollectiveEngine::packet_ready(uint32_t stream_id) {
+[[gnu::always_inline]] inline void CollectiveEngine::packet_ready(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
   switch (stream.phase.index()) {
     case 0: std::get<RingPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
@@ -462,6 +463,9 @@ void CollectiveEngine::packet_ready(uint32_t stream_id) {
 
 // flatten: everything called from here that is defined in this file is
 // inlined into the handler — the hot paths, and the cold ones with them.
+// The per-message actions (send, post_recv, process_packet, ...) are
+// always_inline as well: a phase calls them through PhaseActions, and GCC
+// devirtualizes those calls only after flatten has been applied.
 [[gnu::flatten]] void CollectiveEngine::handle(const Event& first) {
   handle_one(first.kind, first.data);
   // Inside deliver_now the caller has not finished its own event yet.
@@ -471,7 +475,7 @@ void CollectiveEngine::packet_ready(uint32_t stream_id) {
   while (events_.pop_if_for(handler_, kind, data)) handle_one(kind, data);
 }
 
-void CollectiveEngine::handle_one(uint8_t kind, EventData data) {
+[[gnu::always_inline]] inline void CollectiveEngine::handle_one(uint8_t kind, EventData data) {
   switch (kind) {
     case PacketReady::kKind: {
       const auto ready = data.as<PacketReady>();

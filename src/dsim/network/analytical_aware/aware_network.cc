@@ -24,8 +24,11 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
     spec.latency_ns = dim.latency_ns;
     dims_.push_back(spec);
     dense_links_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? 0 : 2 * npus);
+    fc_last_link_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? npus : 0);
   }
   ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
+  switch_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kSwitch;
+  fully_connected_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kFullyConnected;
 }
 
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
@@ -33,7 +36,7 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
     send_general(message, src, dst, bytes, deliver_to);
     return;
   }
-  // One-dimensional Ring, the most common case: forward()'s arithmetic
+  // One-dimensional Ring, the most common case: advance()'s arithmetic
   // without the dimension search, as NPU ids are ring positions.
   Dim& spec = dims_[0];
   const uint32_t n = spec.size;
@@ -62,7 +65,7 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
   keep_in_flight(InFlight{next_at, dst, bytes, message, deliver_to, -1, true, 0}, hop_done_ns);
 }
 
-uint32_t AwareNetwork::allocate_flight(const InFlight& m) {
+[[gnu::always_inline]] inline uint32_t AwareNetwork::allocate_flight(const InFlight& m) {
   uint32_t flight;
   if (free_flight_ != kNoFlight) {
     flight = free_flight_;
@@ -84,14 +87,42 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
     loop_.deliver_now(deliver_to, MessageArrived{message});
     return;
   }
+  // One dimension: advance()'s first hop without the dimension search, as
+  // NPU ids are coordinates.
+  if (switch_1d_) {
+    // Up to the switch now, down from it at the hop event.
+    TimeNs serialization_ns;
+    TimeNs hop_ns;
+    dims_[0].cost(bytes, serialization_ns, hop_ns);
+    if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
+    const TimeNs hop_done_ns =
+        book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
+    if (bytes >> AtSwitch::kHandlerShift == 0) {
+      loop_.schedule(hop_done_ns, hop_handler_,
+                     AtSwitch{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift});
+    } else {
+      keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
+    }
+    return;
+  }
+  if (fully_connected_1d_) {
+    // Straight to dst over their own link.
+    TimeNs serialization_ns;
+    TimeNs hop_ns;
+    dims_[0].cost(bytes, serialization_ns, hop_ns);
+    if (perturbed_) scale_cost(0, factors_.between(0, src, dst), bytes, serialization_ns, hop_ns);
+    loop_.schedule(book(fc_link(0, src, dst), bytes, serialization_ns, hop_ns), deliver_to, MessageArrived{message});
+    return;
+  }
   // Most messages (ring neighbours, fully connected peers) take one hop and
   // leave no state here; a slot is kept only while hops remain.
-  const uint32_t flight = allocate_flight(InFlight{src, dst, bytes, message, deliver_to, -1, true, 0});
-  if (!forward(flight)) free_flight(flight);
+  InFlight m{src, dst, bytes, message, deliver_to, -1, true, 0};
+  TimeNs hop_done_ns = 0;
+  if (advance(m, hop_done_ns)) keep_in_flight(m, hop_done_ns);
 }
 
-AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b, int16_t& next_switch_dim,
-                                           NpuId& next_at) {
+[[gnu::always_inline]] inline AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b,
+                                                                         int16_t& next_switch_dim, NpuId& next_at) {
   const Dim& spec = dims_[dim];
   switch (spec.topology) {
     case TopologyKind::kRing: {
@@ -107,7 +138,7 @@ AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, u
       const auto to = static_cast<NpuId>(from + (static_cast<int64_t>(b) - a) * static_cast<int64_t>(spec.stride));
       next_at = to;
       next_switch_dim = -1;
-      return fc_links_[fc_key(dim, from, to)];
+      return fc_link(dim, from, to);
     }
     case TopologyKind::kSwitch:
       next_at = from;  // stays addressed by its source until it leaves the switch
@@ -117,8 +148,7 @@ AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, u
   throw Error("unreachable topology kind");
 }
 
-bool AwareNetwork::forward(uint32_t flight) {
-  InFlight& m = in_flight_[flight];
+[[gnu::always_inline]] inline bool AwareNetwork::advance(InFlight& m, TimeNs& hop_done_ns) {
   Link* link = nullptr;
   size_t dim = 0;
   NpuId next_at = m.at;
@@ -127,9 +157,14 @@ bool AwareNetwork::forward(uint32_t flight) {
     // Leaving a switch towards the NPU whose coordinate in that dimension matches dst.
     dim = static_cast<size_t>(m.switch_dim);
     const Dim& spec = dims_[dim];
-    const uint32_t at_coord = spec.coordinate(m.at);
-    const uint32_t dst_coord = spec.coordinate(m.dst);
-    next_at = static_cast<NpuId>(m.at + (static_cast<int64_t>(dst_coord) - at_coord) * static_cast<int64_t>(spec.stride));
+    if (dims_.size() == 1) {
+      next_at = m.dst;  // one dimension: NPU ids are coordinates
+    } else {
+      const uint32_t at_coord = spec.coordinate(m.at);
+      const uint32_t dst_coord = spec.coordinate(m.dst);
+      next_at = static_cast<NpuId>(m.at + (static_cast<int64_t>(dst_coord) - at_coord) *
+                                              static_cast<int64_t>(spec.stride));
+    }
     link = &dense_links_[dim][2 * static_cast<uint64_t>(next_at) + 1];
   } else {
     uint32_t at_coord = 0;
@@ -155,7 +190,7 @@ bool AwareNetwork::forward(uint32_t flight) {
   link->bytes += m.bytes;
   link->messages += 1;
   link->busy_ns += serialization_ns;
-  const TimeNs hop_done_ns = start + hop_ns;
+  hop_done_ns = start + hop_ns;
   if (next_switch_dim < 0 && next_at == m.dst) {
     // Last hop: the arrival event itself, no extra network step.
     loop_.schedule(hop_done_ns, m.deliver_to, MessageArrived{m.message});
@@ -163,7 +198,6 @@ bool AwareNetwork::forward(uint32_t flight) {
   }
   m.at = next_at;
   m.switch_dim = next_switch_dim;
-  loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
   return true;
 }
 
@@ -181,13 +215,43 @@ void AwareNetwork::scale_cost(size_t dim, double factor, uint64_t bytes, TimeNs&
   hop_ns = checked_truncated_ns(spec.latency_ns + serialization, "network: a perturbed link's hop time");
 }
 
-void AwareNetwork::handle(const Event& event) {
-  if (event.kind != HopDone::kKind) throw_unknown_event(loop_.handler_name(hop_handler_), event);
-  const uint32_t flight = event.get<HopDone>().flight;
-  if (flight >= in_flight_.size() || !in_flight_[flight].active) {
-    throw Error(fmt::format("network: hop event for unknown message slot {}", flight));
-  }
-  if (!forward(flight)) free_flight(flight);
+void AwareNetwork::handle(const Event& first) {
+  // Hops that end at the same time (a switch's messages of one step) come
+  // in runs: the run is taken here without going back to the loop (see
+  // core/event_loop.h), except inside a deliver_now.
+  const bool nested = loop_.delivering_now();
+  uint8_t kind = first.kind;
+  EventData data = first.data;
+  do {
+    if (kind == AtSwitch::kKind) {
+      // Down from a one-dimensional Switch's port to dst: advance()'s
+      // second hop.
+      const auto at = data.as<AtSwitch>();
+      const uint64_t bytes = at.bytes_and_handler & ((uint64_t{1} << AtSwitch::kHandlerShift) - 1);
+      TimeNs serialization_ns;
+      TimeNs hop_ns;
+      dims_[0].cost(bytes, serialization_ns, hop_ns);
+      if (perturbed_) scale_cost(0, factors_.from_switch(0, at.dst), bytes, serialization_ns, hop_ns);
+      const TimeNs hop_done_ns =
+          book(dense_links_[0][2 * static_cast<uint64_t>(at.dst) + 1], bytes, serialization_ns, hop_ns);
+      loop_.schedule(hop_done_ns, static_cast<HandlerId>(at.bytes_and_handler >> AtSwitch::kHandlerShift),
+                     MessageArrived{at.message});
+      continue;
+    }
+    if (kind != HopDone::kKind) {
+      throw_unknown_event(loop_.handler_name(hop_handler_), Event{loop_.now(), data, hop_handler_, kind});
+    }
+    const uint32_t flight = data.as<HopDone>().flight;
+    if (flight >= in_flight_.size() || !in_flight_[flight].active) {
+      throw Error(fmt::format("network: hop event for unknown message slot {}", flight));
+    }
+    TimeNs hop_done_ns = 0;
+    if (advance(in_flight_[flight], hop_done_ns)) {
+      loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
+    } else {
+      free_flight(flight);
+    }
+  } while (!nested && loop_.queue().pop_if_for(hop_handler_, kind, data));
 }
 
 std::vector<LinkStats> AwareNetwork::link_stats() const {

@@ -9,6 +9,7 @@
 // O(links used) instead of O(N^2).
 #pragma once
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -57,6 +58,16 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
     static constexpr uint8_t kKind = 1;
     uint32_t flight;  // index into in_flight_
   };
+  // A one-dimensional Switch's message reached the switch: the whole state
+  // of the message rides in the event, no in-flight slot (messages of
+  // 2^56 bytes and more, which do not fit, take HopDone).
+  struct AtSwitch {
+    static constexpr uint8_t kKind = 2;
+    MessageId message;
+    NpuId dst;
+    uint64_t bytes_and_handler;  // bytes | deliver_to << kHandlerShift
+    static constexpr uint32_t kHandlerShift = 56;
+  };
   // Per-dimension constants, flat for the per-hop path.
   struct Dim {
     TopologyKind topology;
@@ -83,9 +94,12 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
       hop_ns = cached_hop_ns;
     }
   };
-  // Moves in-flight message `flight` one hop (or delivers it); returns
-  // true while it is still inside the network afterwards.
-  bool forward(uint32_t flight);
+  // Moves message `m` one hop: books the link, then either schedules its
+  // arrival (last hop; returns false) or updates where it is and sets
+  // `hop_done_ns` (returns true: the caller schedules the next hop). Works
+  // on a copy or a pooled slot alike, so that a one-hop message never
+  // takes a slot.
+  bool advance(InFlight& m, TimeNs& hop_done_ns);
   // Out of send()'s one-hop path, so that it stays short: a message that
   // has more hops to go on a one-dimensional Ring, and every other case.
   [[gnu::noinline]] void keep_in_flight(const InFlight& m, TimeNs hop_done_ns);
@@ -111,7 +125,35 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   std::vector<Dim> dims_;
   std::vector<std::vector<Link>> dense_links_;  // per dimension: 2 per NPU (Ring cw/ccw, Switch up/down)
   std::unordered_map<uint64_t, Link> fc_links_;
+  // The FullyConnected link each NPU used last, per dimension: collectives
+  // send to the same peer over and over, so the map is searched once per
+  // change of peer (the map's nodes never move).
+  struct FcLinkCache {
+    NpuId to = UINT32_MAX;
+    Link* link = nullptr;
+  };
+  std::vector<std::vector<FcLinkCache>> fc_last_link_;  // per dimension, per sending NPU
+  [[gnu::always_inline]] Link& fc_link(size_t dim, NpuId from, NpuId to) {
+    FcLinkCache& last = fc_last_link_[dim][from];
+    if (last.to != to) {
+      last.to = to;
+      last.link = &fc_links_[fc_key(dim, from, to)];
+    }
+    return *last.link;
+  }
+  // Books `link` for a message of `bytes` after what it already carries;
+  // returns when the hop ends.
+  [[gnu::always_inline]] TimeNs book(Link& link, uint64_t bytes, TimeNs serialization_ns, TimeNs hop_ns) {
+    const TimeNs start = std::max(loop_.now(), link.free_at_ns);
+    link.free_at_ns = start + serialization_ns;
+    link.bytes += bytes;
+    link.messages += 1;
+    link.busy_ns += serialization_ns;
+    return start + hop_ns;
+  }
   bool ring_1d_ = false;  // one dimension, Ring: send()'s own path applies
+  bool switch_1d_ = false;  // one dimension, Switch: send_general()'s own first hop
+  bool fully_connected_1d_ = false;  // one dimension, FullyConnected: send_general()'s own hop
   bool perturbed_ = false;  // bandwidth factors given: hop costs go through scale_cost
   LinkBandwidthFactors factors_;
   std::vector<InFlight> in_flight_;  // messages with more than one hop to go (pooled)

@@ -1,5 +1,13 @@
 // The packet-level backend itself, built only when ns-3 is installed
 // (ns3_network.cc); without it, ns3_absent.cc says how to get it.
+//
+// Why a module: linking ns-3's libraries into `snr` makes every run of every
+// command pay for relocating them and running their static constructors
+// (28 M instructions, more than a whole 256-NPU analytical simulation's
+// start-up). ns3_network.cc is built into the module libsnr_dsim_ns3.so,
+// next to `snr`, which make_ns3_network (ns3_module.cc) loads the first
+// time an ns-3 network is built; the module takes everything else from the
+// executable that loads it (`snr` exports its symbols).
 #pragma once
 
 #include <memory>
@@ -19,4 +27,13 @@ std::string ns3_how_to_enable();
 // snr::Error, and so does every call in a build without ns-3.
 std::unique_ptr<NetworkBackend> make_ns3_network(const Ns3NetworkConfig& config, EventLoop& loop);
 
+// The module's file name.
+inline constexpr const char* kNs3ModuleFileName = "libsnr_dsim_ns3.so";
+
 }  // namespace snr::dsim
+
+// The backend's constructor in ns3_network.cc, by a C name so that the
+// module's loader finds it; make_ns3_network owns what it returns. A binary
+// that links ns3_network.cc itself (its unit test) gets it without a module.
+extern "C" snr::dsim::NetworkBackend* snr_dsim_new_ns3_network(const snr::dsim::Ns3NetworkConfig& config,
+                                                               snr::dsim::EventLoop& loop);

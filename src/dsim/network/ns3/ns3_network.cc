@@ -46,9 +46,6 @@
 
 namespace snr::dsim {
 
-bool ns3_available() { return true; }
-std::string ns3_how_to_enable() { return "built with ns-3"; }
-
 namespace {
 
 using ns3_backend::EcmpRoutingHelper;
@@ -385,8 +382,9 @@ std::optional<PacketStats> Ns3Network::packet_stats() const {
 
 }  // namespace
 
-std::unique_ptr<NetworkBackend> make_ns3_network(const Ns3NetworkConfig& config, EventLoop& loop) {
-  return std::make_unique<Ns3Network>(config, loop);
-}
-
 }  // namespace snr::dsim
+
+snr::dsim::NetworkBackend* snr_dsim_new_ns3_network(const snr::dsim::Ns3NetworkConfig& config,
+                                                    snr::dsim::EventLoop& loop) {
+  return new snr::dsim::Ns3Network(config, loop);
+}
