@@ -39,11 +39,7 @@ std::vector<DmaStall> dma_stalls(const RunIndex& index) {
       s.wait_step = d.wait_step;
       s.wait_start_cycle = d.wait_start_cycle;
       s.wait_end_cycle = d.wait_end_cycle;
-      if (d.wait_start_cycle >= d.transfer_end_cycle) {
-        s.slack_cycles = d.wait_start_cycle - d.transfer_end_cycle;
-      } else {
-        by_wait[{d.wait_chip, d.wait_step}].push_back(k);
-      }
+      by_wait[{d.wait_chip, d.wait_step}].push_back(k);
     }
     out.push_back(std::move(s));
   }
@@ -52,13 +48,14 @@ std::vector<DmaStall> dma_stalls(const RunIndex& index) {
     consumed.clear();
     for (uint32_t k : members) {
       const rundb::DmaRecord& d = data.dmas[k];
-      consumed.push_back({k, d.base_done_cycle, d.transfer_end_cycle, d.wait_start_cycle, d.wait_end_cycle, 0, 0, 0});
+      consumed.push_back({d.dma_id, d.base_done_cycle, d.transfer_end_cycle, d.wait_start_cycle, d.wait_end_cycle, 0, 0, 0});
     }
     metrics::split_wait_stall(consumed);
-    for (const metrics::WaitedDma& charge : consumed) {
-      // dma_id carries the DMA's index here.
-      out[charge.dma_id].base_stall_cycles = charge.base_stall_cycles;
-      out[charge.dma_id].transfer_stall_cycles = charge.transfer_stall_cycles;
+    for (size_t i = 0; i < members.size(); ++i) {
+      DmaStall& s = out[members[i]];
+      s.base_stall_cycles = consumed[i].base_stall_cycles;
+      s.transfer_stall_cycles = consumed[i].transfer_stall_cycles;
+      s.slack_cycles = consumed[i].slack_cycles;
     }
   }
   return out;

@@ -51,10 +51,7 @@ int replay(const ReplayArgs& args) {
     const snr::metrics::RunMetrics metrics = snr::metrics::metrics_of(
         result.data, result.system->config().mxu_count, static_cast<uint32_t>(input.chips.size()));
     for (uint32_t c = 0; c < metrics.chips.size(); ++c) {
-      fmt::print("chip {}: {} instructions, IPC {:.3f}\n{}", c, metrics.chips[c].instructions,
-                 metrics.total_cycles == 0 ? 0.0
-                                           : static_cast<double>(metrics.chips[c].instructions) /
-                                                 static_cast<double>(metrics.total_cycles),
+      fmt::print("chip {}: {} instructions, IPC {:.3f}\n{}", c, metrics.chips[c].instructions, metrics.ipc(c),
                  snr::metrics::format_chip_metrics(metrics, c));
     }
     fmt::print("run data: {} ({} DMAs, {} dependency edges)\n", args.output, result.data.dmas.size(),

@@ -19,6 +19,11 @@ double RunMetrics::utilization(uint32_t chip, BusyUnit unit) const {
   return chips.at(chip).profile(unit).fraction(0, total_cycles);
 }
 
+double RunMetrics::ipc(uint32_t chip) const {
+  if (total_cycles == 0) return 0;
+  return static_cast<double>(chips.at(chip).instructions) / static_cast<double>(total_cycles);
+}
+
 double RunMetrics::mean_utilization(BusyUnit unit) const {
   if (chips.empty()) return 0;
   double sum = 0;
@@ -62,15 +67,11 @@ RunMetrics RunMetricsBuilder::finish(uint64_t total_cycles) const {
     consumed.clear();
     for (const auto& [chip, dma] : members) consumed.push_back(dma);
     split_wait_stall(consumed);
-    // split_wait_stall reorders; find each DMA's issuing chip again by id.
-    for (const WaitedDma& d : consumed) {
-      for (const auto& [chip, dma] : members) {
-        if (dma.dma_id != d.dma_id) continue;
-        out.chips[chip].dma_base_stall_cycles += d.base_stall_cycles;
-        out.chips[chip].dma_transfer_stall_cycles += d.transfer_stall_cycles;
-        break;
-      }
-      out.waited_dmas.push_back(d);
+    for (size_t i = 0; i < members.size(); ++i) {
+      ChipMetrics& issuer = out.chips[members[i].first];
+      issuer.dma_base_stall_cycles += consumed[i].base_stall_cycles;
+      issuer.dma_transfer_stall_cycles += consumed[i].transfer_stall_cycles;
+      out.waited_dmas.push_back(consumed[i]);
     }
   }
   std::sort(out.waited_dmas.begin(), out.waited_dmas.end(),

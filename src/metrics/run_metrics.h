@@ -41,6 +41,8 @@ struct RunMetrics {
   // Every DMA a WAIT consumed, with its charge, by ascending dma_id.
   std::vector<WaitedDma> waited_dmas;
 
+  // Instructions per cycle of a chip over the whole run (0 without cycles).
+  [[nodiscard]] double ipc(uint32_t chip) const;
   // Busy fraction of a chip's unit over the whole run [0, total_cycles).
   [[nodiscard]] double utilization(uint32_t chip, BusyUnit unit) const;
   // The same averaged over chips.

@@ -9,8 +9,6 @@
 namespace snr::metrics {
 namespace {
 
-double ratio(uint64_t part, uint64_t whole) { return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole); }
-
 std::string_view status_name(sim::ChipStatus status) {
   switch (status) {
     case sim::ChipStatus::kRunning: return "running";
@@ -62,7 +60,7 @@ std::string format_run_text(const RunDescription& what, const sim::System& syste
     if (!timing) {
       out += "\n";
     } else {
-      out += fmt::format(", IPC {:.3f}\n", ratio(s.instructions, metrics.total_cycles));
+      out += fmt::format(", IPC {:.3f}\n", metrics.ipc(c));
       out += format_chip_metrics(metrics, c);
     }
     if (!chip.console.empty()) {
@@ -96,7 +94,7 @@ std::string format_run_json(const RunDescription& what, const sim::System& syste
     j["instructions"] = s.instructions;
     j["console"] = chip.console;
     if (what.mode == RunMode::kTiming) {
-      j["ipc"] = ratio(s.instructions, metrics.total_cycles);
+      j["ipc"] = metrics.ipc(c);
       nlohmann::json stalls;
       for (size_t r = 1; r < s.stall_cycles.size(); ++r) {
         stalls[std::string(sim::stall_reason_name(static_cast<sim::StallReason>(r)))] = s.stall_cycles[r];

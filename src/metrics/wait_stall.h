@@ -27,8 +27,8 @@ struct WaitedDma {
   uint64_t slack_cycles = 0;
 };
 
-// `consumed` are the DMAs one WAIT consumed (any order; reordered by
-// completion). Fills the three outputs of each.
+// `consumed` are the DMAs one WAIT consumed, in any order; fills the three
+// outputs of each in place (the elements keep their order).
 void split_wait_stall(std::span<WaitedDma> consumed);
 
 }  // namespace snr::metrics

