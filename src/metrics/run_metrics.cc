@@ -91,7 +91,7 @@ sim::StallReason stall_reason_of_name(std::string_view name) {
     const auto reason = static_cast<sim::StallReason>(r);
     if (sim::stall_reason_name(reason) == name) return reason;
   }
-  throw Error(fmt::format("run data: unknown stall reason '{}'", name));
+  throw Error(fmt::format("unknown stall reason '{}'", name));
 }
 
 RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t chips) {
@@ -100,11 +100,20 @@ RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t c
   for (const auto& dma : data.dmas) chips = std::max(chips, dma.chip + 1);
   RunMetricsBuilder builder(chips, mxu_count);
   for (const auto& inst : data.instructions) {
-    builder.instruction(inst.chip, inst.stall_cycles, stall_reason_of_name(inst.stall_reason));
+    sim::StallReason reason = sim::StallReason::kNone;
+    try {
+      reason = stall_reason_of_name(inst.stall_reason);
+    } catch (const Error& e) {
+      throw e.with_context(fmt::format("run data: instruction step {}", inst.step));
+    }
+    builder.instruction(inst.chip, inst.stall_cycles, reason);
   }
   for (const auto& busy : data.unit_busy) {
     const std::optional<BusyUnit> unit = busy_unit_of_name(busy.unit);
-    if (!unit) throw Error(fmt::format("run data: unknown unit '{}' in unit_busy", busy.unit));
+    if (!unit) {
+      throw Error(fmt::format("run data: unknown unit '{}' in unit_busy (chip {}, cycles {}..{})", busy.unit, busy.chip,
+                              busy.start_cycle, busy.end_cycle));
+    }
     builder.unit_busy(busy.chip, *unit, busy.start_cycle, busy.end_cycle);
   }
   for (const auto& dma : data.dmas) {

@@ -51,4 +51,15 @@ if summary["dma_base_stall_cycles"] + summary["dma_transfer_stall_cycles"] == 0:
 if summary["utilization.dma"] <= 0 or summary["utilization.vector"] <= 0:
     sys.exit("FAIL: the program moves data and uses the vector unit")
 PY
+# Run data naming a stall reason or unit the simulator does not have is
+# refused with where it is, and no report is left behind.
+cp "$WORK/ring.db" "$WORK/bad.db"
+sqlite3 "$WORK/bad.db" "UPDATE instructions SET stall_reason = 'bank-conflict' WHERE step = 7"
+expect_fail "$SNR" analyze "$WORK/bad.db" -o "$WORK/bad-report"
+expect_contains "$WORK/expect_fail.out" "run data: instruction step 7: unknown stall reason 'bank-conflict'"
+[[ ! -e "$WORK/bad-report" ]] || fail "a report was written from bad run data"
+cp "$WORK/ring.db" "$WORK/bad.db"
+sqlite3 "$WORK/bad.db" "UPDATE unit_busy SET unit = 'tensor-core' WHERE rowid = 1"
+expect_fail "$SNR" analyze "$WORK/bad.db" -o "$WORK/bad-report"
+expect_contains "$WORK/expect_fail.out" "unknown unit 'tensor-core' in unit_busy"
 echo "metrics agree ok"
