@@ -122,7 +122,7 @@ int run_main_demo(const DemoArgs& args) {
     return snr::output::shown_path_text(path.string(), staged);
   };
   fmt::print("\n{}", snr::workflow::format_summary(result.analysis.analysis, 3));
-  fmt::print("\nstage wall times: {}\n", snr::workflow::format_stage_times(result.stages));
+  fmt::print("\nstage wall times: {}\n", snr::workflow::format_stage_times(result.stages, result.wall_s));
   fmt::print("snapshot: {}\nrun data: {}\nreport: {}\n", placed(result.snapshot_path), placed(result.run_db_path),
              placed(result.analysis.report_path));
   fmt::print("next: open the report in a browser; `snr analyze {} -o other/` re-analyzes\n",

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -94,6 +96,52 @@ TEST_F(ArtifactsTest, DamagedManifestsNameFileAndField) {
   EXPECT_THROW(read_compiled_model(dir_), Error);
 }
 
+
+// The generator's values are part of every snapshot and run: an independent
+// spelling of its definition (splitmix64, the top 53 bits as a fraction,
+// offset + scale * (2u - 1) in double, rounded to float then bf16) must
+// give the same bits as the vectorized run loops, for every element.
+TEST(HbmImage, GeneratedValuesFollowTheirDefinition) {
+  const auto splitmix = [](uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  };
+  for (ElementType type : {ElementType::kBf16, ElementType::kF32}) {
+    GeneratedTensor t;
+    t.rows = 128;
+    t.cols = 256;
+    t.type = type;
+    t.stream = 3;
+    t.scale = 0.75;
+    t.offset = 0.125;
+    const uint64_t seed = 99;
+    std::vector<uint8_t> bytes(t.size_bytes());
+    t.materialize_range(seed, 0, bytes);
+    const uint64_t key = splitmix(seed ^ (t.stream * 0xD6E8FEB86659FD93ull));
+    for (uint64_t r = 0; r < t.rows; ++r) {
+      for (uint64_t c = 0; c < t.cols; ++c) {
+        const uint64_t h = splitmix(key + r * t.cols + c);
+        const double unit = static_cast<double>(h >> 11) / 9007199254740992.0;
+        const float v = static_cast<float>(t.offset + t.scale * (2.0 * unit - 1.0));
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        const uint64_t at = (r * t.cols + c) * t.element_bytes();
+        if (type == ElementType::kBf16) {
+          const auto expected = static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+          uint16_t found;
+          std::memcpy(&found, &bytes[at], 2);
+          ASSERT_EQ(found, expected) << "bf16 element " << r << "," << c;
+        } else {
+          uint32_t found;
+          std::memcpy(&found, &bytes[at], 4);
+          ASSERT_EQ(found, bits) << "f32 element " << r << "," << c;
+        }
+      }
+    }
+  }
+}
 
 // Per-page generation must give exactly the bytes of whole-tensor generation,
 // for every layout, element type and range boundary (mid-element included).

@@ -36,13 +36,48 @@ float from_bf16(uint16_t v) {
 
 namespace {
 
-// The value of an element from its hash, shared by value() and the run loop
-// of materialize_range() so both give the same bits.
+// The 53 high bits of a hash as an exact double, assembled from two halves
+// of at most 52 bits placed in a double's mantissa: the same value as a
+// plain conversion, but in operations vector units have (packed uint64 to
+// double needs AVX-512), so the run loops below vectorize.
+inline double top53_of(uint64_t h) {
+  constexpr uint64_t kExponent52 = 0x4330000000000000ull;  // 2^52 with an empty mantissa
+  const uint64_t x = h >> 11;
+  const uint64_t hi_bits = kExponent52 | (x >> 1), lo_bits = kExponent52 | (x & 1);
+  double hi, lo;
+  std::memcpy(&hi, &hi_bits, 8);
+  std::memcpy(&lo, &lo_bits, 8);
+  return 2.0 * (hi - 4503599627370496.0) + (lo - 4503599627370496.0);
+}
+
+// The value of an element from its hash, shared by value() and the run loops
+// of materialize_range() so all give the same bits. Written so that no
+// multiply-add can be fused (the run loops are built without FMA).
+inline float f32_from_hash(double offset, double scale, uint64_t h) {
+  const double unit = top53_of(h) * (1.0 / 9007199254740992.0);  // [0, 1)
+  return static_cast<float>(offset + scale * (2.0 * unit - 1.0));
+}
+
 inline float value_from_hash(const GeneratedTensor& t, uint64_t h) {
-  const double unit = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-  const float v = static_cast<float>(t.offset + t.scale * (2.0 * unit - 1.0));
+  const float v = f32_from_hash(t.offset, t.scale, h);
   return t.type == ElementType::kBf16 ? from_bf16(to_bf16(v)) : v;
 }
+
+// Run loops: a generic build and an AVX2 one (no FMA: results identical),
+// picked at load time. Weights are generated on every read of a page never
+// written, so these are the device's hot path.
+[[gnu::target_clones("default", "avx2")]] void generate_bf16_run(const uint64_t* inputs, uint64_t count, double offset,
+                                                                  double scale, uint16_t* out) {
+  for (uint64_t k = 0; k < count; ++k) out[k] = to_bf16(f32_from_hash(offset, scale, splitmix64(inputs[k])));
+}
+
+[[gnu::target_clones("default", "avx2")]] void generate_f32_run(const uint64_t* inputs, uint64_t count, double offset,
+                                                                 double scale, float* out) {
+  for (uint64_t k = 0; k < count; ++k) out[k] = f32_from_hash(offset, scale, splitmix64(inputs[k]));
+}
+
+// Elements generated per inner loop: a tile row, so runs rarely split.
+constexpr uint64_t kRunElements = 128;
 
 }  // namespace
 
@@ -128,29 +163,38 @@ void GeneratedTensor::materialize_range(uint64_t seed, uint64_t from_byte, std::
         break;
     }
     run = std::min(run, end_index - i);
-    // Along a row the hash input is one counter; only the first and last
-    // element of the range can be cut, so the rest is stored whole.
-    const uint64_t row = replicate_rows > 0 ? r % replicate_rows : r;
-    for (uint64_t k = 0; k < run; ++k, ++i) {
-      const float v = along_rows ? value_of(key, r + k, c) : value_from_hash(*this, splitmix64(key + row * cols + c + k));
-      uint8_t bytes[4];
-      if (type == ElementType::kBf16) {
-        const uint16_t b = to_bf16(v);
-        std::memcpy(bytes, &b, 2);
-      } else {
-        std::memcpy(bytes, &v, 4);
-      }
-      const uint64_t element_begin = i * eb;
-      if (element_begin >= from_byte && element_begin + eb <= end_byte) [[likely]] {
-        if (eb == 2) {
-          std::memcpy(out.data() + (element_begin - from_byte), bytes, 2);
-        } else {
-          std::memcpy(out.data() + (element_begin - from_byte), bytes, 4);
+    while (run > 0) {
+      const uint64_t count = std::min<uint64_t>(run, kRunElements);
+      // Hash inputs first (a counter along a row; a stride of `cols` down a
+      // column, wrapping at replicate_rows), then one branch-free loop turns
+      // them into stored elements.
+      uint64_t inputs[kRunElements];
+      if (along_rows) {
+        for (uint64_t k = 0; k < count; ++k) {
+          const uint64_t row = replicate_rows > 0 ? (r + k) % replicate_rows : r + k;
+          inputs[k] = key + row * cols + c;
         }
-        continue;
+        r += count;
+      } else {
+        const uint64_t first = key + (replicate_rows > 0 ? r % replicate_rows : r) * cols + c;
+        for (uint64_t k = 0; k < count; ++k) inputs[k] = first + k;
+        c += count;
       }
-      const uint64_t first = std::max(element_begin, from_byte), last = std::min(element_begin + eb, end_byte);
-      std::memcpy(out.data() + (first - from_byte), bytes + (first - element_begin), last - first);
+      alignas(16) uint8_t bytes[kRunElements * 4];
+      if (type == ElementType::kBf16) {
+        uint16_t values[kRunElements];
+        generate_bf16_run(inputs, count, offset, scale, values);
+        std::memcpy(bytes, values, count * 2);
+      } else {
+        float values[kRunElements];
+        generate_f32_run(inputs, count, offset, scale, values);
+        std::memcpy(bytes, values, count * 4);
+      }
+      // Only the first and last element of the whole range can be cut.
+      const uint64_t run_begin = std::max(i * eb, from_byte), run_end = std::min((i + count) * eb, end_byte);
+      std::memcpy(out.data() + (run_begin - from_byte), bytes + (run_begin - i * eb), run_end - run_begin);
+      i += count;
+      run -= count;
     }
   }
 }

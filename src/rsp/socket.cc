@@ -49,6 +49,12 @@ bool wait_for(int fd, short events, std::chrono::milliseconds timeout) {
 Connection::Connection(int fd) : fd_(fd) {
   int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  sockaddr_in peer{};
+  socklen_t length = sizeof(peer);
+  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&peer), &length) == 0 && peer.sin_family == AF_INET &&
+      (ntohl(peer.sin_addr.s_addr) >> 24) == 127) {
+    spin_ = kLoopbackSpin;
+  }
 }
 
 Connection::~Connection() { close(); }
@@ -63,6 +69,7 @@ Connection& Connection::operator=(Connection&& other) noexcept {
     close();
     fd_ = other.fd_;
     receive_timeout_ms_ = other.receive_timeout_ms_;
+    spin_ = other.spin_;
     buffer_ = std::move(other.buffer_);
     other.fd_ = -1;
   }
@@ -109,6 +116,17 @@ std::string_view Connection::receive_view(std::chrono::milliseconds timeout) {
       }
       receive_timeout_ms_ = timeout_ms;
     }
+  }
+  if (flags == 0 && spin_.count() > 0) {
+    const auto until = std::chrono::steady_clock::now() + spin_;
+    do {
+      const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), MSG_DONTWAIT);
+      if (n > 0) return std::string_view(buffer_.data(), static_cast<size_t>(n));
+      if (n == 0) throw Error("debugger connection closed by the peer");
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        throw Error(fmt::format("debugger connection: receive failed: {}", errno_text()));
+      }
+    } while (std::chrono::steady_clock::now() < until);
   }
   for (;;) {
     const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), flags);

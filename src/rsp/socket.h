@@ -34,9 +34,15 @@ class Connection {
   // Sends FIN after what was sent: the peer reads everything, then the end.
   void shutdown_send();
   [[nodiscard]] std::string peer_name() const;
+  // A blocking receive from a peer on this machine first polls without
+  // blocking for this long: a stepping recorder and its stub exchange a
+  // packet every few microseconds, faster than a sleeping thread wakes up
+  // (docs/benchmarks.md, `snr demo`). Other peers block at once.
+  static constexpr std::chrono::microseconds kLoopbackSpin{100};
 
  private:
   int fd_ = -1;
+  std::chrono::microseconds spin_{0};  // kLoopbackSpin for a loopback peer
   int64_t receive_timeout_ms_ = 0;  // SO_RCVTIMEO now set; 0 = none (block)
   std::string buffer_;
 };

@@ -7,7 +7,7 @@
 namespace snr::sim {
 namespace {
 // Keeps the page table at most this many entries (8 bytes each).
-constexpr uint64_t kMaxPageTableEntries = 1u << 16;
+constexpr uint64_t kMaxPageTableEntries = 1u << 19;
 }  // namespace
 
 PagedMemory::PagedMemory(uint64_t size_bytes, uint64_t min_page_bytes) : size_bytes_(size_bytes) {
@@ -16,7 +16,9 @@ PagedMemory::PagedMemory(uint64_t size_bytes, uint64_t min_page_bytes) : size_by
   page_bytes_ = page;
   page_shift_ = static_cast<uint32_t>(std::countr_zero(page));
   page_mask_ = page - 1;
-  pages_.resize((size_bytes + page - 1) / page);
+  page_count_ = (size_bytes + page - 1) / page;
+  pages_.reset(static_cast<uint8_t**>(std::calloc(std::max<uint64_t>(page_count_, 1), sizeof(uint8_t*))));
+  if (!pages_) throw std::bad_alloc();
 }
 
 void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
@@ -25,7 +27,7 @@ void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
     const uint64_t at = offset + done;
     const uint64_t in_page = at & page_mask_;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(page_bytes_ - in_page, out.size() - done));
-    const uint8_t* p = pages_[at >> page_shift_].get();
+    const uint8_t* p = pages_[at >> page_shift_];
     if (p != nullptr) {
       std::memcpy(out.data() + done, p + in_page, chunk);
       done += chunk;
@@ -34,7 +36,7 @@ void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
     // Runs of pages never written are answered in one call: a DMA of a
     // weight tile across pages generates its bytes without a page each.
     size_t absent = chunk;
-    while (done + absent < out.size() && !pages_[(at + absent) >> page_shift_]) {
+    while (done + absent < out.size() && pages_[(at + absent) >> page_shift_] == nullptr) {
       absent += static_cast<size_t>(std::min<uint64_t>(page_bytes_, out.size() - done - absent));
     }
     const std::span<uint8_t> piece = out.subspan(done, absent);
@@ -44,18 +46,18 @@ void PagedMemory::read(uint64_t offset, std::span<uint8_t> out) const {
   }
 }
 
-PagedMemory::Page PagedMemory::allocate_page() const {
+uint8_t* PagedMemory::allocate_page(uint64_t page) {
   auto* p = static_cast<uint8_t*>(std::calloc(page_bytes_, 1));
   if (p == nullptr) throw std::bad_alloc();
-  return Page(p);
+  pages_[page] = p;
+  ++materialized_pages_;
+  return p;
 }
 
 uint8_t* PagedMemory::initialize_page(uint64_t page) {
-  Page& slot = pages_[page];
-  slot = allocate_page();
-  ++materialized_pages_;
-  if (initializer_) initializer_(page << page_shift_, std::span<uint8_t>(slot.get(), page_bytes_));
-  return slot.get();
+  uint8_t* p = allocate_page(page);
+  if (initializer_) initializer_(page << page_shift_, std::span<uint8_t>(p, page_bytes_));
+  return p;
 }
 
 void PagedMemory::write(uint64_t offset, std::span<const uint8_t> data) {
@@ -64,6 +66,9 @@ void PagedMemory::write(uint64_t offset, std::span<const uint8_t> data) {
     const uint64_t at = offset + done;
     const uint64_t in_page = at & page_mask_;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(page_bytes_ - in_page, data.size() - done));
+    // A write of a whole page replaces its initial contents: they are never
+    // generated.
+    if (chunk == page_bytes_ && pages_[at >> page_shift_] == nullptr) allocate_page(at >> page_shift_);
     std::memcpy(page_for_write(at >> page_shift_) + in_page, data.data() + done, chunk);
     done += chunk;
   }
@@ -71,14 +76,26 @@ void PagedMemory::write(uint64_t offset, std::span<const uint8_t> data) {
 
 std::vector<uint64_t> PagedMemory::touched_page_offsets() const {
   std::vector<uint64_t> out;
-  for (uint64_t i = 0; i < pages_.size(); ++i) {
-    if (pages_[i]) out.push_back(i << page_shift_);
+  for (uint64_t i = 0; i < page_count_; ++i) {
+    if (pages_[i] != nullptr) out.push_back(i << page_shift_);
   }
   return out;
 }
 
+void PagedMemory::clear_pages() {
+  // Stops at the last page, not the end of a mostly untouched table.
+  if (!pages_) return;
+  for (uint64_t i = 0; i < page_count_ && materialized_pages_ > 0; ++i) {
+    if (pages_[i] != nullptr) {
+      std::free(pages_[i]);
+      pages_[i] = nullptr;
+      --materialized_pages_;
+    }
+  }
+}
+
 void PagedMemory::clear() {
-  for (auto& page : pages_) page.reset();
+  clear_pages();
   materialized_pages_ = 0;
   initializer_ = nullptr;
 }

@@ -24,6 +24,24 @@ class PagedMemory {
   // `size_bytes` of address space; backing pages of at least
   // `min_page_bytes` (a power of two), grown so the page table stays small.
   PagedMemory(uint64_t size_bytes, uint64_t min_page_bytes);
+  ~PagedMemory() { clear_pages(); }
+  PagedMemory(PagedMemory&& other) noexcept { *this = std::move(other); }
+  PagedMemory& operator=(PagedMemory&& other) noexcept {
+    if (this != &other) {
+      clear_pages();
+      size_bytes_ = other.size_bytes_;
+      page_bytes_ = other.page_bytes_;
+      page_shift_ = other.page_shift_;
+      page_mask_ = other.page_mask_;
+      page_count_ = other.page_count_;
+      pages_ = std::move(other.pages_);
+      materialized_pages_ = other.materialized_pages_;
+      initializer_ = std::move(other.initializer_);
+      other.page_count_ = 0;
+      other.materialized_pages_ = 0;
+    }
+    return *this;
+  }
 
   [[nodiscard]] uint64_t size_bytes() const { return size_bytes_; }
   [[nodiscard]] bool contains(uint64_t offset, uint64_t length) const {
@@ -49,7 +67,7 @@ class PagedMemory {
     const uint64_t in_page = offset & page_mask_;
     T value{};
     if (in_page + sizeof(T) <= page_bytes_) [[likely]] {
-      const uint8_t* p = pages_[page].get();
+      const uint8_t* p = pages_[page];
       if (p != nullptr) [[likely]] {
         std::memcpy(&value, p + in_page, sizeof(T));
       } else if (initializer_) {
@@ -78,27 +96,31 @@ class PagedMemory {
   void clear();
 
  private:
-  // calloc, not new[]: large pages come straight from the kernel already
-  // zeroed, so a page filled by a snapshot region is not written twice.
+  // calloc, not new[], for pages and the page table: large blocks come
+  // straight from the kernel already zeroed, so a page filled by a snapshot
+  // region is not written twice, and the parts of the table no page uses
+  // (most of a 32 GiB HBM's) cost no memory.
   struct FreeDeleter {
-    void operator()(uint8_t* p) const { std::free(p); }
+    void operator()(void* p) const { std::free(p); }
   };
-  using Page = std::unique_ptr<uint8_t[], FreeDeleter>;
 
   uint8_t* page_for_write(uint64_t page) {
-    Page& slot = pages_[page];
-    if (!slot) [[unlikely]] return initialize_page(page);
-    return slot.get();
+    uint8_t* slot = pages_[page];
+    if (slot == nullptr) [[unlikely]] return initialize_page(page);
+    return slot;
   }
-  [[nodiscard]] Page allocate_page() const;
+  // Allocates page `page`, zero-filled.
+  uint8_t* allocate_page(uint64_t page);
+  void clear_pages();
   // Allocates page `page` and runs the initializer on it (before its first write).
   uint8_t* initialize_page(uint64_t page);
 
-  uint64_t size_bytes_;
-  uint64_t page_bytes_;
-  uint32_t page_shift_;
-  uint64_t page_mask_;
-  std::vector<Page> pages_;
+  uint64_t size_bytes_ = 0;
+  uint64_t page_bytes_ = 0;
+  uint32_t page_shift_ = 0;
+  uint64_t page_mask_ = 0;
+  uint64_t page_count_ = 0;
+  std::unique_ptr<uint8_t*[], FreeDeleter> pages_;  // page_count_ entries, null until materialized
   uint64_t materialized_pages_ = 0;
   PageInitializer initializer_;
 };

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct AnalyzeRunOptions {
   size_t verify_top = 3;  // suggestions to verify (best predicted first); 0 = none
   analyze::AnalyzeOptions analyze;
   std::string title = "snr analysis";
+  // When valid, run.db is still being written (by the caller, beside the
+  // analysis): the timeline, which reads it, waits for this first.
+  std::shared_future<void> run_db_written;
 };
 
 struct AnalyzeRunResult {

@@ -7,7 +7,9 @@
 #endif
 
 #include <atomic>
+#include <chrono>
 #include <exception>
+#include <future>
 #include <memory>
 #include <thread>
 
@@ -99,6 +101,7 @@ std::string default_break(const compiler::ModelImage& image) {
 }  // namespace
 
 DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
+  const auto started = std::chrono::steady_clock::now();
   DemoResult result;
   std::vector<StageTime>& stages = result.stages;
   const std::filesystem::path& out = options.output_dir;
@@ -164,25 +167,33 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
                              result.chips, snapshot.header.stats().captured_bytes()));
   }
 
-  // 3. Save the snapshot, replay it with the performance tracker, save the run data.
+  // 3. Save the snapshot while replaying it with the performance tracker;
+  // write the run data while the analysis runs. The file is written from
+  // the serialized sections the replay reads in place (both only read
+  // them); its identity, the hash of the whole file, is known once it is
+  // written, so the replay's `source` is filled in then.
   result.snapshot_path = out / "window.snr";
   result.run_db_path = out / "run.db";
-  snapshot::SharedSnapshot saved;  // the replay input's memory lives here
-  replay::ReplayInput input;
+  snapshot::SerializedSnapshot serialized;
   {
-    StageTimer timer(stages, "save snapshot", progress);
+    StageTimer timer(stages, "serialize snapshot", progress);
+    serialized = with_error_context("serializing the recorded window",
+                                    [&] { return snapshot::serialize_snapshot_shared(std::move(snapshot)); });
+    snapshot = {};
+    uint64_t bytes = 0;
+    for (std::string_view section : serialized.chip_sections) bytes += section.size();
+    timer.finish(fmt::format("{} chip sections, {} bytes", serialized.chip_sections.size(), bytes));
+  }
+  BackgroundStage save_snapshot("save snapshot");
+  std::future<uint64_t> file_hash = std::async(std::launch::async, [&] {
     // The window's memory is mostly weights that barely compress; the
     // fastest zstd level keeps this stage short at almost the same size.
-    // The written sections stay as the replay's input, as `snr replay` would
-    // decode the file, so run.db names the file's identity.
-    snapshot::WrittenSnapshot written =
-        snapshot::write_snapshot_shared(result.snapshot_path, std::move(snapshot), 1);
-    snapshot = {};
-    const uint64_t file_bytes = written.file_bytes;
-    saved = std::move(written.shared);
-    input = replay::replay_input_from_snapshot(saved, snapshot::snapshot_identity(result.snapshot_path.string(), saved));
-    timer.finish(fmt::format("{} bytes -> {}", file_bytes, result.snapshot_path.string()));
-  }
+    const uint64_t file_bytes = snapshot::write_serialized_snapshot(result.snapshot_path, serialized, 1);
+    const uint64_t hash = snapshot::file_identity_hash(result.snapshot_path);
+    save_snapshot.finish(fmt::format("{} bytes -> {}", file_bytes, result.snapshot_path.string()));
+    return hash;
+  });
+  replay::ReplayInput input = replay::replay_input_from_snapshot(serialized.shared, "");
   rundb::RunData data;
   {
     StageTimer timer(stages, "replay", progress);
@@ -195,12 +206,18 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
     timer.finish(fmt::format("{} instructions in {} cycles; pc sequence and end state match", replayed.instructions,
                              data.total_cycles));
   }
-  {
-    StageTimer timer(stages, "save run data", progress);
-    rundb::write_run_db(result.run_db_path.string(), data);
-    timer.finish(fmt::format("{} DMAs, {} dependency edges -> {}", data.dmas.size(), data.dependencies.size(),
-                             result.run_db_path.string()));
+  serialized.shared.identity_hash = with_error_context("saving the snapshot", [&] { return file_hash.get(); });
+  save_snapshot.report(stages, progress);
+  input.identity = snapshot::snapshot_identity(result.snapshot_path.string(), serialized.shared);
+  for (auto& [key, value] : data.meta) {
+    if (key == "source") value = input.identity;
   }
+  BackgroundStage save_run_data("save run data");
+  std::shared_future<void> run_db_written = std::async(std::launch::async, [&] {
+    rundb::write_run_db(result.run_db_path.string(), data);
+    save_run_data.finish(fmt::format("{} DMAs, {} dependency edges -> {}", data.dmas.size(), data.dependencies.size(),
+                                     result.run_db_path.string()));
+  });
 
   // 4. Analyze, verify, report.
   AnalyzeRunOptions analyze_options;
@@ -209,9 +226,13 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
   analyze_options.analyze = options.analyze;
   analyze_options.title = fmt::format("snr demo: {} at {}, {} instructions per chip", options.spec_name,
                                       result.break_at, result.count_per_chip);
+  analyze_options.run_db_written = run_db_written;
   result.analysis = analyze_run_data(data, result.run_db_path.string(), &input, analyze_options, progress);
+  run_db_written.get();
   result.analysis.snapshot_used = result.snapshot_path.string();
+  save_run_data.report(stages, progress);
   stages.insert(stages.end(), result.analysis.stages.begin(), result.analysis.stages.end());
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }
 

@@ -45,6 +45,7 @@ struct DemoResult {
   std::filesystem::path model_dir, snapshot_path, run_db_path;
   AnalyzeRunResult analysis;
   std::vector<StageTime> stages;  // every stage, analysis stages included
+  double wall_s = 0;              // the whole run (some stages run beside others)
 };
 
 // Throws snr::Error when a stage fails (naming it); the output directory

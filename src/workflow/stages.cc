@@ -25,14 +25,28 @@ double StageTimer::finish(const std::string& what) {
   return seconds;
 }
 
-std::string format_stage_times(const std::vector<StageTime>& stages) {
+BackgroundStage::BackgroundStage(std::string name)
+    : name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
+
+void BackgroundStage::finish(const std::string& what) {
+  wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  what_ = what;
+}
+
+void BackgroundStage::report(std::vector<StageTime>& stages, const Progress& progress) const {
+  stages.push_back({name_, wall_s_, true});
+  if (progress) progress(fmt::format("{}: {} ({:.1f} s)", name_, what_, wall_s_));
+}
+
+std::string format_stage_times(const std::vector<StageTime>& stages, double total_wall_s) {
   std::string out;
   double total = 0;
   for (const StageTime& stage : stages) {
-    out += fmt::format("{}{} {:.1f} s", out.empty() ? "" : ", ", stage.name, stage.wall_s);
+    out += fmt::format("{}{} {:.1f} s{}", out.empty() ? "" : ", ", stage.name, stage.wall_s,
+                       stage.background ? " (background)" : "");
     total += stage.wall_s;
   }
-  return out + fmt::format("{}total {:.1f} s", out.empty() ? "" : ", ", total);
+  return out + fmt::format("{}total {:.1f} s", out.empty() ? "" : ", ", total_wall_s >= 0 ? total_wall_s : total);
 }
 
 }  // namespace snr::workflow

@@ -16,6 +16,7 @@ using Progress = std::function<void(const std::string& line)>;
 struct StageTime {
   std::string name;
   double wall_s = 0;
+  bool background = false;  // ran beside the stages after it, on another thread
 };
 
 // Starts timing at construction; finish() appends the stage to `stages`,
@@ -32,7 +33,26 @@ class StageTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// "compile 0.1 s, record 41.2 s, ..., total 57.3 s".
-std::string format_stage_times(const std::vector<StageTime>& stages);
+// Times a stage that runs on another thread: finish() records the stage's
+// time and its line, and report() (on the calling thread, after the
+// thread's result is in) appends the stage and reports the line, so two
+// threads never report at once.
+class BackgroundStage {
+ public:
+  explicit BackgroundStage(std::string name);
+  void finish(const std::string& what);
+  void report(std::vector<StageTime>& stages, const Progress& progress) const;
+
+ private:
+  std::string name_;
+  std::string what_;
+  double wall_s_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// "compile 0.1 s, record 41.2 s, save snapshot 3.1 s (background), ...,
+// total 57.3 s"; the total is `total_wall_s` when given (stages that ran
+// beside others make the sum longer than the run), else the sum.
+std::string format_stage_times(const std::vector<StageTime>& stages, double total_wall_s = -1);
 
 }  // namespace snr::workflow

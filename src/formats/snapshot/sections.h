@@ -33,13 +33,18 @@ uint64_t write_section(AtomicFileWriter& writer, uint32_t kind, std::string_view
 // The fixed 32-byte file header, given the section count and the file's size.
 std::string file_header(size_t sections, uint64_t total_bytes);
 
-// Called by write_sections with each section's serialized message (0 = the
-// header) once it is in the file, to keep or drop.
-using RawSectionFn = std::function<void(uint32_t index, std::string&& raw)>;
 // Writes encode_snapshot(snapshot)'s bytes atomically to `path` a section at
 // a time, each chip message released once serialized. Returns the file size.
-uint64_t write_sections(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level,
-                        const RawSectionFn& keep);
+uint64_t write_sections(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level);
+
+// The serialized messages of the header section for `snapshot` and of a chip section.
+std::string serialize_header_section(const Snapshot& snapshot);
+std::string serialize_chip_section(const pb::Chip& chip);
+// Writes a file of sections already serialized: the header's first, then
+// one per chip (the bytes write_sections would write for the snapshot they
+// came from). Returns the file size.
+uint64_t write_serialized_sections(const std::filesystem::path& path, std::span<const std::string_view> sections,
+                                   int zstd_level);
 
 // Decompresses one section into `out` (raw_bytes long); "" or the problem.
 std::string decompress_into(std::string_view compressed, char* out, uint64_t raw_bytes);

@@ -183,28 +183,44 @@ Result<SharedSnapshot> read_snapshot_shared(const std::string& path) {
   }
 }
 
-WrittenSnapshot write_snapshot_shared(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
-  WrittenSnapshot out;
+SerializedSnapshot serialize_snapshot_shared(Snapshot&& snapshot) {
+  SerializedSnapshot out;
   auto storage = std::make_shared<SectionBuffers>();
+  out.header_section = serialize_header_section(snapshot);
+  // Parsed from the serialized bytes, as decode_snapshot_shared parses the
+  // decompressed ones, so both give the same messages.
+  if (!out.shared.snapshot.header.ParseFromString(out.header_section)) throw Error("snapshot header does not parse back");
   std::string rest;
-  out.file_bytes = write_sections(path, std::move(snapshot), zstd_level, [&](uint32_t s, std::string&& raw) {
-    // Parsed from the serialized bytes, as decode_snapshot_shared parses the
-    // decompressed ones, so both give the same messages.
-    if (s == 0) {
-      if (!out.shared.snapshot.header.ParseFromString(raw)) throw Error("snapshot header does not parse back");
-      return;
-    }
-    const std::string& kept = *storage->serialized.emplace_back(std::make_unique<const std::string>(std::move(raw)));
+  for (size_t c = 0; c < snapshot.chips.size(); ++c) {
+    auto raw = std::make_unique<const std::string>(serialize_chip_section(snapshot.chips[c]));
+    snapshot.chips[c] = pb::Chip();  // its memory is in `raw` now; keep one copy alive, not two
+    const std::string& kept = *storage->serialized.emplace_back(std::move(raw));
+    out.chip_sections.push_back(kept);
     rest.clear();
     if (std::string problem = split_chip(kept, rest, out.shared.memory.emplace_back()); !problem.empty()) {
-      throw Error(fmt::format("chip section {} does not parse back: {}", s, problem));
+      throw Error(fmt::format("chip section {} does not parse back: {}", c + 1, problem));
     }
     if (!out.shared.snapshot.chips.emplace_back().ParseFromString(rest)) {
-      throw Error(fmt::format("chip section {} does not parse back", s));
+      throw Error(fmt::format("chip section {} does not parse back", c + 1));
     }
-  });
-  out.shared.identity_hash = file_identity_hash(path);
+  }
   out.shared.storage = std::move(storage);
+  return out;
+}
+
+uint64_t write_serialized_snapshot(const std::filesystem::path& path, const SerializedSnapshot& serialized,
+                                   int zstd_level) {
+  std::vector<std::string_view> sections{serialized.header_section};
+  sections.insert(sections.end(), serialized.chip_sections.begin(), serialized.chip_sections.end());
+  return write_serialized_sections(path, sections, zstd_level);
+}
+
+WrittenSnapshot write_snapshot_shared(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
+  SerializedSnapshot serialized = serialize_snapshot_shared(std::move(snapshot));
+  WrittenSnapshot out;
+  out.file_bytes = write_serialized_snapshot(path, serialized, zstd_level);
+  out.shared = std::move(serialized.shared);
+  out.shared.identity_hash = file_identity_hash(path);
   return out;
 }
 

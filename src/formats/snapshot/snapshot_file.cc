@@ -235,23 +235,22 @@ uint64_t write_section(AtomicFileWriter& writer, uint32_t kind, std::string_view
 
 std::string file_header(size_t sections, uint64_t total_bytes) { return make_file_header(sections, total_bytes); }
 
-uint64_t write_sections(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level,
-                        const RawSectionFn& keep) {
+std::string serialize_header_section(const Snapshot& snapshot) { return serialize(file_header_message(snapshot)); }
+
+std::string serialize_chip_section(const pb::Chip& chip) { return serialize(chip); }
+
+namespace {
+
+// The file around its sections: a placeholder for the file header (it holds
+// the total size, known only at the end), each section as `next(i)` gives
+// its serialized message, then the real header.
+template <typename NextSection>
+uint64_t write_file(const std::filesystem::path& path, size_t sections, int zstd_level, NextSection&& next) {
   AtomicFileWriter writer(path);
-  const size_t sections = 1 + snapshot.chips.size();
-  // The file header holds the total size, known only at the end: write a
-  // placeholder of its size now and the real one last.
   writer.write(std::string(kFileHeaderBytes, '\0'));
   uint64_t total_bytes = kFileHeaderBytes;
-  std::string raw = serialize(file_header_message(snapshot));
-  total_bytes += write_section(writer, kSectionHeader, raw, zstd_level);
-  if (keep) keep(0, std::move(raw));
-  for (size_t c = 0; c < snapshot.chips.size(); ++c) {
-    raw = serialize(snapshot.chips[c]);
-    snapshot.chips[c] = pb::Chip();  // its memory is in `raw` now; keep one copy alive, not two
-    total_bytes += write_section(writer, kSectionChip, raw, zstd_level);
-    if (keep) keep(static_cast<uint32_t>(c + 1), std::move(raw));
-    raw = {};
+  for (size_t i = 0; i < sections; ++i) {
+    total_bytes += write_section(writer, i == 0 ? kSectionHeader : kSectionChip, next(i), zstd_level);
   }
   writer.stream().seekp(0);
   writer.write(file_header(sections, total_bytes));
@@ -259,8 +258,29 @@ uint64_t write_sections(const std::filesystem::path& path, Snapshot&& snapshot, 
   return total_bytes;
 }
 
+}  // namespace
+
+uint64_t write_sections(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
+  std::string raw;
+  return write_file(path, 1 + snapshot.chips.size(), zstd_level, [&](size_t i) {
+    if (i == 0) {
+      raw = serialize_header_section(snapshot);
+    } else {
+      raw = serialize(snapshot.chips[i - 1]);
+      snapshot.chips[i - 1] = pb::Chip();  // its memory is in `raw` now; keep one copy alive, not two
+    }
+    return std::string_view(raw);
+  });
+}
+
+uint64_t write_serialized_sections(const std::filesystem::path& path, std::span<const std::string_view> sections,
+                                   int zstd_level) {
+  if (sections.empty()) throw Error(fmt::format("{}: a snapshot needs its header section", path.string()));
+  return write_file(path, sections.size(), zstd_level, [&](size_t i) { return sections[i]; });
+}
+
 uint64_t write_snapshot_streaming(const std::filesystem::path& path, Snapshot&& snapshot, int zstd_level) {
-  return write_sections(path, std::move(snapshot), zstd_level, {});
+  return write_sections(path, std::move(snapshot), zstd_level);
 }
 
 namespace {
