@@ -30,6 +30,54 @@ void map_bits(VectorRegister& out, const VectorRegister& a, const VectorRegister
   for (int i = 0; i < kVectorElements; ++i) out.element[i] = fn(a.element[i], b.element[i]);
 }
 
+// One row of mxu.mul: acc[n] += sum_k left[k] * weights[k][n], each sum
+// adding its products in k order. Columns go in blocks whose partial sums
+// stay in eight vector registers across the whole k loop (a plain loop over
+// 128 columns spilled them at every k). Vec is 4 floats (SSE2, every
+// x86-64) or 8 (AVX2); elementwise adds and multiplies without FMA, so both
+// give the same bits.
+template <typename Vec>
+[[gnu::always_inline]] inline void mxu_mul_row(const float* left, const float* weights, float* acc) {
+  constexpr int kWidth = sizeof(Vec) / sizeof(float);
+  constexpr int kBlockVectors = 8, kBlock = kWidth * kBlockVectors;
+  static_assert(isa::kMxuTileDim % kBlock == 0);
+  for (int block = 0; block < isa::kMxuTileDim; block += kBlock) {
+    Vec sums[kBlockVectors] = {};
+    for (int k = 0; k < isa::kMxuTileDim; ++k) {
+      Vec l;
+      for (int n = 0; n < kWidth; ++n) l[n] = left[k];
+      const float* w = &weights[k * isa::kMxuTileDim + block];
+#pragma GCC unroll 8
+      for (int j = 0; j < kBlockVectors; ++j) {
+        Vec lane;
+        std::memcpy(&lane, w + kWidth * j, sizeof(lane));
+        sums[j] += l * lane;
+      }
+    }
+    for (int j = 0; j < kBlockVectors; ++j) {
+      for (int n = 0; n < kWidth; ++n) acc[block + kWidth * j + n] += sums[j][n];
+    }
+  }
+}
+
+using Float4 = float __attribute__((vector_size(16)));
+using Float8 = float __attribute__((vector_size(32)));
+
+void mxu_mul_rows_sse2(const float* left, const float* weights, float* acc, int rows) {
+  for (int r = 0; r < rows; ++r) mxu_mul_row<Float4>(left + r * isa::kMxuTileDim, weights, acc + r * kLanes);
+}
+
+// No "fma" here: a fused multiply-add would round differently.
+[[gnu::target("avx2")]] void mxu_mul_rows_avx2(const float* left, const float* weights, float* acc, int rows) {
+  for (int r = 0; r < rows; ++r) mxu_mul_row<Float8>(left + r * isa::kMxuTileDim, weights, acc + r * kLanes);
+}
+
+using MxuMulRows = void (*)(const float*, const float*, float*, int);
+const MxuMulRows kMxuMulRows = [] {
+  __builtin_cpu_init();  // this runs during static initialization
+  return __builtin_cpu_supports("avx2") ? mxu_mul_rows_avx2 : mxu_mul_rows_sse2;
+}();
+
 }  // namespace
 
 void Executor::execute_vector(ChipState& chip, const isa::DecodedInstruction& d) {
@@ -168,37 +216,13 @@ void Executor::execute_matrix(ChipState& chip, const isa::DecodedInstruction& d)
     case Opcode::kMxuMul: {
       // acc[r][n] += sum_k bf16(lhs[r][k]) * w[k][n], accumulated in f32 in
       // k order (products of two bf16 values are exact in f32).
-      // Columns in blocks of 32 whose partial sums stay in eight 4-float
-      // registers across the whole k loop (a plain loop over 128 columns
-      // spilled them to memory at every k); each sum still adds its
-      // products in k order, so results are unchanged.
-      using Float4 = float __attribute__((vector_size(16)));
-      constexpr int kBlockVectors = 8, kBlock = 4 * kBlockVectors;
-      static_assert(kLanes % kBlock == 0 && kLanes == isa::kMxuTileDim);
+      static_assert(kLanes == isa::kMxuTileDim);
       const VectorRegister& lhs = chip.v[d.vs1];
-      float left[isa::kMxuTileDim];
-      for (int r = 0; r < kSublanes; ++r) {
-        for (int k = 0; k < isa::kMxuTileDim; ++k) {
-          left[k] = f32_from_bf16(bf16_from_f32(f32_from_bits(lhs.element[r * kLanes + k])));
-        }
-        float* acc = &unit.accumulator[r * kLanes];
-        for (int block = 0; block < kLanes; block += kBlock) {
-          Float4 sums[kBlockVectors] = {};
-          for (int k = 0; k < isa::kMxuTileDim; ++k) {
-            const Float4 l = {left[k], left[k], left[k], left[k]};
-            const float* w = &unit.weights_f32[k * isa::kMxuTileDim + block];
-#pragma GCC unroll 8
-            for (int j = 0; j < kBlockVectors; ++j) {
-              Float4 weights;
-              std::memcpy(&weights, w + 4 * j, sizeof(weights));
-              sums[j] += l * weights;
-            }
-          }
-          for (int j = 0; j < kBlockVectors; ++j) {
-            for (int n = 0; n < 4; ++n) acc[block + 4 * j + n] += sums[j][n];
-          }
-        }
+      float left[kSublanes * isa::kMxuTileDim];
+      for (int i = 0; i < kSublanes * isa::kMxuTileDim; ++i) {
+        left[i] = f32_from_bf16(bf16_from_f32(f32_from_bits(lhs.element[i])));
       }
+      kMxuMulRows(left, unit.weights_f32.data(), unit.accumulator.data(), kSublanes);
       break;
     }
     default: {  // mxu.pop
