@@ -41,6 +41,28 @@ class HbmSource {
 
   void operator()(uint64_t offset, std::span<uint8_t> out) const {
     const uint64_t begin = isa::kHbmBase + offset, end = begin + out.size();
+    if (begin >= cached_begin_ && end <= cached_begin_ + cached_.size()) {
+      std::memcpy(out.data(), cached_.data() + (begin - cached_begin_), out.size());
+      return;
+    }
+    generate(begin, end, out);
+    // A debugger saving a DMA's input reads the range right before the DMA
+    // reads it again: keep the last range generated, if small.
+    if (out.size() <= kCachedBytes) {
+      cached_.assign(out.begin(), out.end());
+      cached_begin_ = begin;
+    }
+  }
+
+ private:
+  static constexpr uint32_t kRegionBit = 1u << 31;
+  static constexpr size_t kCachedBytes = size_t{1} << 20;
+  struct Entry {
+    uint64_t begin = 0, end = 0;
+    uint32_t item = 0;  // tensor index, or kRegionBit | region index
+  };
+
+  void generate(uint64_t begin, uint64_t end, std::span<uint8_t> out) const {
     if (!disjoint_) {
       for (uint32_t i = 0; i < tensors_.size(); ++i) fill(i, begin, end, out);
       for (uint32_t i = 0; i < regions_.size(); ++i) fill(kRegionBit | i, begin, end, out);
@@ -52,13 +74,6 @@ class HbmSource {
                                [](uint64_t at, const Entry& e) { return at < e.end; });
     for (; it != index_.end() && it->begin < end; ++it) fill(it->item, begin, end, out);
   }
-
- private:
-  static constexpr uint32_t kRegionBit = 1u << 31;
-  struct Entry {
-    uint64_t begin = 0, end = 0;
-    uint32_t item = 0;  // tensor index, or kRegionBit | region index
-  };
 
   // Writes the part of item `item` inside [begin, end) into `out` (which starts at `begin`).
   void fill(uint32_t item, uint64_t begin, uint64_t end, std::span<uint8_t> out) const {
@@ -80,6 +95,10 @@ class HbmSource {
   uint64_t seed_ = 0;
   std::vector<Entry> index_;
   bool disjoint_ = true;
+  // The last range generated (its contents never change). One memory, one
+  // thread: a System is simulated by one thread at a time.
+  mutable uint64_t cached_begin_ = 0;
+  mutable std::vector<uint8_t> cached_;
 };
 
 }  // namespace
