@@ -133,9 +133,11 @@ std::optional<SourceSnapshot> find_source_snapshot(const std::string& source, co
 
 AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string& run_db_path,
                                   const replay::ReplayInput* input, const AnalyzeRunOptions& options,
-                                  const Progress& progress) {
+                                  const Progress& progress, analyze::Analysis* analysis) {
   AnalyzeRunResult result;
-  {
+  if (analysis != nullptr) {
+    result.analysis = std::move(*analysis);
+  } else {
     StageTimer timer(result.stages, "analyze", progress);
     result.analysis = analyze::analyze(data, options.analyze);
     timer.finish(fmt::format("{} DMAs, {} chains, {} suggestions", result.analysis.dmas.size(),

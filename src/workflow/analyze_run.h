@@ -55,10 +55,11 @@ AnalyzeRunResult analyze_run_db(const std::string& run_db_path, const AnalyzeRun
                                 const Progress& progress);
 
 // Same from run data already in memory (written to `run_db_path`, which
-// the timeline export reads), verifying against `input` when given.
+// the timeline export reads), verifying against `input` when given. When
+// `analysis` is given, it is analyze(data) made by the caller and taken as is.
 AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string& run_db_path,
                                   const replay::ReplayInput* input, const AnalyzeRunOptions& options,
-                                  const Progress& progress);
+                                  const Progress& progress, analyze::Analysis* analysis = nullptr);
 
 struct SourceSnapshot {
   std::filesystem::path path;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <thread>
 
+#include "analyze/analyze.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "compiler/artifacts.h"
@@ -206,12 +207,22 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
     timer.finish(fmt::format("{} instructions in {} cycles; pc sequence and end state match", replayed.instructions,
                              data.total_cycles));
   }
+  // The analysis needs no file; it runs while the snapshot is still being
+  // written, and learns the snapshot's identity with the run data.
+  analyze::Analysis analysis;
+  {
+    StageTimer timer(stages, "analyze", progress);
+    analysis = analyze::analyze(data, options.analyze);
+    timer.finish(fmt::format("{} DMAs, {} chains, {} suggestions", analysis.dmas.size(), analysis.chains.size(),
+                             analysis.suggestions.size()));
+  }
   serialized.shared.identity_hash = with_error_context("saving the snapshot", [&] { return file_hash.get(); });
   save_snapshot.report(stages, progress);
   input.identity = snapshot::snapshot_identity(result.snapshot_path.string(), serialized.shared);
   for (auto& [key, value] : data.meta) {
     if (key == "source") value = input.identity;
   }
+  analysis.summary.source = input.identity;
   BackgroundStage save_run_data("save run data");
   std::shared_future<void> run_db_written = std::async(std::launch::async, [&] {
     rundb::write_run_db(result.run_db_path.string(), data);
@@ -227,7 +238,7 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
   analyze_options.title = fmt::format("snr demo: {} at {}, {} instructions per chip", options.spec_name,
                                       result.break_at, result.count_per_chip);
   analyze_options.run_db_written = run_db_written;
-  result.analysis = analyze_run_data(data, result.run_db_path.string(), &input, analyze_options, progress);
+  result.analysis = analyze_run_data(data, result.run_db_path.string(), &input, analyze_options, progress, &analysis);
   run_db_written.get();
   result.analysis.snapshot_used = result.snapshot_path.string();
   save_run_data.report(stages, progress);
