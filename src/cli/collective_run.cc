@@ -100,6 +100,14 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
   // records none.
   if (!configs.trace_path.empty()) network.record_timeline();
   gpu::GpuModel model(program, gpu_config, loop, network);
+  if (noc_config.scale_up_multicast && !program.multicast_members.empty() && !network.carries_multicast()) {
+    // Never silent: stderr, so that --json's stdout stays one object.
+    fmt::print(stderr,
+               "snr: warning: network '{}' multicasts, but not at flow level: the plan's switch ranges run as one "
+               "request per member GPU, without reduction in the switch (--granularity request runs them as "
+               "multicast)\n",
+               noc_config.name);
+  }
   model.start();
   loop.run();
   const gpu::RunStats& stats = model.finish();

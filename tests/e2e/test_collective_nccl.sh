@@ -50,6 +50,11 @@ lines = 4194304 // 128
 assert m["reduce_loads"] == lines and m["broadcast_stores"] == lines, m
 assert m["fanout_messages"] == 8 * 2 * lines, m
 PY
+# At flow level the network takes no multicast: expanded per member, said on stderr.
+"$SNR" collective allreduce --gpus 8 --system dgx-h100 --size 4194304 --algorithm nvls --granularity flow --json \
+  > "$WORK/nvls_flow.json" 2> "$WORK/nvls_flow.err"
+expect_contains "$WORK/nvls_flow.err" "switch ranges run as one request per member GPU"
+python3 -c "import json, sys; assert 'multicast' not in json.load(open(sys.argv[1]))['network']" "$WORK/nvls_flow.json"
 expect_fail "$SNR" collective allreduce --gpus 8 --system dgx-a100 --size 4194304 --algorithm nvls
 expect_contains "$WORK/expect_fail.out" "no nccl-nvls variant of allreduce"
 
