@@ -12,6 +12,11 @@
 // (line mod ports), cross that port's switch plane to the same port of the
 // target GPU, and the response comes back the same way.
 //
+// Switch multicast (scale_up.multicast, noc_network_multicast.cc): a
+// multicast request goes up to its port's plane once; the plane copies it
+// to every member GPU's memory, gathers their answers (a reduce-load then
+// waits for the plane's reduction engine) and sends one answer back.
+//
 // Memory: per link one cache line, per tag in flight a route, and per
 // message waiting before a link an entry in that link's ring (in arrival
 // order, so that a queue is written and read sequentially); nothing is kept
