@@ -1,6 +1,6 @@
 // snr collective allreduce|allgather|reducescatter|alltoall --gpus N --size BYTES
 // — a built-in algorithm (ring, direct, nccl-ring, nccl-tree,
-// halving-doubling, double-binary-tree) expanded into a load-store plan for
+// halving-doubling, double-binary-tree, nccl-nvls) expanded into a load-store plan for
 // the collective (put- or get-based, LL, LL128 or Simple) and run on the
 // GPU model over the NoC-level network of a system,
 // with the report of `snr collective PLAN`. On a system NCCL runs on
@@ -182,7 +182,7 @@ void setup_verb(CLI::App& parent, snr::cli::CommandContext& ctx) {
       ->capture_default_str();
   sub->add_option("--algorithm", args->algorithm,
                   fmt::format("auto or a built-in algorithm ({}); auto: NCCL's choice on dgx-a100/dgx-h100 (where "
-                              "ring and tree mean nccl-ring and nccl-tree), else the first that implements the "
+                              "ring, tree and nvls mean nccl-ring, nccl-tree and nccl-nvls), else the first that implements the "
                               "collective",
                               fmt::join(ls::plan_algorithm_names(), ", ")))
       ->capture_default_str();
@@ -201,7 +201,7 @@ void setup_verb(CLI::App& parent, snr::cli::CommandContext& ctx) {
       ->check(snr::cli::in_range(1, 65536));
   sub->add_option("--kernel-start-ns", args->kernel_start_ns,
                   "time from a kernel's start to its first transfer, spent on every workgroup's SM; default: the "
-                  "fitted NCCL value for nccl-ring/nccl-tree, else 0")
+                  "fitted NCCL value for nccl-* plans, else 0")
       ->check(CLI::Range(0.0, 1e9));
   sub->add_option("--packet-line-cycles", args->packet_line_cycles,
                   "nccl-ring/nccl-tree with LL or LL128: SM cycles per received line (flag check); default: the "

@@ -100,6 +100,14 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
   // records none.
   if (!configs.trace_path.empty()) network.record_timeline();
   gpu::GpuModel model(program, gpu_config, loop, network);
+  if (noc_config.scale_up_multicast && !program.multicast_members.empty() && !network.carries_multicast()) {
+    // Never silent: stderr, so that --json's stdout stays one object.
+    fmt::print(stderr,
+               "snr: warning: network '{}' multicasts, but not at flow level: the plan's switch ranges run as one "
+               "request per member GPU, without reduction in the switch (--granularity request runs them as "
+               "multicast)\n",
+               noc_config.name);
+  }
   model.start();
   loop.run();
   const gpu::RunStats& stats = model.finish();
@@ -155,6 +163,7 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
           {"max_utilization", stats.end_ps ? static_cast<double>(l.max_link_busy_ps) / stats.end_ps : 0.0},
           {"queued_ns", static_cast<double>(l.queued_ps) / 1000.0}};
     }
+    const noc::PlaneStats multicast = multicast_totals(net);
     nlohmann::json out = description.identity;
     out.update({{"collective", description.collective},
                 {"gpus", program.gpu_count()},
@@ -188,6 +197,16 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
                 {"kernels", kernels_json(kernels)},
                 {"occupancy", occupancy_json(occupancy)},
                 {"simulation", {{"events", loop.events_processed()}, {"wall_s", wall_s}}}});
+    if (multicast.reduce_loads + multicast.broadcast_stores > 0) {
+      out["network"]["multicast"] = {{"planes", net.planes.size()},
+                                     {"reduce_loads", multicast.reduce_loads},
+                                     {"broadcast_stores", multicast.broadcast_stores},
+                                     {"fanout_messages", multicast.fanout_messages},
+                                     {"fanout_bytes", multicast.fanout_bytes},
+                                     {"gathered_messages", multicast.gathered_messages},
+                                     {"gathered_bytes", multicast.gathered_bytes},
+                                     {"reduce_busy_ns", static_cast<double>(multicast.reduce_busy_ps) / 1000.0}};
+    }
     if (!configs.trace_path.empty()) {
       out["trace"] = {{"path", configs.trace_path},
                       {"workgroup_slices", trace.workgroup_slices},
@@ -211,6 +230,12 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
   fmt::print("bytes: data {}  control {} ({:.1f}% control), {} requests, {} network hops\n", data_bytes, control_bytes,
              data_bytes + control_bytes ? 100.0 * control_bytes / (data_bytes + control_bytes) : 0.0, stats.requests,
              net.hops);
+  if (const noc::PlaneStats m = multicast_totals(net); m.reduce_loads + m.broadcast_stores > 0) {
+    fmt::print("switch multicast: {} reduce-loads, {} broadcast-stores over {} planes; {} copies ({} bytes) down to "
+               "members, reduction engines busy {:.3f} us in all\n",
+               m.reduce_loads, m.broadcast_stores, net.planes.size(), m.fanout_messages, m.fanout_bytes,
+               static_cast<double>(m.reduce_busy_ps) / 1e6);
+  }
   fmt::print("{:>5} {:>12} {:>10} {:>14} {:>14} {:>14}\n", "gpu", "end_us", "requests", "data_bytes", "control_bytes",
              "off_gpu_bytes");
   for (uint32_t g = 0; g < stats.gpus.size(); ++g) {

@@ -132,7 +132,7 @@ expect_error() {  # MESSAGE ARGS...: `snr collective ARGS` fails, naming MESSAGE
 }
 expect_error "unknown system 'dgx-b200' (known: generic-448, dgx-a100, dgx-h100)" allreduce --gpus 8 --system dgx-b200 --size 4096
 expect_error "algorithm 'direct' does not implement 'reducescatter'" reducescatter --gpus 4 --size 4096 --algorithm direct
-expect_error "unknown collective algorithm 'tree' (registered: ring, direct, nccl-ring, nccl-tree, halving-doubling, double-binary-tree)" allgather --gpus 4 --size 4096 --algorithm tree
+expect_error "unknown collective algorithm 'tree' (registered: ring, direct, nccl-ring, nccl-tree, halving-doubling, double-binary-tree, nccl-nvls)" allgather --gpus 4 --size 4096 --algorithm tree
 expect_error "halving-doubling allreduce: 6 GPUs is not a power of two" allreduce --gpus 6 --size 6144 --algorithm halving-doubling
 expect_error "use 4 or 8 GPUs" reducescatter --gpus 6 --size 6144 --algorithm halving-doubling
 expect_error "double-binary-tree allreduce: no get-based variant" allreduce --gpus 4 --size 4096 --algorithm double-binary-tree --transfer get

@@ -36,6 +36,28 @@ for system in dgx-a100 dgx-h100; do
   done
 done
 
+# NVLS on 8 H100s: NCCL's choice at 4 MiB, through the switch (one
+# reduce-load and one broadcast-store per line of every GPU's chunk);
+# dgx-a100's switch has no multicast.
+"$SNR" collective allreduce --gpus 8 --system dgx-h100 --size 4194304 --check --json > "$WORK/nvls.json"
+python3 - "$WORK/nvls.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert (r["algorithm"], r["protocol"], r["workgroups"], r["threads_per_workgroup"]) == ("nccl-nvls", "Simple", 16, 640), r
+assert r["data_checked"], r
+m = r["network"]["multicast"]
+lines = 4194304 // 128
+assert m["reduce_loads"] == lines and m["broadcast_stores"] == lines, m
+assert m["fanout_messages"] == 8 * 2 * lines, m
+PY
+# At flow level the network takes no multicast: expanded per member, said on stderr.
+"$SNR" collective allreduce --gpus 8 --system dgx-h100 --size 4194304 --algorithm nvls --granularity flow --json \
+  > "$WORK/nvls_flow.json" 2> "$WORK/nvls_flow.err"
+expect_contains "$WORK/nvls_flow.err" "switch ranges run as one request per member GPU"
+python3 -c "import json, sys; assert 'multicast' not in json.load(open(sys.argv[1]))['network']" "$WORK/nvls_flow.json"
+expect_fail "$SNR" collective allreduce --gpus 8 --system dgx-a100 --size 4194304 --algorithm nvls
+expect_contains "$WORK/expect_fail.out" "no nccl-nvls variant of allreduce"
+
 # All-to-all is not tuned by NCCL: the generic rule and algorithm apply.
 "$SNR" collective alltoall --gpus 4 --system dgx-h100 --size 65536 --json > "$WORK/a2a.json"
 [[ "$(field "$WORK/a2a.json" algorithm)" == direct ]] || fail "alltoall on dgx-h100 did not run direct"

@@ -30,8 +30,11 @@
 // of k lines (gpu_model_flow.cc), costing k issue cycles and k
 // outstanding-request slots; semaphore traffic stays one request each.
 //
-// Approximations (documented in docs/gpu-model.md): multicast (switch)
-// ranges become one unicast request per member; port-channel (proxy) copies
+// Multicast (switch) ranges are one request to the switch where the network
+// carries multicast (MemoryNetwork::carries_multicast()), else one unicast
+// request per member, as are LL-packet multicast ranges.
+//
+// Approximations (documented in docs/gpu-model.md): port-channel (proxy) copies
 // run on the CU like any copy; LL flags are tracked per byte interval and
 // never cleared, so a reused packet buffer does not wait a second time.
 //
@@ -142,8 +145,11 @@ class GpuModel final : public EventHandler, public AccessSink {
   enum class ReqKind : uint8_t { kLoad, kStore, kAcquire, kRelease };
   struct LoopEntry {
     uint32_t range = 0;  // into program.ranges
-    uint32_t gpu = 0;    // target GPU (a multicast member for multicast ranges)
+    // Target GPU: a multicast member for multicast ranges the GPU model
+    // expands, kSwitchTarget for one the network multicasts.
+    uint32_t gpu = 0;
   };
+  static constexpr uint32_t kSwitchTarget = UINT32_MAX;
   // The per-line loop of a chain starting at one op.
   struct Loop {
     uint32_t first_entry = 0;  // into loop_entries_
@@ -242,8 +248,10 @@ class GpuModel final : public EventHandler, public AccessSink {
   void after_stores_acked(uint32_t slot);
   void retire(uint32_t slot);
   uint32_t new_request();
+  // `dst_gpu` kSwitchTarget: a multicast access (`op`) to group `group`.
   void send(uint32_t tag, uint32_t src_gpu, uint32_t src_cu, uint32_t dst_gpu, uint64_t line, uint32_t req_bytes,
-            uint32_t resp_bytes, MessageClass req_class, MessageClass resp_class);
+            uint32_t resp_bytes, MessageClass req_class, MessageClass resp_class, Multicast op = Multicast::kNone,
+            uint32_t group = 0);
   std::string describe_wait(uint32_t slot) const;
 
   // Run-time launches: the program added kernels go into (program_ is it).

@@ -7,9 +7,12 @@
 // (all lines of the first load range, then of the next), not line by line:
 // the wavefront waits for all of a group's loads before it goes on either
 // way.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 
+#include "common/error.h"
 #include "dsim/gpu/gpu_model.h"
 
 namespace snr::dsim::gpu {
@@ -43,6 +46,11 @@ void GpuModel::issue_flow(uint32_t slot_index, uint16_t wave) {
   if (counted) lines = std::min(lines, config_.max_outstanding_per_cu - cu.outstanding);
   const LoopEntry& entry = loop_entries_[loop.first_entry + (load ? 0 : loop.loads) + run];
   const ls::MemRange& range = program_.ranges[entry.range];
+  // A network that takes flows takes no multicast (MemoryNetwork::
+  // carries_multicast()), so switch ranges were expanded per member.
+  if (entry.gpu == kSwitchTarget) {
+    throw Error(fmt::format("{}: a switch multicast range at flow level", program_.where(w.op)));
+  }
   const uint64_t begin = (w.group_first + first) * loop.line_payload_bytes;
   uint64_t end = begin;
   uint64_t wire = 0;

@@ -98,15 +98,17 @@ uint32_t GpuModel::add_program(const ls::Program& fragment, const std::vector<ui
   const auto sem0 = static_cast<uint32_t>(p.semaphores.size());
   const auto barrier0 = static_cast<uint32_t>(p.barriers.size());
   const auto name0 = static_cast<uint32_t>(p.names.size());
-  const auto group0 = static_cast<uint32_t>(p.multicast_offsets.size() - 1);
   p.names.insert(p.names.end(), fragment.names.begin(), fragment.names.end());
+  // A group the model already has (another program in flight on the same
+  // GPUs) is reused, so fragment groups map by what add_multicast_group returns.
+  std::vector<uint32_t> group_of;
   for (uint32_t g = 0; g + 1 < fragment.multicast_offsets.size(); ++g) {
     std::vector<uint32_t> members = fragment.multicast_group(g);
     for (uint32_t& m : members) m = gpu_of.at(m);
-    p.add_multicast_group(members);
+    group_of.push_back(p.add_multicast_group(members));
   }
   for (ls::MemRange r : fragment.ranges) {
-    r.gpu = r.multicast() ? r.gpu + group0 : gpu_of.at(r.gpu);
+    r.gpu = r.multicast() ? group_of.at(r.gpu) : gpu_of.at(r.gpu);
     r.offset_bytes += base;
     p.ranges.push_back(r);
   }

@@ -31,6 +31,12 @@ using TimePs = uint64_t;
 // separately (seed 003 §5.2).
 enum class MessageClass : uint8_t { kControl = 0, kData = 1 };
 
+// A switch multicast access (NVSwitch multimem, seed 003 §4.1.1's switch
+// address): the same line of every member GPU. A reduce-load returns the
+// members' lines combined in the switch, a broadcast-store writes the line
+// to every member and is acknowledged once all members acknowledged.
+enum class Multicast : uint8_t { kNone, kReduceLoad, kBroadcastStore };
+
 struct Access {
   uint32_t src_gpu = 0;
   uint32_t src_cu = 0;
@@ -43,13 +49,20 @@ struct Access {
   // Flow-level mode: consecutive lines line .. line + lines - 1 as one
   // Access (a flow); 1 at request level.
   uint32_t lines = 1;
+  // Multicast (only where MemoryNetwork::carries_multicast()): dst_gpu is
+  // unused and the line is at the same address on `member_count` GPUs
+  // `members`, which the network copies in send().
+  Multicast multicast = Multicast::kNone;
+  const uint32_t* members = nullptr;
+  uint32_t member_count = 0;
 };
 
 class AccessSink {
  public:
   virtual ~AccessSink() = default;
   // The request of `tag` reached its memory. True: memory answers at once;
-  // false: parked, the sink calls MemoryNetwork::respond(tag) later.
+  // false: parked, the sink calls MemoryNetwork::respond(tag) later. A
+  // multicast request arrives once at every member and may not be parked.
   virtual bool arrived(uint32_t tag) = 0;
   // The response of `tag` reached its CU; the tag is free afterwards.
   virtual void completed(uint32_t tag) = 0;
@@ -83,6 +96,9 @@ class MemoryNetwork {
   virtual void carry_flows(TimePs line_interval_ps) = 0;
   // Compute units per GPU the network has endpoints for (0: any number).
   [[nodiscard]] virtual uint32_t compute_units() const = 0;
+  // Whether send() takes multicast Accesses; a network without them gets
+  // one unicast Access per member instead (the GPU model expands them).
+  [[nodiscard]] virtual bool carries_multicast() const { return false; }
 };
 
 }  // namespace snr::dsim::gpu

@@ -98,7 +98,16 @@ NocConfig noc_config_preset(std::string_view name) {
   if (name == "generic-448") return NocConfig{};
   // An SM moves 64 bytes per cycle to and from the memory system.
   if (name == "dgx-a100") return dgx_network("dgx-a100", 9, 5, 2039, 2, 64 * 1.41);
-  if (name == "dgx-h100") return dgx_network("dgx-h100", 11, 10, 3350, 3, 64 * 1.98);
+  if (name == "dgx-h100") {
+    NocConfig c = dgx_network("dgx-h100", 11, 10, 3350, 3, 64 * 1.98);
+    // Third-generation NVSwitch multicasts and reduces in the switch (NVLS).
+    // No per-port reduction rate is published: the plane's engine is given
+    // the raw NVLink rate of each of the node's 8 GPU ports, so the links,
+    // not the reduction, bound it.
+    c.scale_up_multicast = true;
+    c.switch_reduce = {gib_per_s(8 * kNvlinkGbPerS), 0};
+    return c;
+  }
   throw Error(fmt::format("unknown network preset '{}' (known: generic-448, dgx-a100, dgx-h100; or give a YAML file)",
                           name));
 }
@@ -139,6 +148,11 @@ double read_real(const YAML::Node& v, const std::string& key, double min, double
                             min, max));
   }
   return value;
+}
+
+bool read_flag(const YAML::Node& v, const std::string& key) {
+  if (v.IsScalar() && (v.Scalar() == "true" || v.Scalar() == "false")) return v.Scalar() == "true";
+  throw Error(fmt::format("key '{}' must be true or false (line {})", key, line_of(v)));
 }
 
 std::string read_name(const YAML::Node& v, const std::string& key) {
@@ -263,14 +277,21 @@ NocConfig parse_noc_config(std::string_view yaml_text, std::string_view source_n
          }},
         {"scale_up",
          [&](const YAML::Node& v, const std::string& k) {
-           walk(v, k, with_link(c.scale_up_link, {{"topology", [&](const YAML::Node& n, const std::string& kk) {
-                                                     const std::string t = read_name(n, kk);
-                                                     if (t != "switch") {
-                                                       throw Error(fmt::format(
-                                                           "key '{}': unknown topology '{}' (line {}): switch", kk, t,
-                                                           line_of(n)));
-                                                     }
-                                                   }}}));
+           walk(v, k,
+                with_link(c.scale_up_link,
+                          {{"topology",
+                            [&](const YAML::Node& n, const std::string& kk) {
+                              const std::string t = read_name(n, kk);
+                              if (t != "switch") {
+                                throw Error(fmt::format("key '{}': unknown topology '{}' (line {}): switch", kk, t,
+                                                        line_of(n)));
+                              }
+                            }},
+                           {"multicast",
+                            [&](const YAML::Node& n, const std::string& kk) { c.scale_up_multicast = read_flag(n, kk); }},
+                           {"reduction", [&](const YAML::Node& n, const std::string& kk) {
+                              walk(n, kk, link_keys(c.switch_reduce));
+                            }}}));
          }},
     };
     if (root["network"]) {

@@ -44,6 +44,13 @@ struct NocConfig {
   uint32_t io_per_router = 4;
   LinkSpec io_link{32, 0};           // port <-> router, on chip
   LinkSpec scale_up_link{32, 1000};  // port -> switch plane (the latency) and plane -> port
+  // Switch multicast (NVSwitch multimem): a plane takes one request for a
+  // group of GPUs, fans it out to their ports and answers once. A
+  // reduce-load's answer waits for the plane's reduction engine, which
+  // combines one line at a time at `switch_reduce.bandwidth_gib_per_s` (of
+  // the line's bytes) and adds `switch_reduce.latency_ns`.
+  bool scale_up_multicast = false;
+  LinkSpec switch_reduce{1024, 0};
 
   [[nodiscard]] uint32_t routers() const { return columns * rows; }
   [[nodiscard]] std::vector<uint32_t> side_routers(const std::vector<Side>& sides) const;

@@ -81,6 +81,12 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
     }
   }
   hbm_access_ps_ = ns_to_ps(config.hbm_access_latency_ns);
+  if (config.scale_up_multicast) {
+    stats_.planes.resize(ios_);
+    reduce_free_ps_.assign(ios_, 0);
+    reduce_ps_per_byte_ = ps_per_byte(config.switch_reduce.bandwidth_gib_per_s);
+    reduce_latency_ps_ = ns_to_ps(config.switch_reduce.latency_ns);
+  }
   links_.resize(total_links);
   fifo_ = config.arbitration == "fifo";
   direction_.resize(size_t{routers_} * routers_);
@@ -211,6 +217,11 @@ void NocNetwork::send(uint32_t tag, const gpu::Access& access) {
     throw Error(fmt::format("noc network: a message of {} bytes, more than {}",
                             std::max(access.request_bytes, access.response_bytes), UINT16_MAX));
   }
+  if (tag >= kMemberTag) throw Error(fmt::format("noc network: tag {} is beyond the tags modelled", tag));
+  if (access.multicast != gpu::Multicast::kNone) {
+    send_multicast(tag, access);
+    return;
+  }
   if (access.dst_gpu != access.src_gpu && ios_ == 0)
     throw Error("noc network: remote access but the GPU has no I/O ports");
   if (tag >= tags_.size()) tags_.resize(tag + 1);
@@ -297,6 +308,10 @@ void NocNetwork::Link::grow(int q) {
 // hops instead of being saved and restored per call).
 [[gnu::always_inline]] inline void NocNetwork::forward(Transit transit) {
   if (transit.node == transit.dst) {
+    if ((transit.node >> node_bits_) == gpus_) [[unlikely]] {
+      at_plane(transit);
+      return;
+    }
     if (!transit.response) {
       loop_.schedule(loop_.now() + hbm_access_ps_, handler_, MemoryAccess{transit.tag});
       return;
@@ -364,6 +379,10 @@ TimePs NocNetwork::ceil_serialize_ps(int kind, uint32_t bytes) const {
 }
 
 void NocNetwork::at_memory(uint32_t tag) {
+  if (tag >= kMemberTag) [[unlikely]] {
+    member_at_memory(tag);
+    return;
+  }
   --in_flight_;
   if (sink_->arrived(tag)) respond(tag);
 }
@@ -380,6 +399,7 @@ void NocNetwork::handle(const Event& first) {
       case Hop::kKind: forward(data.as<Hop>().transit); break;
       case LinkFree::kKind: link_free(data.as<LinkFree>().link); break;
       case MemoryAccess::kKind: at_memory(data.as<MemoryAccess>().tag); break;
+      case PlaneReply::kKind: plane_reply(data.as<PlaneReply>().tag); break;
       default: throw_unknown_event("noc network", Event{loop_.now(), data, handler_, kind});
     }
   } while (!nested && loop_.queue().pop_if_for(handler_, kind, data));

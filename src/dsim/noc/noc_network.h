@@ -12,6 +12,11 @@
 // (line mod ports), cross that port's switch plane to the same port of the
 // target GPU, and the response comes back the same way.
 //
+// Switch multicast (scale_up.multicast, noc_network_multicast.cc): a
+// multicast request goes up to its port's plane once; the plane copies it
+// to every member GPU's memory, gathers their answers (a reduce-load then
+// waits for the plane's reduction engine) and sends one answer back.
+//
 // Memory: per link one cache line, per tag in flight a route, and per
 // message waiting before a link an entry in that link's ring (in arrival
 // order, so that a queue is written and read sequentially); nothing is kept
@@ -68,11 +73,35 @@ struct LinkKindStats {
   TimePs queued_ps = 0;         // summed waiting time of messages before the link
 };
 
+// Switch multicast on one plane (NocConfig::scale_up_multicast).
+struct PlaneStats {
+  uint64_t reduce_loads = 0, broadcast_stores = 0;  // multicast accesses the plane took
+  uint64_t fanout_messages = 0, fanout_bytes = 0;   // their requests sent down to the members
+  uint64_t gathered_messages = 0, gathered_bytes = 0;  // the members' answers back at the plane
+  TimePs reduce_busy_ps = 0;                        // the plane's reduction engine
+};
+
 struct NocStats {
   uint64_t messages = 0, hops = 0;
   uint64_t max_in_flight = 0;
   LinkKindStats kinds[static_cast<int>(LinkKind::kCount)];
+  std::vector<PlaneStats> planes;  // by plane (I/O port); empty without multicast
 };
+
+// The planes' multicast figures summed (busy time too).
+inline PlaneStats multicast_totals(const NocStats& stats) {
+  PlaneStats sum;
+  for (const PlaneStats& p : stats.planes) {
+    sum.reduce_loads += p.reduce_loads;
+    sum.broadcast_stores += p.broadcast_stores;
+    sum.fanout_messages += p.fanout_messages;
+    sum.fanout_bytes += p.fanout_bytes;
+    sum.gathered_messages += p.gathered_messages;
+    sum.gathered_bytes += p.gathered_bytes;
+    sum.reduce_busy_ps += p.reduce_busy_ps;
+  }
+  return sum;
+}
 
 const char* to_string(LinkKind kind);
 static_assert(LinkTimeline::kKinds == static_cast<int>(LinkKind::kCount), "the timeline has a bin per link kind");
@@ -89,6 +118,8 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
     line_interval_ps_ = line_interval_ps;
   }
   [[nodiscard]] uint32_t compute_units() const override { return config_.compute_units(); }
+  // Flow-level messages are not multicast: the GPU model expands them.
+  [[nodiscard]] bool carries_multicast() const override { return config_.scale_up_multicast && !flows_; }
   void handle(const Event& event) override;
 
   [[nodiscard]] const NocStats& stats();  // completes the per-kind busy figures
@@ -126,6 +157,10 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   struct Hop;
   struct LinkFree;
   struct MemoryAccess;
+  struct PlaneReply {  // a multicast access whose members all answered
+    static constexpr uint8_t kKind = 4;
+    uint32_t tag;
+  };
   // A message waiting before a link.
   struct Waiting {
     Transit transit;
@@ -205,6 +240,14 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   }
   [[nodiscard]] TimePs ceil_serialize_ps(int kind, uint32_t bytes) const;
   void at_memory(uint32_t tag);
+  // Multicast (noc_network_multicast.cc). A member's copy of a multicast
+  // request travels under a tag of its own, kMemberTag | its index.
+  static constexpr uint32_t kMemberTag = uint32_t{1} << 31;
+  void send_multicast(uint32_t tag, const gpu::Access& access);
+  void at_plane(const Transit& transit);
+  void member_at_memory(uint32_t member_tag);
+  void plane_reply(uint32_t tag);
+  [[nodiscard]] uint32_t plane_node(uint8_t port) const { return gpus_ << node_bits_ | port; }
   uint32_t router_of(uint32_t local_endpoint) const { return endpoint_router_[local_endpoint - routers_]; }
 
   NocConfig config_;
@@ -242,6 +285,25 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   uint64_t sequence_ = 0;
   std::vector<TagRoute> tags_;
   NocStats stats_;
+  // Multicast: per tag its members and how many have yet to answer; per
+  // member copy in flight its tag and memory; per plane when its reduction
+  // engine frees (and stats_.planes).
+  struct MulticastRoute {
+    std::vector<uint32_t> members;
+    uint32_t pending = 0;
+    bool reduce = false;
+  };
+  struct MemberRoute {
+    uint32_t tag = 0;
+    uint32_t memory_node = 0;
+    uint32_t next_free = UINT32_MAX;
+  };
+  std::vector<MulticastRoute> multicast_;
+  std::vector<MemberRoute> member_routes_;
+  uint32_t free_member_ = UINT32_MAX;
+  std::vector<TimePs> reduce_free_ps_;
+  double reduce_ps_per_byte_ = 0;
+  TimePs reduce_latency_ps_ = 0;
 };
 
 }  // namespace snr::dsim::noc

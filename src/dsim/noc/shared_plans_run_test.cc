@@ -56,5 +56,50 @@ TEST(SharedPlansRun, EveryLowerablePlanCompletesOnThePapersGpu) {
   EXPECT_GE(ran, 8u);
 }
 
+struct SwitchRun {
+  gpu::RunStats stats;
+  NocStats net;
+};
+
+SwitchRun run_on(const loadstore::Program& program, bool multicast) {
+  NocConfig config = noc_config_preset("generic-448");
+  config.scale_up_multicast = multicast;
+  EventLoop loop;
+  NocNetwork network(config, program.gpu_count(), loop);
+  gpu::GpuModel model(program, gpu::gpu_config_preset("generic-448"), loop, network);
+  model.start();
+  loop.run();
+  return {model.finish(), network.stats()};
+}
+
+// Plans with switch channels (NVLS) complete with the switch multicasting:
+// one request and one line on the requester's CU link per multicast line
+// instead of one per member GPU.
+TEST(SharedPlansRun, SwitchPlansRunAsMulticastWhereTheNetworkHasIt) {
+  size_t ran = 0;
+  for (const fs::path& path : shared_plans()) {
+    loadstore::CollectivePlan plan;
+    loadstore::Program program;
+    try {
+      plan = loadstore::load_collective_plan(path.string());
+      program = plan.lower(plan.default_input_bytes * std::max<uint64_t>(1, (1u << 20) / plan.default_input_bytes), 32);
+    } catch (const Error&) {
+      continue;
+    }
+    if (program.multicast_members.empty()) continue;
+    SCOPED_TRACE(path.string());
+    const SwitchRun expanded = run_on(program, false);
+    const SwitchRun multicast = run_on(program, true);
+    const PlaneStats planes = multicast_totals(multicast.net);
+    EXPECT_GT(planes.reduce_loads + planes.broadcast_stores, 0u);
+    EXPECT_EQ(multicast_totals(expanded.net).fanout_messages, 0u);
+    EXPECT_LT(multicast.stats.requests, expanded.stats.requests);
+    const auto cu = static_cast<int>(LinkKind::kCu);
+    EXPECT_LT(multicast.net.kinds[cu].bytes, expanded.net.kinds[cu].bytes);
+    ++ran;
+  }
+  if (ran == 0) GTEST_SKIP() << "no shared plan with switch channels";
+}
+
 }  // namespace
 }  // namespace snr::dsim::noc

@@ -11,8 +11,8 @@ BuiltinPlanChoice choose_builtin_plan(const BuiltinPlanRequest& request) {
   const NcclSystem* nccl = find_nccl_system(request.system);
   const bool tuned = nccl != nullptr && request.collective != kAllToAll;
   std::string name = request.algorithm;
-  if (tuned && (name == "ring" || name == "tree")) name = "nccl-" + name;
-  if (tuned && (name == "auto" || name == "nccl-ring" || name == "nccl-tree")) {
+  if (tuned && (name == "ring" || name == "tree" || name == "nvls")) name = "nccl-" + name;
+  if (tuned && (name == "auto" || name == "nccl-ring" || name == "nccl-tree" || name == "nccl-nvls")) {
     choice.nccl = nccl_choose(*nccl, request.collective, request.gpus, request.buffer_bytes, name, protocol);
     choice.algorithm = &find_plan_algorithm(choice.nccl->estimate.algorithm);
     protocol = choice.nccl->estimate.protocol;

@@ -15,8 +15,15 @@ namespace {
 
 // NCCL's constants, indexed [algorithm: tree, ring][protocol: LL, LL128,
 // Simple] or [generation: Volta, Ampere, Hopper], single-node values.
-enum Algo { kTree = 0, kRing = 1 };
-constexpr std::array<std::string_view, 2> kAlgoNames{"nccl-tree", "nccl-ring"};
+enum Algo { kTree = 0, kRing = 1, kNvls = 2 };
+constexpr std::array<std::string_view, 3> kAlgoNames{"nccl-tree", "nccl-ring", "nccl-nvls"};
+// NVLS (Simple only): its whole latency over NVLink (us, no base latency),
+// the share of its graph's bandwidth it reaches per generation (none before
+// Hopper), and the channels (thread blocks) its kernels run on Hopper.
+constexpr double kNvlsLatencyUs = 25.0;
+constexpr double kNvlsEfficiency[3] = {0.0, 0.0, 0.85};
+constexpr uint32_t kNvlsChannelsHopper = 16;
+constexpr uint32_t kNvlsThreads = 640;
 constexpr std::array<Protocol, 3> kProtocols{Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
 // Fixed cost of launching and running one collective, per algorithm (us).
 constexpr double kBaseLatencyUs[2][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};
@@ -59,7 +66,8 @@ size_t proto_index(Protocol p) {
 }
 
 const std::array<NcclSystem, 2>& systems() {
-  static const std::array<NcclSystem, 2> list{{{"dgx-a100", NcclArch::kAmpere, 12}, {"dgx-h100", NcclArch::kHopper, 18}}};
+  static const std::array<NcclSystem, 2> list{
+      {{"dgx-a100", NcclArch::kAmpere, 12, false}, {"dgx-h100", NcclArch::kHopper, 18, true}}};
   return list;
 }
 
@@ -116,6 +124,23 @@ NcclGraph nccl_graph(const NcclSystem& system) {
 
 uint32_t nccl_max_channels(const NcclSystem& system) { return std::min(64u, 2 * nccl_graph(system).channels); }
 
+NcclGraph nccl_nvls_graph(const NcclSystem& system, uint32_t gpus) {
+  NcclGraph g;
+  if (!system.switch_multicast || kNvlsEfficiency[static_cast<size_t>(system.arch)] <= 0 || gpus < 2) return g;
+  const double total_gbps = system.nvlinks_per_gpu * kNvlinkGbps[static_cast<size_t>(system.arch)];
+  // The search starts at the fastest speed whose channels fit the GPU's
+  // links (counted n / (n - 1) times for a pattern other than a ring) and
+  // keeps it while every GPU's links carry the n channels, its own twice.
+  const double* speeds = system.arch == NcclArch::kHopper ? kSpeedsIntraHopper.data() : kSpeedsIntra.data();
+  const size_t count = system.arch == NcclArch::kHopper ? kSpeedsIntraHopper.size() : kSpeedsIntra.size();
+  const double n = gpus;
+  size_t i = 0;
+  while (i + 1 < count && (speeds[i] * n > total_gbps * n / (n - 1) || speeds[i] * (n + 1) > total_gbps)) ++i;
+  g.channels = gpus;
+  g.bw_per_channel_gbps = speeds[i];
+  return g;
+}
+
 std::vector<NcclEstimate> nccl_cost_table(const NcclSystem& system, std::string_view collective, uint32_t gpus,
                                           uint64_t bytes) {
   if (gpus < 2) throw Error(fmt::format("NCCL tuning: {} GPUs (at least 2)", gpus));
@@ -157,13 +182,33 @@ std::vector<NcclEstimate> nccl_cost_table(const NcclSystem& system, std::string_
       table.push_back(e);
     }
   }
+  const NcclGraph nvls = nccl_nvls_graph(system, gpus);
+  if (nvls.channels >= 2) {
+    // Per channel: the graph's speed at NVLS's efficiency, less one
+    // channel's share; all-reduce pipelines its reduce and its broadcast
+    // (twice that), the others move (n - 1) / n of it. A single node's
+    // inter-node bound is the graph's speed itself.
+    double per_channel = nvls.bw_per_channel_gbps * kNvlsEfficiency[arch] * (nvls.channels - 1) / nvls.channels;
+    per_channel *= all_reduce ? 2.0 : (n - 1) / n;
+    per_channel = std::min(per_channel, nvls.bw_per_channel_gbps);
+    double bw = nvls.channels * per_channel;
+    // Only all-reduce converts bus to algorithm bandwidth (like a ring).
+    if (all_reduce) bw *= n / steps;
+    NcclEstimate e;
+    e.algorithm = std::string(kAlgoNames[kNvls]);
+    e.protocol = Protocol::kSimple;
+    e.latency_us = kNvlsLatencyUs;
+    e.bandwidth_gbps = bw;
+    e.time_us = e.latency_us + static_cast<double>(bytes) / (1000.0 * bw);
+    table.push_back(e);
+  }
   return table;
 }
 
 NcclChoice nccl_choose(const NcclSystem& system, std::string_view collective, uint32_t gpus, uint64_t bytes,
                        std::string_view algorithm, std::optional<Protocol> protocol) {
-  if (algorithm != "auto" && algorithm != kAlgoNames[kRing] && algorithm != kAlgoNames[kTree]) {
-    throw Error(fmt::format("NCCL tuning: unknown algorithm '{}' (auto, nccl-ring, nccl-tree)", algorithm));
+  if (algorithm != "auto" && std::find(kAlgoNames.begin(), kAlgoNames.end(), algorithm) == kAlgoNames.end()) {
+    throw Error(fmt::format("NCCL tuning: unknown algorithm '{}' (auto, nccl-ring, nccl-tree, nccl-nvls)", algorithm));
   }
   const NcclEstimate* best = nullptr;
   const auto table = nccl_cost_table(system, collective, gpus, bytes);
@@ -179,6 +224,12 @@ NcclChoice nccl_choose(const NcclSystem& system, std::string_view collective, ui
   }
   NcclChoice choice;
   choice.estimate = *best;
+  if (best->algorithm == kAlgoNames[kNvls]) {
+    // NVLS runs its own channel count, all threads, whatever the size.
+    choice.channels = kNvlsChannelsHopper;
+    choice.threads = kNvlsThreads;
+    return choice;
+  }
   const size_t p = proto_index(best->protocol);
   const bool ring = best->algorithm == kAlgoNames[kRing];
   // Fewer channels, then fewer threads, until each thread has its share of bytes.

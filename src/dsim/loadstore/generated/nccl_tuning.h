@@ -10,11 +10,9 @@
 // fastest wins. Channels are then cut back for small sizes (a channel's
 // threads need enough bytes each) and threads halved likewise.
 //
-// Only what runs inside one NVSwitch node is modelled: ring and tree, the
-// LL, LL128 and Simple protocols. NVLS (NVSwitch multimem reduction, Hopper)
-// is left out: the NoC model cannot reduce in the switch
-// (docs/nccl-fidelity.md says what that needs), so on DGX H100 `auto`
-// differs from NCCL where NCCL would pick NVLS.
+// Only what runs inside one NVSwitch node is modelled: ring, tree and NVLS
+// (NVSwitch multimem reduction, Hopper, Simple only), the LL, LL128 and
+// Simple protocols.
 #pragma once
 
 #include <cstdint>
@@ -31,11 +29,13 @@ namespace snr::dsim::loadstore {
 enum class NcclArch : uint8_t { kVolta, kAmpere, kHopper };
 
 // What NCCL's topology search sees of a single-node system: every GPU has
-// `nvlinks_per_gpu` NVLinks to NVSwitches.
+// `nvlinks_per_gpu` NVLinks to NVSwitches, which multicast and reduce
+// (NVLS) where `switch_multicast`.
 struct NcclSystem {
   std::string name;
   NcclArch arch = NcclArch::kAmpere;
   uint32_t nvlinks_per_gpu = 0;
+  bool switch_multicast = false;
 };
 
 // dgx-a100 (Ampere, 12 NVLink3), dgx-h100 (Hopper, 18 NVLink4); nullptr for
@@ -53,10 +53,15 @@ NcclGraph nccl_graph(const NcclSystem& system);
 // Channels a collective kernel may use: twice the graph's (NCCL duplicates
 // them when it connects the rings).
 uint32_t nccl_max_channels(const NcclSystem& system);
+// The NVLS graph of `gpus` GPUs: one channel per GPU (each GPU the head of
+// one), at the fastest speed whose traffic fits every GPU's NVLinks (a
+// head's channel crosses its links twice); channels 0 where the system
+// has no NVLS.
+NcclGraph nccl_nvls_graph(const NcclSystem& system, uint32_t gpus);
 
 // One entry of NCCL's cost table.
 struct NcclEstimate {
-  std::string algorithm;  // "nccl-ring" or "nccl-tree"
+  std::string algorithm;  // "nccl-ring", "nccl-tree" or "nccl-nvls"
   Protocol protocol = Protocol::kSimple;
   double latency_us = 0;
   double bandwidth_gbps = 0;  // algorithm bandwidth, after NCCL's corrections
@@ -72,7 +77,7 @@ struct NcclChoice {
   uint32_t channels = 0;  // thread blocks (one ring or chain each)
   uint32_t threads = 0;   // per block, including Simple's extra synchronization warps
 };
-// NCCL's choice. `algorithm` is "auto", "nccl-ring" or "nccl-tree" and
+// NCCL's choice. `algorithm` is "auto", "nccl-ring", "nccl-tree" or "nccl-nvls" and
 // `protocol` fixes the protocol when given; the fastest remaining entry
 // wins. Throws snr::Error when nothing is left (e.g. tree for all-gather).
 NcclChoice nccl_choose(const NcclSystem& system, std::string_view collective, uint32_t gpus, uint64_t bytes,

@@ -68,7 +68,27 @@ MemRange PlanBuilder::range(const Region& region) const {
   r.offset_bytes = region.offset_bytes + slice_begin_;
   if (region.packet) r.flags |= MemRange::kPacket;
   if (region.packet128) r.flags |= MemRange::kPacket128;
+  if (region.multicast) r.flags |= MemRange::kMulticast;
   return r;
+}
+
+Region PlanBuilder::switch_chunk(Space space, uint64_t index) {
+  if (all_gpus_group_ == kNone) {
+    std::vector<uint32_t> members(options_.gpus);
+    for (uint32_t g = 0; g < options_.gpus; ++g) members[g] = g;
+    all_gpus_group_ = program_.add_multicast_group(members);
+  }
+  Region r = chunk(all_gpus_group_, space, index);
+  r.multicast = true;
+  return r;
+}
+
+void PlanBuilder::switch_reduce(const Region& from, const std::vector<Region>& to, std::string_view name) {
+  if (slice_bytes() == 0) return;
+  std::vector<MemRange> store_ranges;
+  for (const Region& r : to) store_ranges.push_back(range(r));
+  emit(OpKind::kLoad, GpuOp::kSwitchReduce, {range(from)}, slice_bytes(), kNone, name);
+  emit(OpKind::kStore, GpuOp::kChained, store_ranges, slice_bytes(), kNone, name);
 }
 
 uint32_t PlanBuilder::name_id(std::string_view name) {

@@ -20,12 +20,15 @@ namespace snr::dsim::loadstore {
 // A chunk-sized piece of one GPU's memory; `offset_bytes` is the chunk's
 // start. Packet regions hold LL packets (data and flag in one write);
 // packet128 regions LL128 lines (a flag word in every 128-byte line).
+// Switch regions (`multicast`) are the same chunk on every GPU at one
+// NVSwitch multicast address; `gpu` is then the Program's multicast group.
 struct Region {
   uint32_t gpu = 0;
   Space space = Space::kInput;
   uint64_t offset_bytes = 0;
   bool packet = false;
   bool packet128 = false;
+  bool multicast = false;
 };
 
 class PlanBuilder {
@@ -69,6 +72,13 @@ class PlanBuilder {
     r.packet128 = options_.protocol == Protocol::kLL128;
     return r;
   }
+
+  // Chunk `index` of `space` on every GPU of the plan, through the switch:
+  // a load of it is reduced in the switch (multimem.ld_reduce), a store
+  // writes every GPU's copy (multimem.st).
+  [[nodiscard]] Region switch_chunk(Space space, uint64_t index);
+  // One per-line loop: a switch-reduced Load of `from` → Store every `to`.
+  void switch_reduce(const Region& from, const std::vector<Region>& to, std::string_view name);
 
   // MemcpyOp of the slice: Load `from` → Waitcnt → Store `to`.
   void copy(const Region& from, const Region& to, std::string_view name);
@@ -117,6 +127,7 @@ class PlanBuilder {
   uint64_t whole_slice_begin_ = 0, whole_slice_end_ = 0;  // before select_piece
   Workgroup current_;
   bool open_ = false;
+  uint32_t all_gpus_group_ = kNone;  // switch_chunk()'s multicast group, made on first use
 };
 
 }  // namespace snr::dsim::loadstore

@@ -39,6 +39,7 @@ Registry& registry() {
     add_locked(*r, make_nccl_tree_plan_algorithm());
     add_locked(*r, make_halving_doubling_plan_algorithm());
     add_locked(*r, make_double_binary_tree_plan_algorithm());
+    add_locked(*r, make_nccl_nvls_plan_algorithm());
     return r;
   }();
   return *instance;

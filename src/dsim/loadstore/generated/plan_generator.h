@@ -138,5 +138,6 @@ std::unique_ptr<PlanAlgorithm> make_nccl_ring_plan_algorithm();
 std::unique_ptr<PlanAlgorithm> make_nccl_tree_plan_algorithm();
 std::unique_ptr<PlanAlgorithm> make_halving_doubling_plan_algorithm();
 std::unique_ptr<PlanAlgorithm> make_double_binary_tree_plan_algorithm();
+std::unique_ptr<PlanAlgorithm> make_nccl_nvls_plan_algorithm();
 
 }  // namespace snr::dsim::loadstore

@@ -58,9 +58,9 @@ TEST(PlanGenerator, EveryVariantMovesExactlyItsCollectivesBytes) {
   }
   // ring: 3 collectives, direct: 2, with 4 variants each; nccl-ring: 3 and
   // nccl-tree: 1, put only (2 variants); double-binary-tree: 1, put only;
-  // 4 GPU counts, 3x3 shapes; halving-doubling: 3 collectives, 4 variants,
-  // 2 GPU counts.
-  EXPECT_EQ(checked, (5u * 4 + 5u * 2) * 4 * 9 + 3u * 4 * 2 * 9);
+  // nccl-nvls: 3, put Simple only; 4 GPU counts, 3x3 shapes;
+  // halving-doubling: 3 collectives, 4 variants, 2 GPU counts.
+  EXPECT_EQ(checked, (5u * 4 + 5u * 2 + 3u * 1) * 4 * 9 + 3u * 4 * 2 * 9);
 }
 
 TEST(PlanGenerator, CaseStudyShapesCheck) {
