@@ -41,7 +41,7 @@ struct RawNode {
   ArgumentLists inputs, outputs;  // 1.0.2+ "inputs"/"outputs" objects, or the 1.0.1 flat lists
   bool has_attrs = false;
   std::vector<std::pair<std::string, std::string>> attrs;  // name, value text; in order
-  std::vector<std::optional<std::string>> attr_texts;       // whole attribute text for unknown names
+  std::vector<std::optional<std::string_view>> attr_texts;  // whole attribute text for unknown names, interned
   std::vector<std::pair<std::string_view, std::string>> flat_scalars;  // 1.0.1 rf_id, tid, ...
 };
 
@@ -196,8 +196,9 @@ class HostReader : private detail::OndemandWalker {
     od::array array;
     check(value.get_array().get(array), path);
     for_each_element(array, path, [&](od::value item) {
-      field.elements.emplace_back();
-      append_canonical(item, field.elements.back(), depth + 1, path);
+      scratch_.clear();
+      append_canonical(item, scratch_, depth + 1, path);
+      field.elements.push_back(pool_.intern(scratch_));
     });
   }
 
@@ -270,7 +271,7 @@ class HostReader : private detail::OndemandWalker {
       }
       whole.push_back('}');
       raw.attrs.emplace_back(std::move(*name), std::string());
-      raw.attr_texts.emplace_back(std::move(whole));
+      raw.attr_texts.emplace_back(pool_.intern(whole));
     });
   }
 
@@ -404,30 +405,30 @@ class HostReader : private detail::OndemandWalker {
       // 1.0.2+ layout: a list where an object belongs counts as no lists.
       if (!raw.inputs_object) raw.inputs = ArgumentLists{};
       if (!raw.outputs_object) raw.outputs = ArgumentLists{};
-      problem = read_values(raw.inputs, node.inputs, node.input_tensors);
+      problem = read_values(raw.inputs, node.inputs, node.input_tensors, pool_);
       if (!problem.empty()) return "inputs: " + problem;
-      problem = read_values(raw.outputs, node.outputs, node.output_tensors);
+      problem = read_values(raw.outputs, node.outputs, node.output_tensors, pool_);
       if (!problem.empty()) return "outputs: " + problem;
       for (size_t i = 0; i < raw.attrs.size(); ++i) {
         if (raw.attr_texts[i]) {
-          node.extra_attrs.push_back(std::move(*raw.attr_texts[i]));
+          node.extra_attrs.push_back(*raw.attr_texts[i]);
         } else {
-          apply_scalar(raw.attrs[i].first, raw.attrs[i].second, node);
+          apply_scalar(raw.attrs[i].first, raw.attrs[i].second, node, pool_);
         }
       }
     } else {
       // 1.0.1 layout.
       ArgumentLists inputs{std::move(flat_values_[0]), std::move(flat_lists_[0]), std::move(flat_lists_[1]),
                            std::move(flat_lists_[2])};
-      problem = read_values(inputs, node.inputs, node.input_tensors);
+      problem = read_values(inputs, node.inputs, node.input_tensors, pool_);
       if (!problem.empty()) return "inputs: " + problem;
       ArgumentLists outputs{std::move(flat_values_[1]), std::move(flat_lists_[3]), std::move(flat_lists_[4]),
                             std::move(flat_lists_[5])};
-      problem = read_values(outputs, node.outputs, node.output_tensors);
+      problem = read_values(outputs, node.outputs, node.output_tensors, pool_);
       if (!problem.empty()) return "outputs: " + problem;
       for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
         for (const auto& [name, text] : raw.flat_scalars) {
-          if (name == key && text != "null") apply_scalar(name, text, node);
+          if (name == key && text != "null") apply_scalar(name, text, node, pool_);
         }
       }
     }
@@ -511,6 +512,8 @@ class HostReader : private detail::OndemandWalker {
 
   size_t window_bytes_;
   HostTrace trace_;
+  TextPool& pool_ = *trace_.text_pool;
+  std::string scratch_;  // one list element's text before it is interned
   const ArrayWindows* windows_ = nullptr;  // the "nodes" windows while not yet read
   const std::string* full_text_ = nullptr;
   size_t next_index_ = 0;

@@ -114,7 +114,8 @@ uint64_t dtype_size_bytes(std::string_view dtype) {
 namespace detail {
 
 // Reads one argument list; returns an error reason or "".
-std::string read_values(ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors) {
+std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors,
+                        TextPool& pool) {
   if (!lists.values.present && !lists.types.present) return "";
   if (!lists.values.is_list || !lists.types.is_list) return "values/types are not lists";
   const auto& values = lists.values.elements;
@@ -122,13 +123,19 @@ std::string read_values(ArgumentLists& lists, std::vector<HostValue>& out, std::
   if (values.size() != types.size()) return fmt::format("{} values but {} types", values.size(), types.size());
   out.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    auto type = json_text_string(types[i]);
-    if (!type) return fmt::format("type {} is not a string", i);
     HostValue v;
-    v.type = std::move(*type);
-    v.value = std::move(lists.values.elements[i]);
-    if (i < lists.shapes.elements.size()) v.shape = std::move(lists.shapes.elements[i]);
-    if (i < lists.strides.elements.size()) v.stride = std::move(lists.strides.elements[i]);
+    const std::string_view type_text = types[i];
+    if (type_text.size() >= 2 && type_text.front() == '"' && type_text.find('\\') == std::string_view::npos) {
+      // Compact JSON text without a backslash: the string is what is quoted.
+      v.type = pool.intern(type_text.substr(1, type_text.size() - 2));
+    } else {
+      auto type = json_text_string(type_text);
+      if (!type) return fmt::format("type {} is not a string", i);
+      v.type = pool.intern(*type);
+    }
+    v.value = lists.values.elements[i];
+    if (i < lists.shapes.elements.size()) v.shape = lists.shapes.elements[i];
+    if (i < lists.strides.elements.size()) v.stride = lists.strides.elements[i];
     collect_tensors(v.type, v.value, v.shape, tensors, 0);
     out.push_back(std::move(v));
   }
@@ -140,7 +147,7 @@ bool is_scalar_field(std::string_view name) {
          name == "fw_tid" || name == "op_schema";
 }
 
-void apply_scalar(std::string_view name, std::string_view value, HostNode& node) {
+void apply_scalar(std::string_view name, std::string_view value, HostNode& node, TextPool& pool) {
   uint64_t u = 0;
   int64_t s = 0;
   if (name == "rf_id") {
@@ -156,7 +163,7 @@ void apply_scalar(std::string_view name, std::string_view value, HostNode& node)
   } else if (name == "fw_tid") {
     if (json_text_to_uint64(value, u)) node.fw_tid = u;
   } else if (name == "op_schema") {
-    if (auto text = json_text_string(value)) node.op_schema = std::move(*text);
+    if (auto text = json_text_string(value)) node.op_schema = pool.intern(*text);
   }
 }
 

@@ -16,21 +16,23 @@ namespace snr::pytorch::detail {
 struct ListField {
   bool present = false;   // there and not null
   bool is_list = false;
-  std::vector<std::string> elements;
+  std::vector<std::string_view> elements;  // in the trace's TextPool
 };
 
 struct ArgumentLists {
   ListField values, shapes, types, strides;
 };
 
-// Turns argument lists into values and the tensors in them, moving the
-// lists' text; returns an error reason or "".
-std::string read_values(ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors);
+// Turns argument lists into values and the tensors in them (the types,
+// unescaped, interned in `pool`); returns an error reason or "".
+std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors,
+                        TextPool& pool);
 
 // The scalar node fields (rf_id, tid, op_schema, ...), by name.
 bool is_scalar_field(std::string_view name);
 // Sets the scalar field `name` of `node` from its JSON text; a value of the
 // wrong type leaves the field as it was (the reader is lenient there).
-void apply_scalar(std::string_view name, std::string_view value, HostNode& node);
+// Text fields are interned in `pool`.
+void apply_scalar(std::string_view name, std::string_view value, HostNode& node, TextPool& pool);
 
 }  // namespace snr::pytorch::detail

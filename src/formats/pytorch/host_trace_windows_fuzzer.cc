@@ -29,7 +29,7 @@ std::string describe(const snr::pytorch::HostTrace& trace) {
       for (const auto& v : *values) out += fmt::format(" {} {} {} {}\n", v.type, v.value, v.shape, v.stride);
     }
     for (const auto& t : n.input_tensors) out += fmt::format(" t {} {}\n", t.tensor_id, t.size_bytes);
-    for (const auto& a : n.extra_attrs) out += " a " + a + "\n";
+    for (const auto& a : n.extra_attrs) out += fmt::format(" a {}\n", a);
     out += fmt::format(" {} {}\n", n.syncs.size(), n.stream_waits.size());
   }
   return out;
