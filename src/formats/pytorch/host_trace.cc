@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -14,6 +15,7 @@
 #include "formats/pytorch/json_input.h"
 #include "formats/pytorch/host_trace_values.h"
 #include "formats/pytorch/json_windows.h"
+#include "formats/pytorch/mapped_text.h"
 #include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
@@ -55,8 +57,25 @@ class HostReader : private detail::OndemandWalker {
       : OndemandWalker(text, source), window_bytes_(window_bytes) {}
 
   HostTrace read(std::string& text) {
+    // Room for simdjson's padding first: growing `text` later would move it
+    // from under the views of it the walk holds.
+    if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {
+      text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    }
+    text_ = text;
+    return read_checked(text, &text);
+  }
+
+  // The file's text, given back to `mapped` a window at a time.
+  HostTrace read_mapped(MappedText& mapped) {
+    mapped_ = &mapped;
+    return read_checked(mapped.text(), nullptr);
+  }
+
+ private:
+  HostTrace read_checked(std::string_view text, std::string* padded) {
     try {
-      return walk(text);
+      return walk(text, padded);
     } catch (const Error&) {
       if (!failed_on_syntax_) throw;
       // simdjson cannot place every syntax error (stage 1 finds an unclosed
@@ -67,29 +86,40 @@ class HostReader : private detail::OndemandWalker {
     }
   }
 
- private:
-  HostTrace walk(std::string& text) {
+  // `padded`: `text` itself when it is a string with room for the padding;
+  // otherwise (a mapped file) what simdjson reads is copied.
+  HostTrace walk(std::string_view text, std::string* padded) {
     // nlohmann, which read these traces before, ends the input at a NUL byte
     // outside a string (and refuses one inside, which the fallback above
     // reports); so does this reader.
-    const size_t length = std::min(text.find('\0'), text.size());
+    const size_t length = std::min(find_nul_releasing(text, mapped_), text.size());
     // The root object with "nodes" emptied is walked here, and the nodes one
     // window at a time (read_windows): simdjson's index then covers a window,
     // not the whole trace.
     std::string root_text;
-    std::string* root_source = &text;
+    std::string* root_source = padded;
     size_t root_length = length;
-    auto split = find_root_array_windows(std::string_view(text.data(), length), "nodes", window_bytes_);
+    std::function<void(size_t)> passed;
+    if (mapped_ != nullptr) {
+      mapped_->begin_pass();
+      passed = [this](size_t end) { mapped_->release_before(end); };
+    }
+    auto split = find_root_array_windows(text.substr(0, length), "nodes", window_bytes_, passed);
     if (split && !split->windows.empty()) {
       root_text.reserve(length - (split->array_end - split->array_begin) + 2 + simdjson::SIMDJSON_PADDING);
-      root_text.append(text, 0, split->array_begin);
+      root_text.append(text.substr(0, split->array_begin));
       root_text.append("[]");
-      root_text.append(text, split->array_end, length - split->array_end);
+      root_text.append(text.substr(split->array_end, length - split->array_end));
       root_source = &root_text;
       root_length = root_text.size();
       windows_ = &*split;
-      full_text_ = &text;
+      full_text_ = text;
+      trace_.nodes.reserve(split->elements);
       piece_ = {Piece::Kind::kRoot, std::string_view(text.data(), length), split->array_begin, split->array_end, 0};
+    }
+    if (root_source == nullptr) {
+      root_text.assign(text.substr(0, length));
+      root_source = &root_text;
     }
     od::parser parser;
     od::document doc;
@@ -438,7 +468,7 @@ class HostReader : private detail::OndemandWalker {
   void read_windows() {
     const ArrayWindows& split = *windows_;
     windows_ = nullptr;
-    walk_windows(split, *full_text_, "not JSON: the document is empty", "nodes",
+    walk_windows(split, full_text_, "not JSON: the document is empty", "nodes",
                  [this](od::array nodes) { read_node_array(nodes); });
   }
 
@@ -515,7 +545,7 @@ class HostReader : private detail::OndemandWalker {
   TextPool& pool_ = *trace_.text_pool;
   std::string scratch_;  // one list element's text before it is interned
   const ArrayWindows* windows_ = nullptr;  // the "nodes" windows while not yet read
-  const std::string* full_text_ = nullptr;
+  std::string_view full_text_;
   size_t next_index_ = 0;
   std::unordered_set<uint64_t> seen_ids_;
   // The 1.0.1 flat lists of the node being read: "inputs", "outputs", then
@@ -549,11 +579,18 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
                           : std::string(text);
   return HostReader(owned, source_name, window_bytes).read(owned);
 }
+
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes) {
+  if (auto mapped = MappedText::map_plain(path)) {
+    return HostReader(mapped->text(), path.string(), window_bytes).read_mapped(*mapped);
+  }
+  std::string text = read_maybe_gzip(path);
+  return HostReader(text, path.string(), window_bytes).read(text);
+}
 }  // namespace detail
 
 HostTrace read_host_trace(const std::filesystem::path& path) {
-  std::string text = read_maybe_gzip(path);
-  return HostReader(text, path.string()).read(text);
+  return detail::read_host_trace(path, HostReader::kWindowBytes);
 }
 
 }  // namespace snr::pytorch

@@ -146,6 +146,9 @@ namespace detail {
 // `window_bytes` (the readers use a few megabytes); for tests and fuzzing,
 // which must see the same trace whatever the window.
 HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes);
+// read_host_trace with the same window choice (a plain file is mapped and
+// handed back a window at a time; gzip is inflated into memory).
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes);
 }  // namespace detail
 
 // Bytes per element of a dtype as it appears in "Tensor(<dtype>)"; 0 if unknown.
