@@ -17,10 +17,21 @@ struct ListField {
   bool present = false;   // there and not null
   bool is_list = false;
   std::vector<std::string_view> elements;  // in the trace's TextPool
+
+  // Absent again, keeping the element storage for the next node.
+  void reset() {
+    present = false;
+    is_list = false;
+    elements.clear();
+  }
 };
 
 struct ArgumentLists {
   ListField values, shapes, types, strides;
+
+  void reset() {
+    for (ListField* list : {&values, &shapes, &types, &strides}) list->reset();
+  }
 };
 
 // Turns argument lists into values and the tensors in them (the types,
