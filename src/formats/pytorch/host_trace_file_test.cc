@@ -120,6 +120,17 @@ TEST(HostTraceFile, ArrayScanCountsElementsAndReportsEachWindow) {
   for (size_t i = 0; i < passed.size(); ++i) EXPECT_EQ(passed[i], split->windows[i].second);
 }
 
+TEST(HostTraceFile, ArrayScanFindsTheEndOfStringsWithEscapes) {
+  // Quotes after an odd run of backslashes are inside the string.
+  const std::string text = R"j({"k\\": "]", "nodes": ["\\", "\"]", "a\\\"]\\\\", "\\\\\\"], "z": "\\"})j";
+  const auto split = find_root_array_windows(text, "nodes", 1);
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->elements, 4u);
+  EXPECT_EQ(text.substr(split->array_begin, split->array_end - split->array_begin),
+            R"j(["\\", "\"]", "a\\\"]\\\\", "\\\\\\"])j");
+  EXPECT_FALSE(find_root_array_windows(R"j({"nodes": ["\"])j", "nodes", 1));
+}
+
 TEST(HostTraceFile, MappedTextHandsPagesBackAndReadsThemAgain) {
   std::string bytes(3u << 20, 'a');
   bytes[(2u << 20) + 5] = '\0';

@@ -1,5 +1,7 @@
 #include "formats/pytorch/json_windows.h"
 
+#include <cstring>
+
 namespace snr::pytorch {
 
 namespace {
@@ -12,13 +14,17 @@ size_t skip_space(std::string_view text, size_t at) {
 }
 
 // `at` is on an opening quote; returns one past the closing quote, or npos.
+// Strings are most of a trace's bytes, so the quotes are found with memchr;
+// a quote closes the string when an even number of backslashes precedes it.
 size_t skip_string(std::string_view text, size_t at) {
+  const size_t open = at;
   for (++at; at < text.size(); ++at) {
-    if (text[at] == '\\') {
-      ++at;
-    } else if (text[at] == '"') {
-      return at + 1;
-    }
+    const void* quote = std::memchr(text.data() + at, '"', text.size() - at);
+    if (quote == nullptr) return std::string_view::npos;
+    at = static_cast<size_t>(static_cast<const char*>(quote) - text.data());
+    size_t backslashes = 0;
+    while (at - backslashes - 1 > open && text[at - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return at + 1;
   }
   return std::string_view::npos;
 }
