@@ -28,6 +28,9 @@ using detail::JsonNumber;
 using detail::ListField;
 using detail::apply_scalar;
 using detail::is_scalar_field;
+using detail::plain_string_text;
+using detail::read_process_groups;
+using detail::scalar_field_name;
 using detail::read_values;
 namespace od = detail::od;
 
@@ -74,22 +77,6 @@ struct RawNode {
     flat_scalar_count = 0;
   }
 };
-
-// The literal spelling of a scalar node field's name, so that it outlives
-// the buffer `name` is in; empty for other names.
-std::string_view scalar_field_name(std::string_view name) {
-  for (std::string_view known : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
-    if (name == known) return known;
-  }
-  return {};
-}
-
-// The text of a compact JSON string literal without escapes, unquoted;
-// nullopt when `text` is not such a literal.
-std::optional<std::string_view> plain_string_text(std::string_view text) {
-  if (text.size() < 2 || text.front() != '"' || text.find('\\') != std::string_view::npos) return std::nullopt;
-  return text.substr(1, text.size() - 2);
-}
 
 class HostReader : private detail::OndemandWalker {
  public:
@@ -554,48 +541,10 @@ class HostReader : private detail::OndemandWalker {
       if (!problem.empty()) {
         trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
       } else {
-        if (node.name == "## process_group:init ##") read_process_groups(node, index);
+        if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
         trace_.nodes.push_back(std::move(node));
       }
     });
-  }
-
-  void read_process_groups(const HostNode& node, size_t index) {
-    if (node.inputs.empty()) return;
-    const auto description = json_text_string(node.inputs[0].value);
-    if (!description) return;
-    const auto member = [](const json& object, const char* key) -> const json& {
-      static const json kNull;
-      if (!object.is_object()) return kNull;
-      const auto it = object.find(key);
-      return it == object.end() ? kNull : *it;
-    };
-    try {
-      const json groups = parse_json_input(*description, "");
-      if (!groups.is_array()) throw json::type_error::create(302, "not a list", nullptr);
-      for (const auto& g : groups) {
-        ProcessGroupInfo info;
-        if (member(g, "pg_name").is_string()) info.pg_name = member(g, "pg_name").get<std::string>();
-        if (member(g, "backend_config").is_string()) {
-          info.backend_config = member(g, "backend_config").get<std::string>();
-        }
-        json_to_int64(member(g, "group_size"), info.group_size);
-        json_to_int64(member(g, "backend_id"), info.backend_id);
-        if (member(g, "ranks").is_array()) {
-          for (const auto& r : member(g, "ranks")) {
-            int64_t rank = 0;
-            if (json_to_int64(r, rank)) info.ranks.push_back(rank);
-          }
-        }
-        trace_.process_groups.push_back(std::move(info));
-      }
-    } catch (const json::exception& e) {
-      trace_.skipped.push_back({index, std::to_string(node.id),
-                                fmt::format("unreadable process-group description: {}", e.what())});
-    } catch (const Error& e) {
-      trace_.skipped.push_back({index, std::to_string(node.id),
-                                fmt::format("unreadable process-group description: {}", e.what())});
-    }
   }
 
   size_t window_bytes_;

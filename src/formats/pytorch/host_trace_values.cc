@@ -5,6 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/json_input.h"
+#include "formats/pytorch/json_input.h"
+
 namespace snr::pytorch {
 namespace {
 
@@ -140,6 +146,56 @@ std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out,
     out.push_back(std::move(v));
   }
   return "";
+}
+
+std::string_view scalar_field_name(std::string_view name) {
+  for (std::string_view known : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
+    if (name == known) return known;
+  }
+  return {};
+}
+
+std::optional<std::string_view> plain_string_text(std::string_view text) {
+  if (text.size() < 2 || text.front() != '"' || text.find('\\') != std::string_view::npos) return std::nullopt;
+  return text.substr(1, text.size() - 2);
+}
+
+void read_process_groups(const HostNode& node, size_t index, HostTrace& trace) {
+  if (node.inputs.empty()) return;
+  const auto description = json_text_string(node.inputs[0].value);
+  if (!description) return;
+  const auto member = [](const nlohmann::json& object, const char* key) -> const nlohmann::json& {
+    static const nlohmann::json kNull;
+    if (!object.is_object()) return kNull;
+    const auto it = object.find(key);
+    return it == object.end() ? kNull : *it;
+  };
+  try {
+    const nlohmann::json groups = parse_json_input(*description, "");
+    if (!groups.is_array()) throw nlohmann::json::type_error::create(302, "not a list", nullptr);
+    for (const auto& g : groups) {
+      ProcessGroupInfo info;
+      if (member(g, "pg_name").is_string()) info.pg_name = member(g, "pg_name").get<std::string>();
+      if (member(g, "backend_config").is_string()) {
+        info.backend_config = member(g, "backend_config").get<std::string>();
+      }
+      json_to_int64(member(g, "group_size"), info.group_size);
+      json_to_int64(member(g, "backend_id"), info.backend_id);
+      if (member(g, "ranks").is_array()) {
+        for (const auto& r : member(g, "ranks")) {
+          int64_t rank = 0;
+          if (json_to_int64(r, rank)) info.ranks.push_back(rank);
+        }
+      }
+      trace.process_groups.push_back(std::move(info));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    trace.skipped.push_back({index, std::to_string(node.id),
+                             fmt::format("unreadable process-group description: {}", e.what())});
+  } catch (const Error& e) {
+    trace.skipped.push_back({index, std::to_string(node.id),
+                             fmt::format("unreadable process-group description: {}", e.what())});
+  }
 }
 
 bool is_scalar_field(std::string_view name) {
