@@ -50,7 +50,10 @@ std::vector<std::string_view> split_element_types(std::string_view inner) {
 }
 
 bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out) {
-  std::vector<std::string_view> fields;
+  // Reused across calls (this is a leaf of collect_tensors' recursion): one
+  // pair of lists per tensor was most of the reader's remaining allocations.
+  thread_local std::vector<std::string_view> fields;
+  thread_local std::vector<std::string_view> dims;
   if (!json_text_elements(value, fields) || fields.size() < 5) return false;
   uint64_t numbers[5];
   for (size_t i = 0; i < 5; ++i) {
@@ -68,7 +71,6 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
   if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
     element_bytes = dtype_size_bytes(type.substr(open + 1, close - open - 1));
   }
-  std::vector<std::string_view> dims;
   bool shape_ok = element_bytes != 0 && json_text_elements(shape, dims);
   uint64_t elements = 1;
   if (shape_ok) {
