@@ -66,13 +66,14 @@ void setup_et_link(CLI::App& parent, snr::cli::CommandContext& ctx) {
     snr::cli::check_input_file(args->host);
     snr::cli::check_input_file(args->device);
     snr::output::check_output_file(args->output);
-    const auto host = snr::pytorch::read_host_trace(args->host);
+    auto host = snr::pytorch::read_host_trace(args->host);
     const auto device = snr::pytorch::read_kineto_trace(args->device);
     snr::et_convert::LinkOptions options;
     options.min_linked_fraction = args->min_matched;
     snr::et_convert::LinkStats stats;
-    const auto linked = snr::et_convert::link_traces(host, device, options, stats);
-    print_skipped("host trace", host.skipped);
+    // Linked in place: the linked trace keeps the host trace's skipped records.
+    const auto linked = snr::et_convert::link_traces(std::move(host), device, options, stats);
+    print_skipped("host trace", linked.skipped);
     print_skipped("device trace", device.skipped);
     fmt::print("{}", snr::et_convert::describe(stats));
     const double fraction = stats.gpu_activities == 0 ? 0.0

@@ -76,10 +76,13 @@ CommKind classify_comm_name(std::string_view name, CollectiveType& collective) {
 }
 
 bool classify_comm_kernel(std::string_view kernel_name, CommKind& kind, CollectiveType& collective) {
-  std::string lower(kernel_name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (!lower.starts_with("nccl") && !lower.starts_with("rccl")) return false;
+  const auto to_lower = [](unsigned char c) { return static_cast<char>(std::tolower(c)); };
+  // Most kernels are not NCCL's: the prefix decides before the (long) name is lowered.
+  std::string lower(kernel_name.substr(0, 4));
+  std::transform(lower.begin(), lower.end(), lower.begin(), to_lower);
+  if (lower != "nccl" && lower != "rccl") return false;
+  lower.assign(kernel_name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), to_lower);
   struct Entry {
     std::string_view token;
     CommKind kind;

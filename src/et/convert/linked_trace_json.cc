@@ -15,18 +15,18 @@ using pytorch::HostNode;
 using pytorch::HostNodeKind;
 using pytorch::HostValue;
 
-bool is_null_text(const std::string& text) { return text.empty() || text == "null"; }
+bool is_null_text(std::string_view text) { return text.empty() || text == "null"; }
 
 void append_integer(std::string& out, int64_t value) { fmt::format_to(std::back_inserter(out), "{}", value); }
 void append_integer(std::string& out, uint64_t value) { fmt::format_to(std::back_inserter(out), "{}", value); }
 
 // The values are kept as compact JSON text already; only the list around them is written.
-void append_list(std::string& out, const std::vector<HostValue>& values, std::string HostValue::*field) {
+void append_list(std::string& out, const std::vector<HostValue>& values, std::string_view HostValue::*field) {
   out.push_back('[');
   for (size_t i = 0; i < values.size(); ++i) {
     if (i != 0) out.push_back(',');
-    const std::string& text = values[i].*field;
-    out += text.empty() ? "null" : text;
+    const std::string_view text = values[i].*field;
+    out += text.empty() ? std::string_view("null") : text;
   }
   out.push_back(']');
 }

@@ -62,8 +62,8 @@ std::string dump_field(const std::vector<pytorch::HostValue>& values, int which)
     if (which == 2) {
       pytorch::append_json_string(out, v.type);
     } else {
-      const std::string& text = which == 0 ? v.value : v.shape;
-      out += text.empty() ? "null" : text;
+      const std::string_view text = which == 0 ? v.value : v.shape;
+      out += text.empty() ? std::string_view("null") : text;
     }
   }
   out.push_back(']');

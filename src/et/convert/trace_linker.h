@@ -108,13 +108,13 @@ struct LinkStats {
 
 // Returns the host trace with device nodes added (new ids above the largest
 // host id, parent = launching host op) and ts/dur on matched host ops. The
-// verdict is in `stats`; refusing is the caller's decision.
-pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::KinetoTrace& device,
+// verdict is in `stats`; refusing is the caller's decision. Pass the host
+// trace as an rvalue to link it in place (no copy of its nodes).
+pytorch::HostTrace link_traces(pytorch::HostTrace host, const pytorch::KinetoTrace& device,
                                const LinkOptions& options, LinkStats& stats);
 
 // The same with the default options.
-pytorch::HostTrace link_traces(const pytorch::HostTrace& host, const pytorch::KinetoTrace& device,
-                               LinkStats& stats);
+pytorch::HostTrace link_traces(pytorch::HostTrace host, const pytorch::KinetoTrace& device, LinkStats& stats);
 
 std::string describe(const LinkStats& stats);
 

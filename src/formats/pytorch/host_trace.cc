@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -14,6 +15,7 @@
 #include "formats/pytorch/json_input.h"
 #include "formats/pytorch/host_trace_values.h"
 #include "formats/pytorch/json_windows.h"
+#include "formats/pytorch/mapped_text.h"
 #include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
@@ -26,11 +28,25 @@ using detail::JsonNumber;
 using detail::ListField;
 using detail::apply_scalar;
 using detail::is_scalar_field;
+using detail::plain_string_text;
+using detail::read_process_groups;
+using detail::scalar_field_name;
 using detail::read_values;
 namespace od = detail::od;
 
+// One entry of a node's "attrs" list: a scalar field (its name one of
+// scalar_field_name's literals, its value text in RawNode::attr_values) or,
+// for any other name, the whole attribute as interned compact JSON.
+struct RawAttr {
+  std::string_view scalar_name;
+  size_t value_begin = 0, value_size = 0;
+  std::string_view whole;
+};
+
 // The fields of one node, gathered in one pass in any key order and used
-// once the node's object is complete (the layout is known only then).
+// once the node's object is complete (the layout is known only then). One
+// RawNode is reset and reused for every node, so its lists and strings keep
+// their storage instead of being allocated again per node.
 struct RawNode {
   bool is_object = false;
   std::optional<uint64_t> id;  // when it is a non-negative integer
@@ -38,11 +54,28 @@ struct RawNode {
   std::optional<std::string> name;
   JsonNumber ctrl_deps, parent;  // present: there and not null
   bool inputs_object = false, outputs_object = false;
-  ArgumentLists inputs, outputs;  // 1.0.2+ "inputs"/"outputs" objects, or the 1.0.1 flat lists
+  ArgumentLists inputs, outputs;  // 1.0.2+ "inputs"/"outputs" objects
+  ArgumentLists flat_inputs, flat_outputs;  // the 1.0.1 "inputs"/"input_*" and "outputs"/"output_*" lists
   bool has_attrs = false;
-  std::vector<std::pair<std::string, std::string>> attrs;  // name, value text; in order
-  std::vector<std::optional<std::string>> attr_texts;       // whole attribute text for unknown names
+  std::vector<RawAttr> attrs;  // in order
+  std::string attr_values;     // the scalar attributes' value texts, back to back
   std::vector<std::pair<std::string_view, std::string>> flat_scalars;  // 1.0.1 rf_id, tid, ...
+  size_t flat_scalar_count = 0;  // flat_scalars in use (the rest keep their storage)
+
+  void reset() {
+    is_object = false;
+    id.reset();
+    id_text.clear();
+    name.reset();
+    ctrl_deps = JsonNumber{};
+    parent = JsonNumber{};
+    inputs_object = outputs_object = false;
+    for (ArgumentLists* lists : {&inputs, &outputs, &flat_inputs, &flat_outputs}) lists->reset();
+    has_attrs = false;
+    attrs.clear();
+    attr_values.clear();
+    flat_scalar_count = 0;
+  }
 };
 
 class HostReader : private detail::OndemandWalker {
@@ -55,8 +88,25 @@ class HostReader : private detail::OndemandWalker {
       : OndemandWalker(text, source), window_bytes_(window_bytes) {}
 
   HostTrace read(std::string& text) {
+    // Room for simdjson's padding first: growing `text` later would move it
+    // from under the views of it the walk holds.
+    if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {
+      text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    }
+    text_ = text;
+    return read_checked(text, &text);
+  }
+
+  // The file's text, given back to `mapped` a window at a time.
+  HostTrace read_mapped(MappedText& mapped) {
+    mapped_ = &mapped;
+    return read_checked(mapped.text(), nullptr);
+  }
+
+ private:
+  HostTrace read_checked(std::string_view text, std::string* padded) {
     try {
-      return walk(text);
+      return walk(text, padded);
     } catch (const Error&) {
       if (!failed_on_syntax_) throw;
       // simdjson cannot place every syntax error (stage 1 finds an unclosed
@@ -67,29 +117,40 @@ class HostReader : private detail::OndemandWalker {
     }
   }
 
- private:
-  HostTrace walk(std::string& text) {
+  // `padded`: `text` itself when it is a string with room for the padding;
+  // otherwise (a mapped file) what simdjson reads is copied.
+  HostTrace walk(std::string_view text, std::string* padded) {
     // nlohmann, which read these traces before, ends the input at a NUL byte
     // outside a string (and refuses one inside, which the fallback above
     // reports); so does this reader.
-    const size_t length = std::min(text.find('\0'), text.size());
+    const size_t length = std::min(find_nul_releasing(text, mapped_), text.size());
     // The root object with "nodes" emptied is walked here, and the nodes one
     // window at a time (read_windows): simdjson's index then covers a window,
     // not the whole trace.
     std::string root_text;
-    std::string* root_source = &text;
+    std::string* root_source = padded;
     size_t root_length = length;
-    auto split = find_root_array_windows(std::string_view(text.data(), length), "nodes", window_bytes_);
+    std::function<void(size_t)> passed;
+    if (mapped_ != nullptr) {
+      mapped_->begin_pass();
+      passed = [this](size_t end) { mapped_->release_before(end); };
+    }
+    auto split = find_root_array_windows(text.substr(0, length), "nodes", window_bytes_, passed);
     if (split && !split->windows.empty()) {
       root_text.reserve(length - (split->array_end - split->array_begin) + 2 + simdjson::SIMDJSON_PADDING);
-      root_text.append(text, 0, split->array_begin);
+      root_text.append(text.substr(0, split->array_begin));
       root_text.append("[]");
-      root_text.append(text, split->array_end, length - split->array_end);
+      root_text.append(text.substr(split->array_end, length - split->array_end));
       root_source = &root_text;
       root_length = root_text.size();
       windows_ = &*split;
-      full_text_ = &text;
+      full_text_ = text;
+      trace_.nodes.reserve(split->elements);
       piece_ = {Piece::Kind::kRoot, std::string_view(text.data(), length), split->array_begin, split->array_end, 0};
+    }
+    if (root_source == nullptr) {
+      root_text.assign(text.substr(0, length));
+      root_source = &root_text;
     }
     od::parser parser;
     od::document doc;
@@ -183,7 +244,7 @@ class HostReader : private detail::OndemandWalker {
     const od::json_type type = type_of(value, path);
     if (type == od::json_type::null) {
       validate(value, depth, path);
-      field = ListField{};
+      field.reset();
       return;
     }
     field.present = true;
@@ -196,8 +257,9 @@ class HostReader : private detail::OndemandWalker {
     od::array array;
     check(value.get_array().get(array), path);
     for_each_element(array, path, [&](od::value item) {
-      field.elements.emplace_back();
-      append_canonical(item, field.elements.back(), depth + 1, path);
+      scratch_.clear();
+      append_canonical(item, scratch_, depth + 1, path);
+      field.elements.push_back(pool_.intern(scratch_));
     });
   }
 
@@ -245,32 +307,46 @@ class HostReader : private detail::OndemandWalker {
   void read_attrs(od::value value, RawNode& raw, const std::string& path) {
     // Any list, even an empty or all-invalid one, makes the node a 1.0.2+ one.
     raw.has_attrs = for_each_listed_object(value, path, [&](od::object object) {
-      std::vector<std::pair<std::string_view, std::string>> fields;
-      std::optional<std::string> name;
-      std::string value_text = "null";
+      // The attribute's fields go to attr_fields_, whose strings are reused.
+      size_t count = 0;
+      std::optional<size_t> name_field, value_field;
       for_each_field(object, path, [&](std::string_view key, od::value v) {
-        fields.emplace_back(key, std::string());
-        append_canonical(v, fields.back().second, 5, path);
-        if (key == "name") name = json_text_string(fields.back().second);
-        if (key == "value") value_text = fields.back().second;
+        if (count == attr_fields_.size()) attr_fields_.emplace_back();
+        auto& field = attr_fields_[count];
+        field.first = key;
+        field.second.clear();
+        append_canonical(v, field.second, 5, path);
+        if (key == "name") name_field = count;
+        if (key == "value") value_field = count;
+        ++count;
       });
-      if (!name) return;
-      if (is_scalar_field(*name)) {
-        raw.attrs.emplace_back(std::move(*name), std::move(value_text));
-        raw.attr_texts.emplace_back();
+      if (!name_field) return;
+      const std::string_view name_text = attr_fields_[*name_field].second;
+      std::optional<std::string> unescaped;
+      std::optional<std::string_view> name = plain_string_text(name_text);
+      if (!name) {
+        unescaped = json_text_string(name_text);
+        if (!unescaped) return;  // a name that is not a string
+        name = *unescaped;
+      }
+      if (const std::string_view scalar = scalar_field_name(*name); !scalar.empty()) {
+        const std::string_view value_text =
+            value_field ? std::string_view(attr_fields_[*value_field].second) : std::string_view("null");
+        raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
+        raw.attr_values.append(value_text);
         return;
       }
-      std::sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      std::string whole = "{";
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (i != 0) whole.push_back(',');
-        append_json_string(whole, fields[i].first);
-        whole.push_back(':');
-        whole += fields[i].second;
+      const auto fields_end = attr_fields_.begin() + static_cast<std::ptrdiff_t>(count);
+      std::sort(attr_fields_.begin(), fields_end, [](const auto& a, const auto& b) { return a.first < b.first; });
+      scratch_.assign("{");
+      for (size_t i = 0; i < count; ++i) {
+        if (i != 0) scratch_.push_back(',');
+        append_json_string(scratch_, attr_fields_[i].first);
+        scratch_.push_back(':');
+        scratch_ += attr_fields_[i].second;
       }
-      whole.push_back('}');
-      raw.attrs.emplace_back(std::move(*name), std::string());
-      raw.attr_texts.emplace_back(std::move(whole));
+      scratch_.push_back('}');
+      raw.attrs.push_back({{}, 0, 0, pool_.intern(scratch_)});
     });
   }
 
@@ -345,22 +421,25 @@ class HostReader : private detail::OndemandWalker {
       ArgumentLists& lists = key == "inputs" ? raw.inputs : raw.outputs;
       if (type_of(v, path) == od::json_type::object) {
         (key == "inputs" ? raw.inputs_object : raw.outputs_object) = true;
-        // Both layouts fill the same lists; which one counts is decided at the end.
+        // Both layouts are read; which one counts is decided at the end.
         read_argument_object(v, lists, path);
-        flat_values_[key == "inputs" ? 0 : 1] = ListField{};
+        (key == "inputs" ? raw.flat_inputs : raw.flat_outputs).values.reset();
       } else {
-        read_list(v, flat_values_[key == "inputs" ? 0 : 1], 3, path);
+        read_list(v, (key == "inputs" ? raw.flat_inputs : raw.flat_outputs).values, 3, path);
       }
     } else if (key == "input_shapes" || key == "input_types" || key == "input_strides" || key == "output_shapes" ||
                key == "output_types" || key == "output_strides") {
-      ListField& field = flat_lists_[(key.starts_with("input") ? 0 : 3) +
-                                     (key.ends_with("shapes") ? 0 : key.ends_with("types") ? 1 : 2)];
+      ArgumentLists& lists = key.starts_with("input") ? raw.flat_inputs : raw.flat_outputs;
+      ListField& field = key.ends_with("shapes") ? lists.shapes : key.ends_with("types") ? lists.types : lists.strides;
       read_list(v, field, 3, path);
     } else if (key == "attrs") {
       read_attrs(v, raw, path);
     } else if (is_scalar_field(key)) {
-      raw.flat_scalars.emplace_back(key, std::string());
-      append_canonical(v, raw.flat_scalars.back().second, 3, path);
+      if (raw.flat_scalar_count == raw.flat_scalars.size()) raw.flat_scalars.emplace_back();
+      auto& scalar = raw.flat_scalars[raw.flat_scalar_count++];
+      scalar.first = key;
+      scalar.second.clear();
+      append_canonical(v, scalar.second, 3, path);
     } else if (key == "snr_kind") {
       if (auto kind = string_or_other(v, 3, path)) {
         if (*kind == "kernel") node.kind = HostNodeKind::kKernel;
@@ -402,32 +481,30 @@ class HostReader : private detail::OndemandWalker {
     std::string problem;
     if (raw.inputs_object || raw.outputs_object) {
       // 1.0.2+ layout: a list where an object belongs counts as no lists.
-      if (!raw.inputs_object) raw.inputs = ArgumentLists{};
-      if (!raw.outputs_object) raw.outputs = ArgumentLists{};
-      problem = read_values(raw.inputs, node.inputs, node.input_tensors);
+      if (!raw.inputs_object) raw.inputs.reset();
+      if (!raw.outputs_object) raw.outputs.reset();
+      problem = read_values(raw.inputs, node.inputs, node.input_tensors, pool_);
       if (!problem.empty()) return "inputs: " + problem;
-      problem = read_values(raw.outputs, node.outputs, node.output_tensors);
+      problem = read_values(raw.outputs, node.outputs, node.output_tensors, pool_);
       if (!problem.empty()) return "outputs: " + problem;
-      for (size_t i = 0; i < raw.attrs.size(); ++i) {
-        if (raw.attr_texts[i]) {
-          node.extra_attrs.push_back(std::move(*raw.attr_texts[i]));
+      for (const RawAttr& attr : raw.attrs) {
+        if (!attr.whole.empty()) {
+          node.extra_attrs.push_back(attr.whole);
         } else {
-          apply_scalar(raw.attrs[i].first, raw.attrs[i].second, node);
+          apply_scalar(attr.scalar_name, std::string_view(raw.attr_values).substr(attr.value_begin, attr.value_size),
+                       node, pool_);
         }
       }
     } else {
       // 1.0.1 layout.
-      ArgumentLists inputs{std::move(flat_values_[0]), std::move(flat_lists_[0]), std::move(flat_lists_[1]),
-                           std::move(flat_lists_[2])};
-      problem = read_values(inputs, node.inputs, node.input_tensors);
+      problem = read_values(raw.flat_inputs, node.inputs, node.input_tensors, pool_);
       if (!problem.empty()) return "inputs: " + problem;
-      ArgumentLists outputs{std::move(flat_values_[1]), std::move(flat_lists_[3]), std::move(flat_lists_[4]),
-                            std::move(flat_lists_[5])};
-      problem = read_values(outputs, node.outputs, node.output_tensors);
+      problem = read_values(raw.flat_outputs, node.outputs, node.output_tensors, pool_);
       if (!problem.empty()) return "outputs: " + problem;
       for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
-        for (const auto& [name, text] : raw.flat_scalars) {
-          if (name == key && text != "null") apply_scalar(name, text, node);
+        for (size_t i = 0; i < raw.flat_scalar_count; ++i) {
+          const auto& [name, text] = raw.flat_scalars[i];
+          if (name == key && text != "null") apply_scalar(name, text, node, pool_);
         }
       }
     }
@@ -437,7 +514,7 @@ class HostReader : private detail::OndemandWalker {
   void read_windows() {
     const ArrayWindows& split = *windows_;
     windows_ = nullptr;
-    walk_windows(split, *full_text_, "not JSON: the document is empty", "nodes",
+    walk_windows(split, full_text_, "not JSON: the document is empty", "nodes",
                  [this](od::array nodes) { read_node_array(nodes); });
   }
 
@@ -447,10 +524,9 @@ class HostReader : private detail::OndemandWalker {
       const size_t index = next_index_++;
       path.assign("nodes[");
       fmt::format_to(std::back_inserter(path), "{}]", index);
-      RawNode raw;
+      RawNode& raw = raw_;
+      raw.reset();
       HostNode node;
-      for (auto& list : flat_values_) list = ListField{};
-      for (auto& list : flat_lists_) list = ListField{};
       if (type_of(item, path) == od::json_type::object) {
         raw.is_object = true;
         od::object object;
@@ -465,60 +541,23 @@ class HostReader : private detail::OndemandWalker {
       if (!problem.empty()) {
         trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
       } else {
-        if (node.name == "## process_group:init ##") read_process_groups(node, index);
+        if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
         trace_.nodes.push_back(std::move(node));
       }
     });
   }
 
-  void read_process_groups(const HostNode& node, size_t index) {
-    if (node.inputs.empty()) return;
-    const auto description = json_text_string(node.inputs[0].value);
-    if (!description) return;
-    const auto member = [](const json& object, const char* key) -> const json& {
-      static const json kNull;
-      if (!object.is_object()) return kNull;
-      const auto it = object.find(key);
-      return it == object.end() ? kNull : *it;
-    };
-    try {
-      const json groups = parse_json_input(*description, "");
-      if (!groups.is_array()) throw json::type_error::create(302, "not a list", nullptr);
-      for (const auto& g : groups) {
-        ProcessGroupInfo info;
-        if (member(g, "pg_name").is_string()) info.pg_name = member(g, "pg_name").get<std::string>();
-        if (member(g, "backend_config").is_string()) {
-          info.backend_config = member(g, "backend_config").get<std::string>();
-        }
-        json_to_int64(member(g, "group_size"), info.group_size);
-        json_to_int64(member(g, "backend_id"), info.backend_id);
-        if (member(g, "ranks").is_array()) {
-          for (const auto& r : member(g, "ranks")) {
-            int64_t rank = 0;
-            if (json_to_int64(r, rank)) info.ranks.push_back(rank);
-          }
-        }
-        trace_.process_groups.push_back(std::move(info));
-      }
-    } catch (const json::exception& e) {
-      trace_.skipped.push_back({index, std::to_string(node.id),
-                                fmt::format("unreadable process-group description: {}", e.what())});
-    } catch (const Error& e) {
-      trace_.skipped.push_back({index, std::to_string(node.id),
-                                fmt::format("unreadable process-group description: {}", e.what())});
-    }
-  }
-
   size_t window_bytes_;
   HostTrace trace_;
+  TextPool& pool_ = *trace_.text_pool;
+  std::string scratch_;  // one list element's text before it is interned
   const ArrayWindows* windows_ = nullptr;  // the "nodes" windows while not yet read
-  const std::string* full_text_ = nullptr;
+  std::string_view full_text_;
   size_t next_index_ = 0;
   std::unordered_set<uint64_t> seen_ids_;
-  // The 1.0.1 flat lists of the node being read: "inputs", "outputs", then
-  // input_{shapes,types,strides}, output_{shapes,types,strides}.
-  ListField flat_values_[2];
-  ListField flat_lists_[6];
+  RawNode raw_;  // the node being read
+  // One attribute's fields (key, compact value text) while it is read.
+  std::vector<std::pair<std::string_view, std::string>> attr_fields_;
 };
 
 }  // namespace
@@ -546,11 +585,18 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
                           : std::string(text);
   return HostReader(owned, source_name, window_bytes).read(owned);
 }
+
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes) {
+  if (auto mapped = MappedText::map_plain(path)) {
+    return HostReader(mapped->text(), path.string(), window_bytes).read_mapped(*mapped);
+  }
+  std::string text = read_maybe_gzip(path);
+  return HostReader(text, path.string(), window_bytes).read(text);
+}
 }  // namespace detail
 
 HostTrace read_host_trace(const std::filesystem::path& path) {
-  std::string text = read_maybe_gzip(path);
-  return HostReader(text, path.string()).read(text);
+  return detail::read_host_trace(path, HostReader::kWindowBytes);
 }
 
 }  // namespace snr::pytorch

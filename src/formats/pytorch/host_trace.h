@@ -24,12 +24,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "formats/pytorch/text_pool.h"
 
 namespace snr::pytorch {
 
@@ -48,12 +51,13 @@ struct TensorRef {
 };
 
 // One positional argument or result, kept verbatim for re-serialisation as
-// compact JSON text ("" reads as null).
+// compact JSON text ("" reads as null). The views are into the trace's
+// TextPool (HostTrace::text_pool) or into string literals.
 struct HostValue {
-  std::string type;  // "Tensor(float)", "Int", "GenericList[Tensor(float)]", ...
-  std::string value = "null";
-  std::string shape = "null";
-  std::string stride = "null";  // null when the schema has none
+  std::string_view type;  // "Tensor(float)", "Int", "GenericList[Tensor(float)]", ...
+  std::string_view value = "null";
+  std::string_view shape = "null";
+  std::string_view stride = "null";  // null when the schema has none
 };
 
 enum class HostNodeKind { kOperator, kKernel, kGpuMemcpy, kGpuMemset };
@@ -84,14 +88,14 @@ struct HostNode {
   uint64_t scope = 0;
   uint64_t tid = 0;
   uint64_t fw_tid = 0;
-  std::string op_schema;
+  std::string_view op_schema;  // in the trace's TextPool
   std::vector<HostValue> inputs;
   std::vector<HostValue> outputs;
   std::vector<TensorRef> input_tensors;   // every tensor found in inputs, in order
   std::vector<TensorRef> output_tensors;  // every tensor found in outputs, in order
   // Attributes of the 1.0.2+ "attrs" list that have no field above, verbatim
-  // as compact JSON objects.
-  std::vector<std::string> extra_attrs;
+  // as compact JSON objects (in the trace's TextPool).
+  std::vector<std::string_view> extra_attrs;
 
   // Device fields of linked traces; absent in plain execution traces.
   HostNodeKind kind = HostNodeKind::kOperator;
@@ -128,6 +132,9 @@ struct HostTrace {
   std::vector<SkippedRecord> skipped;
   bool linked = false;          // written by `snr et link`
   nlohmann::json root_fields = nlohmann::json::object();  // other root keys, verbatim
+  // The text the nodes' string_views point into; shared by copies of the
+  // trace, so a copied node stays valid as long as any copy lives.
+  std::shared_ptr<TextPool> text_pool = std::make_shared<TextPool>();
 };
 
 HostTrace parse_host_trace(const nlohmann::json& document, const std::string& source_name);
@@ -139,6 +146,9 @@ namespace detail {
 // `window_bytes` (the readers use a few megabytes); for tests and fuzzing,
 // which must see the same trace whatever the window.
 HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes);
+// read_host_trace with the same window choice (a plain file is mapped and
+// handed back a window at a time; gzip is inflated into memory).
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes);
 }  // namespace detail
 
 // Bytes per element of a dtype as it appears in "Tensor(<dtype>)"; 0 if unknown.

@@ -15,7 +15,7 @@
 
 namespace {
 
-void check_canonical(const std::string& text) {
+void check_canonical(std::string_view text) {
   if (text.empty()) return;  // null
   if (nlohmann::json::parse(text).dump() != text) std::abort();
 }

@@ -5,6 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/json_input.h"
+#include "formats/pytorch/json_input.h"
+
 namespace snr::pytorch {
 namespace {
 
@@ -44,7 +50,10 @@ std::vector<std::string_view> split_element_types(std::string_view inner) {
 }
 
 bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out) {
-  std::vector<std::string_view> fields;
+  // Reused across calls (this is a leaf of collect_tensors' recursion): one
+  // pair of lists per tensor was most of the reader's remaining allocations.
+  thread_local std::vector<std::string_view> fields;
+  thread_local std::vector<std::string_view> dims;
   if (!json_text_elements(value, fields) || fields.size() < 5) return false;
   uint64_t numbers[5];
   for (size_t i = 0; i < 5; ++i) {
@@ -62,7 +71,6 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
   if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
     element_bytes = dtype_size_bytes(type.substr(open + 1, close - open - 1));
   }
-  std::vector<std::string_view> dims;
   bool shape_ok = element_bytes != 0 && json_text_elements(shape, dims);
   uint64_t elements = 1;
   if (shape_ok) {
@@ -114,7 +122,8 @@ uint64_t dtype_size_bytes(std::string_view dtype) {
 namespace detail {
 
 // Reads one argument list; returns an error reason or "".
-std::string read_values(ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors) {
+std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors,
+                        TextPool& pool) {
   if (!lists.values.present && !lists.types.present) return "";
   if (!lists.values.is_list || !lists.types.is_list) return "values/types are not lists";
   const auto& values = lists.values.elements;
@@ -122,17 +131,73 @@ std::string read_values(ArgumentLists& lists, std::vector<HostValue>& out, std::
   if (values.size() != types.size()) return fmt::format("{} values but {} types", values.size(), types.size());
   out.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    auto type = json_text_string(types[i]);
-    if (!type) return fmt::format("type {} is not a string", i);
     HostValue v;
-    v.type = std::move(*type);
-    v.value = std::move(lists.values.elements[i]);
-    if (i < lists.shapes.elements.size()) v.shape = std::move(lists.shapes.elements[i]);
-    if (i < lists.strides.elements.size()) v.stride = std::move(lists.strides.elements[i]);
+    const std::string_view type_text = types[i];
+    if (type_text.size() >= 2 && type_text.front() == '"' && type_text.find('\\') == std::string_view::npos) {
+      // Compact JSON text without a backslash: the string is what is quoted.
+      v.type = pool.intern(type_text.substr(1, type_text.size() - 2));
+    } else {
+      auto type = json_text_string(type_text);
+      if (!type) return fmt::format("type {} is not a string", i);
+      v.type = pool.intern(*type);
+    }
+    v.value = lists.values.elements[i];
+    if (i < lists.shapes.elements.size()) v.shape = lists.shapes.elements[i];
+    if (i < lists.strides.elements.size()) v.stride = lists.strides.elements[i];
     collect_tensors(v.type, v.value, v.shape, tensors, 0);
     out.push_back(std::move(v));
   }
   return "";
+}
+
+std::string_view scalar_field_name(std::string_view name) {
+  for (std::string_view known : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
+    if (name == known) return known;
+  }
+  return {};
+}
+
+std::optional<std::string_view> plain_string_text(std::string_view text) {
+  if (text.size() < 2 || text.front() != '"' || text.find('\\') != std::string_view::npos) return std::nullopt;
+  return text.substr(1, text.size() - 2);
+}
+
+void read_process_groups(const HostNode& node, size_t index, HostTrace& trace) {
+  if (node.inputs.empty()) return;
+  const auto description = json_text_string(node.inputs[0].value);
+  if (!description) return;
+  const auto member = [](const nlohmann::json& object, const char* key) -> const nlohmann::json& {
+    static const nlohmann::json kNull;
+    if (!object.is_object()) return kNull;
+    const auto it = object.find(key);
+    return it == object.end() ? kNull : *it;
+  };
+  try {
+    const nlohmann::json groups = parse_json_input(*description, "");
+    if (!groups.is_array()) throw nlohmann::json::type_error::create(302, "not a list", nullptr);
+    for (const auto& g : groups) {
+      ProcessGroupInfo info;
+      if (member(g, "pg_name").is_string()) info.pg_name = member(g, "pg_name").get<std::string>();
+      if (member(g, "backend_config").is_string()) {
+        info.backend_config = member(g, "backend_config").get<std::string>();
+      }
+      json_to_int64(member(g, "group_size"), info.group_size);
+      json_to_int64(member(g, "backend_id"), info.backend_id);
+      if (member(g, "ranks").is_array()) {
+        for (const auto& r : member(g, "ranks")) {
+          int64_t rank = 0;
+          if (json_to_int64(r, rank)) info.ranks.push_back(rank);
+        }
+      }
+      trace.process_groups.push_back(std::move(info));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    trace.skipped.push_back({index, std::to_string(node.id),
+                             fmt::format("unreadable process-group description: {}", e.what())});
+  } catch (const Error& e) {
+    trace.skipped.push_back({index, std::to_string(node.id),
+                             fmt::format("unreadable process-group description: {}", e.what())});
+  }
 }
 
 bool is_scalar_field(std::string_view name) {
@@ -140,7 +205,7 @@ bool is_scalar_field(std::string_view name) {
          name == "fw_tid" || name == "op_schema";
 }
 
-void apply_scalar(std::string_view name, std::string_view value, HostNode& node) {
+void apply_scalar(std::string_view name, std::string_view value, HostNode& node, TextPool& pool) {
   uint64_t u = 0;
   int64_t s = 0;
   if (name == "rf_id") {
@@ -156,7 +221,7 @@ void apply_scalar(std::string_view name, std::string_view value, HostNode& node)
   } else if (name == "fw_tid") {
     if (json_text_to_uint64(value, u)) node.fw_tid = u;
   } else if (name == "op_schema") {
-    if (auto text = json_text_string(value)) node.op_schema = std::move(*text);
+    if (auto text = json_text_string(value)) node.op_schema = pool.intern(*text);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "formats/pytorch/json_windows.h"
 
+#include <cstring>
+
 namespace snr::pytorch {
 
 namespace {
@@ -12,13 +14,17 @@ size_t skip_space(std::string_view text, size_t at) {
 }
 
 // `at` is on an opening quote; returns one past the closing quote, or npos.
+// Strings are most of a trace's bytes, so the quotes are found with memchr;
+// a quote closes the string when an even number of backslashes precedes it.
 size_t skip_string(std::string_view text, size_t at) {
+  const size_t open = at;
   for (++at; at < text.size(); ++at) {
-    if (text[at] == '\\') {
-      ++at;
-    } else if (text[at] == '"') {
-      return at + 1;
-    }
+    const void* quote = std::memchr(text.data() + at, '"', text.size() - at);
+    if (quote == nullptr) return std::string_view::npos;
+    at = static_cast<size_t>(static_cast<const char*>(quote) - text.data());
+    size_t backslashes = 0;
+    while (at - backslashes - 1 > open && text[at - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return at + 1;
   }
   return std::string_view::npos;
 }
@@ -49,7 +55,8 @@ size_t skip_value(std::string_view text, size_t at) {
 }
 
 // Scans the array whose '[' is at `at` into `out`; false when malformed.
-bool scan_array(std::string_view text, size_t at, size_t window_bytes, ArrayWindows& out) {
+bool scan_array(std::string_view text, size_t at, size_t window_bytes, ArrayWindows& out,
+                const std::function<void(size_t)>& passed) {
   out.array_begin = at;
   size_t pos = skip_space(text, at + 1);
   if (pos < text.size() && text[pos] == ']') {
@@ -60,6 +67,7 @@ bool scan_array(std::string_view text, size_t at, size_t window_bytes, ArrayWind
   while (true) {
     const size_t end = skip_value(text, pos);
     if (end == std::string_view::npos || end == pos) return false;
+    ++out.elements;
     pos = skip_space(text, end);
     if (pos >= text.size()) return false;
     if (text[pos] == ']') {
@@ -71,6 +79,7 @@ bool scan_array(std::string_view text, size_t at, size_t window_bytes, ArrayWind
     if (end - window_begin >= window_bytes) {
       out.windows.emplace_back(window_begin, end);
       window_begin = pos + 1;
+      if (passed) passed(end);
     }
     pos = skip_space(text, pos + 1);
   }
@@ -79,7 +88,7 @@ bool scan_array(std::string_view text, size_t at, size_t window_bytes, ArrayWind
 }  // namespace
 
 std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::string_view key,
-                                                    size_t window_bytes) {
+                                                    size_t window_bytes, const std::function<void(size_t)>& passed) {
   size_t pos = skip_space(text, 0);
   if (pos >= text.size() || text[pos] != '{') return std::nullopt;
   pos = skip_space(text, pos + 1);
@@ -93,7 +102,7 @@ std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::
     if (name == key) {
       if (pos >= text.size() || text[pos] != '[') return std::nullopt;
       ArrayWindows windows;
-      if (!scan_array(text, pos, window_bytes, windows)) return std::nullopt;
+      if (!scan_array(text, pos, window_bytes, windows, passed)) return std::nullopt;
       return windows;
     }
     pos = skip_value(text, pos);

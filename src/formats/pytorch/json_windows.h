@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -23,13 +24,20 @@ struct ArrayWindows {
   // [begin, end) byte ranges of whole elements, in order; the commas between
   // windows belong to none of them.
   std::vector<std::pair<size_t, size_t>> windows;
+  // Top-level elements the scan passed, so that a reader can size its
+  // record list once instead of growing it (a grown vector briefly holds
+  // its old and new storage: a peak of 1.5x the records).
+  size_t elements = 0;
 };
 
 // The array value of the first key of the root object spelled `key` (no
 // escapes), in windows of at least `window_bytes` (the last one may be
 // shorter). nullopt when the text is not shaped so (not an object, no such
 // key, not an array there, or malformed where the scan looked).
+// `passed`, when given, is called with the end of each window once the
+// scan is past it (a reader of a mapped file hands those pages back).
 std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::string_view key,
-                                                    size_t window_bytes);
+                                                    size_t window_bytes,
+                                                    const std::function<void(size_t)>& passed = {});
 
 }  // namespace snr::pytorch

@@ -92,6 +92,9 @@ class Reader : private detail::OndemandWalker {
       root_source = &root_text;
       windows_ = &*split;
       full_text_ = &text;
+      // Some entries are ignored, so this can be more than the events kept;
+      // the untouched tail costs address space, not memory.
+      trace_.events.reserve(split->elements);
       piece_ = {Piece::Kind::kRoot, text, split->array_begin, split->array_end, 0};
     }
     od::parser parser;

@@ -15,6 +15,7 @@
 #include <simdjson.h>
 
 #include "formats/pytorch/json_windows.h"
+#include "formats/pytorch/mapped_text.h"
 
 namespace snr::pytorch::detail {
 
@@ -106,7 +107,7 @@ class OndemandWalker {
   // index follows the window; `read_array` gets each window's array. Error
   // positions stay the document's (Piece::Kind::kWindow).
   template <typename ReadArray>
-  void walk_windows(const ArrayWindows& split, const std::string& full_text, std::string_view empty_message,
+  void walk_windows(const ArrayWindows& split, std::string_view full_text, std::string_view empty_message,
                     std::string_view array_path, ReadArray&& read_array) {
     const std::string_view root_text = text_;
     od::document* const root_doc = doc_;
@@ -114,12 +115,14 @@ class OndemandWalker {
     od::parser parser;
     od::document doc;
     std::string window;
+    if (mapped_ != nullptr) mapped_->begin_pass();
     for (const auto& [begin, end] : split.windows) {
       window.clear();
       window.reserve(end - begin + 2 + simdjson::SIMDJSON_PADDING);
       window.push_back('[');
-      window.append(full_text, begin, end - begin);
+      window.append(full_text.substr(begin, end - begin));
       window.push_back(']');
+      if (mapped_ != nullptr) mapped_->release_before(end);
       piece_ = {Piece::Kind::kWindow, root_piece.document, 0, 0, begin};
       start(parser, doc, window, empty_message);
       od::array items;
@@ -148,6 +151,7 @@ class OndemandWalker {
   od::document* doc_ = nullptr;
   Piece piece_;
   bool failed_on_syntax_ = false;  // set by fail_at_location: the text itself is at fault
+  MappedText* mapped_ = nullptr;   // the mapped file being read, given back a window at a time
 
  private:
   // Keys of one object, to refuse duplicates (JSON leaves them undefined and

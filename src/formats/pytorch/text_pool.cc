@@ -1,0 +1,76 @@
+#include "formats/pytorch/text_pool.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace snr::pytorch {
+
+namespace {
+
+// A multiply-xorshift hash over 8-byte words: the texts are short (a few
+// dozen bytes) and hashed once each per reference, so this is cheaper than
+// std::hash's byte-oriented one.
+uint64_t hash_text(std::string_view text) {
+  constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
+  uint64_t h = text.size() * kMultiplier;
+  size_t at = 0;
+  for (; at + 8 <= text.size(); at += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, text.data() + at, 8);
+    h = (h ^ word) * kMultiplier;
+    h ^= h >> 29;
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, text.data() + at, text.size() - at);
+  h = (h ^ tail) * kMultiplier;
+  return h ^ (h >> 32);
+}
+
+}  // namespace
+
+std::string_view TextPool::intern(std::string_view text) {
+  if (text.empty()) return {};
+  if (slots_.empty()) slots_.resize(1024);
+  const uint64_t hash = hash_text(text);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    Slot& slot = slots_[i];
+    if (slot.data == nullptr) {
+      const std::string_view kept = store(text);
+      slot = {hash, kept.data(), kept.size()};
+      if (++distinct_texts_ * 2 > slots_.size()) grow_index();
+      return kept;
+    }
+    if (slot.hash == hash && slot.size == text.size() && std::memcmp(slot.data, text.data(), text.size()) == 0) {
+      return {slot.data, slot.size};
+    }
+  }
+}
+
+std::string_view TextPool::store(std::string_view text) {
+  if (chunks_.empty() || chunk_capacity_bytes_ - chunk_used_bytes_ < text.size()) {
+    // A text longer than a chunk gets a chunk of its own size.
+    chunk_capacity_bytes_ = std::max(kChunkBytes, text.size());
+    chunks_.push_back(std::make_unique_for_overwrite<char[]>(chunk_capacity_bytes_));
+    chunk_used_bytes_ = 0;
+  }
+  char* copy = chunks_.back().get() + chunk_used_bytes_;
+  std::memcpy(copy, text.data(), text.size());
+  chunk_used_bytes_ += text.size();
+  stored_bytes_ += text.size();
+  return {copy, text.size()};
+}
+
+void TextPool::grow_index() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& slot : old) {
+    if (slot.data == nullptr) continue;
+    size_t i = slot.hash & mask;
+    while (slots_[i].data != nullptr) i = (i + 1) & mask;
+    slots_[i] = slot;
+  }
+}
+
+}  // namespace snr::pytorch
