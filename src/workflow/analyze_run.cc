@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <exception>
-#include <thread>
+#include <functional>
 #include <sstream>
 
 #include "common/error.h"
@@ -53,52 +51,44 @@ rewrite::ReplaySummary baseline_of(const rundb::RunData& data) {
 }
 
 // Each verification replays the whole rewritten window, independently of
-// the others (they share the snapshot's memory read-only), so they run on
-// up to two threads; their lines are reported in rank order once all are in.
-void verify_top(AnalyzeRunResult& result, const rundb::RunData& data, const replay::ReplayInput& input,
-                size_t top, const Progress& progress) {
+// the others (they share the snapshot's memory read-only): one job each,
+// to run beside each other. `report` then records their stages in rank order.
+struct Verifications {
+  std::vector<size_t> chosen;  // suggestion indices
+  std::vector<double> wall_s;
   rewrite::VerifyOptions options;
-  options.replay.overrides = recorded_overrides(data);
-  const rewrite::ReplaySummary baseline = baseline_of(data);
-  std::vector<size_t> chosen;
-  for (size_t i = 0; i < result.analysis.suggestions.size() && chosen.size() < top; ++i) {
-    if (!result.analysis.suggestions[i].moves.empty()) chosen.push_back(i);
-  }
-  std::vector<double> wall_s(chosen.size(), 0);
-  std::vector<std::exception_ptr> errors(chosen.size());
-  std::atomic<size_t> next = 0;
-  const auto work = [&] {
-    for (size_t k = next++; k < chosen.size(); k = next++) {
-      const auto start = std::chrono::steady_clock::now();
-      analyze::Suggestion& suggestion = result.analysis.suggestions[chosen[k]];
-      try {
-        suggestion.verification = rewrite::verify(input, baseline, suggestion.moves, options);
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-      wall_s[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rewrite::ReplaySummary baseline;
+
+  void add_jobs(AnalyzeRunResult& result, const replay::ReplayInput& input, size_t top,
+                std::vector<std::function<void()>>& jobs) {
+    for (size_t i = 0; i < result.analysis.suggestions.size() && chosen.size() < top; ++i) {
+      if (!result.analysis.suggestions[i].moves.empty()) chosen.push_back(i);
     }
-  };
-  {
-    std::vector<std::jthread> helpers;
-    const size_t threads = std::min<size_t>(chosen.size(), std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
-    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
-    work();
+    wall_s.assign(chosen.size(), 0);
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      jobs.emplace_back([this, k, &result, &input] {
+        const auto start = std::chrono::steady_clock::now();
+        analyze::Suggestion& suggestion = result.analysis.suggestions[chosen[k]];
+        suggestion.verification = rewrite::verify(input, baseline, suggestion.moves, options);
+        wall_s[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      });
+    }
   }
-  for (size_t k = 0; k < chosen.size(); ++k) {
-    if (errors[k]) std::rethrow_exception(errors[k]);
-    const analyze::Suggestion& suggestion = result.analysis.suggestions[chosen[k]];
-    const analyze::Verification& v = suggestion.verification;
-    const std::string name = fmt::format("verify #{}", chosen[k] + 1);
-    const std::string what = v.legal ? fmt::format("replayed the rewritten window: {} -> {} cycles, saving {} (predicted {})",
-                                                   v.baseline_cycles, v.rewritten_cycles, v.measured_saving_cycles,
-                                                   suggestion.predicted_saving_cycles)
-                                     : fmt::format("not legal: {}", v.illegal_reason);
-    result.stages.push_back({name, wall_s[k], chosen.size() > 1});
-    if (progress) progress(fmt::format("{}: {} ({:.1f} s)", name, what, wall_s[k]));
+  void report(AnalyzeRunResult& result, const Progress& progress) const {
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      const analyze::Suggestion& suggestion = result.analysis.suggestions[chosen[k]];
+      const analyze::Verification& v = suggestion.verification;
+      const std::string name = fmt::format("verify #{}", chosen[k] + 1);
+      const std::string what =
+          v.legal ? fmt::format("replayed the rewritten window: {} -> {} cycles, saving {} (predicted {})",
+                                v.baseline_cycles, v.rewritten_cycles, v.measured_saving_cycles,
+                                suggestion.predicted_saving_cycles)
+                  : fmt::format("not legal: {}", v.illegal_reason);
+      result.stages.push_back({name, wall_s[k], true});
+      if (progress) progress(fmt::format("{}: {} ({:.1f} s)", name, what, wall_s[k]));
+    }
   }
-  rank_by_verified_saving(result.analysis.suggestions);
-}
+};
 
 std::vector<std::pair<std::string, std::string>> companion_files(const std::filesystem::path& dir) {
   std::vector<std::pair<std::string, std::string>> files;
@@ -147,25 +137,34 @@ AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string&
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create the output directory: {}", dir.string(), ec.message()));
+  // The verification replays and the timeline (which reads only run.db,
+  // perhaps still being written by the caller) run two at a time, the
+  // timeline last: beside one more replay it would raise the peak memory
+  // of `snr demo` above its goal.
+  std::vector<std::function<void()>> jobs;
+  Verifications verifications;
   if (options.verify_top == 0) {
     result.verify_note = "verification off";
   } else if (input == nullptr) {
     result.verify_note = "no snapshot to verify against";
   } else {
-    verify_top(result, data, *input, options.verify_top, progress);
+    verifications.options.replay.overrides = recorded_overrides(data);
+    verifications.baseline = baseline_of(data);
+    verifications.add_jobs(result, *input, options.verify_top, jobs);
   }
-  // The timeline reads only run.db: it is built beside the tables and the
-  // report. Not beside the verification replays: both at once would raise
-  // the peak memory of `snr demo` above its goal for a second or two of wall.
   result.timeline_path = dir / "timeline.json";
   BackgroundStage timeline("timeline");
-  std::future<void> timeline_written = std::async(std::launch::async, [&] {
+  jobs.emplace_back([&] {
     if (options.run_db_written.valid()) options.run_db_written.get();
     rundb::RunDbReader reader(run_db_path);
     const perfetto::TraceWriter trace = exporter::build_timeline(reader);
     trace.write_file(result.timeline_path.string());
     timeline.finish(fmt::format("{} slices -> {}", trace.slice_count(), result.timeline_path.string()));
   });
+  run_two_at_a_time(jobs);
+  verifications.report(result, progress);
+  rank_by_verified_saving(result.analysis.suggestions);
+  timeline.report(result.stages, progress);
   {
     StageTimer timer(result.stages, "tables", progress);
     result.tables_dir = dir / "tables";
@@ -178,8 +177,6 @@ AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string&
   report_options.files = companion_files(dir);
   result.report_path = report::write_report(result.analysis, dir, report_options);
   timer.finish(fmt::format("wrote {}", result.report_path.string()));
-  timeline_written.get();
-  timeline.report(result.stages, progress);
   return result;
 }
 

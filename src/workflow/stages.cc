@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -36,6 +41,29 @@ void BackgroundStage::finish(const std::string& what) {
 void BackgroundStage::report(std::vector<StageTime>& stages, const Progress& progress) const {
   stages.push_back({name_, wall_s_, true});
   if (progress) progress(fmt::format("{}: {} ({:.1f} s)", name_, what_, wall_s_));
+}
+
+void run_two_at_a_time(const std::vector<std::function<void()>>& jobs) {
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::atomic<size_t> next = 0;
+  const auto work = [&] {
+    for (size_t k = next++; k < jobs.size(); k = next++) {
+      try {
+        jobs[k]();
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    const size_t threads = std::min<size_t>(jobs.size(), std::thread::hardware_concurrency() > 1 ? 2 : 1);
+    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+  }
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 std::string format_stage_times(const std::vector<StageTime>& stages, double total_wall_s) {

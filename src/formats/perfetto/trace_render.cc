@@ -117,12 +117,21 @@ TraceWriter::Layout TraceWriter::lay_out() const {
 }
 
 std::string TraceWriter::render() const {
-  const Layout layout = lay_out();
   std::string out;
   out.reserve(64 + 128 * (events_.size() + tracks_.size()));
+  render_into(out, {});
+  return out;
+}
+
+void TraceWriter::render_into(std::string& out, const std::function<void(std::string&)>& flush) const {
+  // A file gets the text a megabyte at a time, so a timeline of half a
+  // million slices is never held whole besides the writer's own records.
+  constexpr size_t kPieceBytes = size_t{1} << 20;
+  const Layout layout = lay_out();
   out += "{\"traceEvents\":[\n";
   bool first = true;
   const auto begin_event = [&]() {
+    if (flush && out.size() >= kPieceBytes) flush(out);
     if (!first) out += ",\n";
     first = false;
   };
@@ -228,12 +237,19 @@ std::string TraceWriter::render() const {
     }
   }
   out += "\n],\"displayTimeUnit\":\"ns\"}\n";
-  return out;
 }
 
 void TraceWriter::write_file(const std::filesystem::path& path) const {
-  const std::string text = with_error_context(fmt::format("writing timeline {}", path.string()), [&] { return render(); });
-  write_file_atomic(path, text);
+  with_error_context(fmt::format("writing timeline {}", path.string()), [&] {
+    AtomicFileWriter writer(path);
+    std::string piece;
+    render_into(piece, [&](std::string& text) {
+      writer.write(text);
+      text.clear();
+    });
+    writer.write(piece);
+    writer.commit();
+  });
 }
 
 }  // namespace snr::perfetto

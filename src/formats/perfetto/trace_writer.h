@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -156,6 +157,10 @@ class TraceWriter {
   };
   struct Layout;  // lanes and tids, computed by render()
 
+  // render()'s text appended to `out`; when `flush` is given it is called
+  // with `out` between events once `out` holds a megabyte or more, and
+  // must empty it.
+  void render_into(std::string& out, const std::function<void(std::string&)>& flush) const;
   uint32_t intern(std::string_view text);
   uint32_t process_index(std::string_view process);
   uint32_t store_args(Args args);
