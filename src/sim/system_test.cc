@@ -254,5 +254,35 @@ TEST(PagedMemory, InitializerAnswersReadsAndMaterializesOnWrite) {
   EXPECT_EQ(memory.load<uint8_t>(8192 + 5), 0);
 }
 
+// A write covering a whole page never written replaces the page's initial
+// contents, so they are not generated; a moved-from memory owns nothing;
+// a large, mostly untouched memory costs its pages only.
+TEST(PagedMemory, WholePageWritesSkipTheInitializerAndMovesTransferPages) {
+  PagedMemory memory(uint64_t{32} << 30, 65536);
+  EXPECT_EQ(memory.page_bytes(), 65536u);
+  int calls = 0;
+  memory.set_initializer([&](uint64_t, std::span<uint8_t> out) {
+    ++calls;
+    std::fill(out.begin(), out.end(), uint8_t{7});
+  });
+  std::vector<uint8_t> page(65536 + 10, 3);
+  memory.write(65536, page);  // one whole page, then 10 bytes of the next
+  EXPECT_EQ(calls, 1) << "only the partly written page is generated";
+  EXPECT_EQ(memory.load<uint8_t>(65536), 3);
+  EXPECT_EQ(memory.load<uint8_t>(2 * 65536 + 9), 3);
+  EXPECT_EQ(memory.load<uint8_t>(2 * 65536 + 10), 7);
+  EXPECT_EQ(memory.materialized_page_count(), 2u);
+
+  PagedMemory moved(std::move(memory));
+  EXPECT_EQ(moved.materialized_page_count(), 2u);
+  EXPECT_EQ(moved.load<uint8_t>(65536 + 100), 3);
+  EXPECT_EQ(memory.materialized_page_count(), 0u);  // NOLINT(bugprone-use-after-move): the moved-from state is defined
+  PagedMemory assigned(4096, 4096);
+  assigned.store<uint8_t>(0, 1);
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.size_bytes(), uint64_t{32} << 30);
+  EXPECT_EQ(assigned.touched_page_offsets(), (std::vector<uint64_t>{65536, 2 * 65536}));
+}
+
 }  // namespace
 }  // namespace snr::sim

@@ -156,6 +156,7 @@ AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string&
   BackgroundStage timeline("timeline");
   jobs.emplace_back([&] {
     if (options.run_db_written.valid()) options.run_db_written.get();
+    timeline.start();
     rundb::RunDbReader reader(run_db_path);
     const perfetto::TraceWriter trace = exporter::build_timeline(reader);
     trace.write_file(result.timeline_path.string());

@@ -39,7 +39,9 @@ class StageTimer {
 // threads never report at once.
 class BackgroundStage {
  public:
+  // Timing starts here, or again at start() (a job that waited for its turn).
   explicit BackgroundStage(std::string name);
+  void start() { start_ = std::chrono::steady_clock::now(); }
   void finish(const std::string& what);
   void report(std::vector<StageTime>& stages, const Progress& progress) const;
 

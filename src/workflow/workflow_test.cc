@@ -2,9 +2,14 @@
 // end in tests/e2e (test_analyze_*.sh, test_demo.sh).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <thread>
 
+#include "common/error.h"
 #include "common/file_io.h"
 #include "formats/snapshot/shared_snapshot.h"
 #include "formats/snapshot/snapshot.h"
@@ -119,6 +124,53 @@ TEST(Workflow, StageTimesAddUp) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_TRUE(lines[0].starts_with("compile: 36 ops (")) << lines[0];
   EXPECT_EQ(format_stage_times({{"record", 1.25}, {"replay", 2.0}}), "record 1.2 s, replay 2.0 s, total 3.2 s");
+}
+
+// Stages beside others are marked, and the run's own wall time is the total.
+TEST(Workflow, BackgroundStagesAreMarkedAndReportedByTheCaller) {
+  std::vector<StageTime> stages;
+  std::vector<std::string> lines;
+  const Progress progress = [&lines](const std::string& line) { lines.push_back(line); };
+  BackgroundStage stage("save snapshot");
+  std::thread([&stage] { stage.finish("551 MB"); }).join();
+  EXPECT_TRUE(lines.empty());  // nothing reported from the other thread
+  stage.report(stages, progress);
+  ASSERT_EQ(stages.size(), 1u);
+  EXPECT_TRUE(stages[0].background);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0].starts_with("save snapshot: 551 MB (")) << lines[0];
+  EXPECT_EQ(format_stage_times({{"replay", 2.0}, {"save snapshot", 3.0, true}}, 3.5),
+            "replay 2.0 s, save snapshot 3.0 s (background), total 3.5 s");
+}
+
+// Every job runs once, never more than two at a time, and the first failure
+// in job order is rethrown after all have run.
+TEST(Workflow, JobsRunTwoAtATime) {
+  std::atomic<int> running = 0, most = 0, done = 0;
+  std::vector<std::function<void()>> jobs;
+  for (int k = 0; k < 6; ++k) {
+    jobs.emplace_back([&, k] {
+      const int now = ++running;
+      for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      --running;
+      ++done;
+      if (k == 2) throw Error("job 2 failed");
+      if (k == 4) throw Error("job 4 failed");
+    });
+  }
+  try {
+    run_two_at_a_time(jobs);
+    FAIL() << "expected job 2's error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "job 2 failed");
+  }
+  EXPECT_EQ(done.load(), 6);
+  EXPECT_LE(most.load(), 2);
+  if (std::thread::hardware_concurrency() > 1) {
+    EXPECT_EQ(most.load(), 2);
+  }
 }
 
 }  // namespace
