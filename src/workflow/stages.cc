@@ -56,9 +56,9 @@ void run_two_at_a_time(const std::vector<std::function<void()>>& jobs) {
     }
   };
   {
-    std::vector<std::jthread> helpers;
+    std::vector<std::jthread> workers;
     const size_t threads = std::min<size_t>(jobs.size(), std::thread::hardware_concurrency() > 1 ? 2 : 1);
-    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
     work();
   }
   for (const std::exception_ptr& error : errors) {
