@@ -19,6 +19,9 @@
 namespace snr::rsp {
 namespace {
 
+// 127.0.0.0/8.
+bool is_loopback(in_addr address) { return (ntohl(address.s_addr) >> 24) == 127; }
+
 std::string errno_text() { return std::strerror(errno); }
 
 sockaddr_in make_address(const std::string& host, uint16_t port) {
@@ -52,7 +55,7 @@ Connection::Connection(int fd) : fd_(fd) {
   sockaddr_in peer{};
   socklen_t length = sizeof(peer);
   if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&peer), &length) == 0 && peer.sin_family == AF_INET &&
-      (ntohl(peer.sin_addr.s_addr) >> 24) == 127) {
+      is_loopback(peer.sin_addr)) {
     spin_ = kLoopbackSpin;
   }
 }
@@ -120,14 +123,13 @@ std::string_view Connection::receive_view(std::chrono::milliseconds timeout) {
   if (flags == 0 && spin_.count() > 0) {
     const auto until = std::chrono::steady_clock::now() + spin_;
     do {
-      const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), MSG_DONTWAIT);
-      if (n > 0) return std::string_view(buffer_.data(), static_cast<size_t>(n));
-      if (n == 0) throw Error("debugger connection closed by the peer");
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        throw Error(fmt::format("debugger connection: receive failed: {}", errno_text()));
-      }
+      if (const std::string_view got = receive_once(MSG_DONTWAIT); !got.empty()) return got;
     } while (std::chrono::steady_clock::now() < until);
   }
+  return receive_once(flags);
+}
+
+std::string_view Connection::receive_once(int flags) {
   for (;;) {
     const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), flags);
     if (n > 0) return std::string_view(buffer_.data(), static_cast<size_t>(n));
@@ -199,7 +201,7 @@ bool is_loopback_address(std::string_view host) {
   if (host == "localhost") return true;
   in_addr address{};
   const std::string text(host);
-  return ::inet_pton(AF_INET, text.c_str(), &address) == 1 && (ntohl(address.s_addr) >> 24) == 127;
+  return ::inet_pton(AF_INET, text.c_str(), &address) == 1 && is_loopback(address);
 }
 
 Listener::Listener(const std::string& bind_address, uint16_t port) : bind_address_(bind_address) {

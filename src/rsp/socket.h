@@ -41,6 +41,10 @@ class Connection {
   static constexpr std::chrono::microseconds kLoopbackSpin{100};
 
  private:
+  // One recv into buffer_ (EINTR retried): the bytes, or empty when none
+  // came (non-blocking, or the receive timeout); throws when the peer closed.
+  std::string_view receive_once(int flags);
+
   int fd_ = -1;
   std::chrono::microseconds spin_{0};  // kLoopbackSpin for a loopback peer
   int64_t receive_timeout_ms_ = 0;  // SO_RCVTIMEO now set; 0 = none (block)

@@ -121,18 +121,21 @@ std::optional<SourceSnapshot> find_source_snapshot(const std::string& source, co
   return std::nullopt;
 }
 
+analyze::Analysis analyze_stage(const rundb::RunData& data, const analyze::AnalyzeOptions& options,
+                                std::vector<StageTime>& stages, const Progress& progress) {
+  StageTimer timer(stages, "analyze", progress);
+  analyze::Analysis analysis = analyze::analyze(data, options);
+  timer.finish(fmt::format("{} DMAs, {} chains, {} suggestions", analysis.dmas.size(), analysis.chains.size(),
+                           analysis.suggestions.size()));
+  return analysis;
+}
+
 AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string& run_db_path,
                                   const replay::ReplayInput* input, const AnalyzeRunOptions& options,
                                   const Progress& progress, analyze::Analysis* analysis) {
   AnalyzeRunResult result;
-  if (analysis != nullptr) {
-    result.analysis = std::move(*analysis);
-  } else {
-    StageTimer timer(result.stages, "analyze", progress);
-    result.analysis = analyze::analyze(data, options.analyze);
-    timer.finish(fmt::format("{} DMAs, {} chains, {} suggestions", result.analysis.dmas.size(),
-                             result.analysis.chains.size(), result.analysis.suggestions.size()));
-  }
+  result.analysis =
+      analysis != nullptr ? std::move(*analysis) : analyze_stage(data, options.analyze, result.stages, progress);
   const std::filesystem::path& dir = options.output_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -54,6 +54,10 @@ struct AnalyzeRunResult {
 AnalyzeRunResult analyze_run_db(const std::string& run_db_path, const AnalyzeRunOptions& options,
                                 const Progress& progress);
 
+// The "analyze" stage: analyze(data, options), timed and reported.
+analyze::Analysis analyze_stage(const rundb::RunData& data, const analyze::AnalyzeOptions& options,
+                                std::vector<StageTime>& stages, const Progress& progress);
+
 // Same from run data already in memory (written to `run_db_path`, which
 // the timeline export reads), verifying against `input` when given. When
 // `analysis` is given, it is analyze(data) made by the caller and taken as is.

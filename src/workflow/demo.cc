@@ -209,13 +209,7 @@ DemoResult run_demo(const DemoOptions& options, const Progress& progress) {
   }
   // The analysis needs no file; it runs while the snapshot is still being
   // written, and learns the snapshot's identity with the run data.
-  analyze::Analysis analysis;
-  {
-    StageTimer timer(stages, "analyze", progress);
-    analysis = analyze::analyze(data, options.analyze);
-    timer.finish(fmt::format("{} DMAs, {} chains, {} suggestions", analysis.dmas.size(), analysis.chains.size(),
-                             analysis.suggestions.size()));
-  }
+  analyze::Analysis analysis = analyze_stage(data, options.analyze, stages, progress);
   serialized.shared.identity_hash = with_error_context("saving the snapshot", [&] { return file_hash.get(); });
   save_snapshot.report(stages, progress);
   input.identity = snapshot::snapshot_identity(result.snapshot_path.string(), serialized.shared);

@@ -109,35 +109,14 @@ TEST(GpuModelLaunch, SemaphoresOfAProgramMeetAcrossLaunches) {
   EXPECT_EQ(done1, 1535 * kNs);
 }
 
-// One workgroup on plan GPU 0: a switch-reduced load of a line through
-// multicast group `use` of `groups`, stored to its own output.
-ls::Program switch_load_program(const std::vector<std::vector<uint32_t>>& groups, uint32_t use) {
-  ls::Program p;
-  p.gpus.assign(2, ls::GpuBuffers{128, 128, 0, 0});
-  for (const auto& members : groups) p.add_multicast_group(members);
-  p.kernels.push_back(ls::Kernel{0, 0, 1, 0});
-  p.workgroups.push_back(ls::Workgroup{0, 0, 2, 1, 0});
-  ls::GpuOp load;
-  load.kind = ls::OpKind::kLoad;
-  load.flags = ls::GpuOp::kSwitchReduce;
-  load.bytes = 128;
-  p.add_op(load, {ls::MemRange{use, ls::Space::kInput, ls::MemRange::kMulticast, 0, 0}}, {});
-  ls::GpuOp store;
-  store.kind = ls::OpKind::kStore;
-  store.flags = ls::GpuOp::kChained;
-  store.bytes = 128;
-  p.add_op(store, {ls::MemRange{0, ls::Space::kOutput, 0, 0, 0}}, {});
-  return p;
-}
-
 TEST(GpuModelLaunch, MulticastGroupsOfProgramsInFlightMapToTheirMembers) {
   // B's group 1 is A's group 0 ({0, 1}), which the model already has: B's
   // ranges must name that one, not a group B's count would place after A's.
   EventLoop loop;
   FixedLatencyNetwork network(loop, 5 * kNs, 500 * kNs);
   GpuModel model(2, one_cu_config(), loop, network);
-  const uint32_t a = model.add_program(switch_load_program({{0, 1}}, 0), {0, 1});
-  const uint32_t b = model.add_program(switch_load_program({{1}, {0, 1}}, 1), {0, 1});
+  const uint32_t a = model.add_program(one_switch_reduced_load({{0, 1}}, 0), {0, 1});
+  const uint32_t b = model.add_program(one_switch_reduced_load({{1}, {0, 1}}, 1), {0, 1});
   ActionsAt at(loop, "test launcher");
   TimePs done_a = 0, done_b = 0;
   at.at(0, [&] {

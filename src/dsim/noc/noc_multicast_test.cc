@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "dsim/gpu/gpu_model.h"
+#include "dsim/gpu/one_line_copy_for_tests.h"
 #include "dsim/noc/noc_network.h"
 #include "dsim/noc/noc_test_fixtures.h"
 
@@ -31,22 +32,23 @@ NocConfig multicast_config() {
   return c;
 }
 
-Access reduce_load(uint32_t src_gpu, const std::vector<uint32_t>& members) {
-  Access a{src_gpu, 0, src_gpu, 0, 16, 128, MessageClass::kControl, MessageClass::kData};
-  a.multicast = Multicast::kReduceLoad;
+// A multicast access from `src_gpu` to `members` (which must outlive it):
+// a reduce-load asks with a 16-byte request and gets a line back, a
+// broadcast-store sends the line and gets a 16-byte acknowledgement.
+Access multicast_access(Multicast kind, uint32_t src_gpu, const std::vector<uint32_t>& members) {
+  const bool load = kind == Multicast::kReduceLoad;
+  Access a{src_gpu, 0, src_gpu, 0, load ? 16u : 128u, load ? 128u : 16u,
+           load ? MessageClass::kControl : MessageClass::kData, load ? MessageClass::kData : MessageClass::kControl};
+  a.multicast = kind;
   a.members = members.data();
   a.member_count = static_cast<uint32_t>(members.size());
   return a;
 }
 
-// Request up: cu link 117, io link 117, scale-up 117 + 100000: the plane
-// at 100351. Down to every member (117, no latency: paid going up), io link
-// 117, router link 117 + 1000, hbm link 117: memory at 101819. The line
-// back: hbm 932, router 932 + 1000, io 932, scale-up 932 + 100000: the
-// plane at 206547, from every member alike. Reduction 932 + 5000: 212479.
-// Down to the requester: scale-up 932, io 932, cu 932: 215275 (a unicast
-// load of the same line from gpu 1 would be back at 206547 + 3 x 932 =
-// 209343: the multicast one costs the reduction on top).
+Access reduce_load(uint32_t src_gpu, const std::vector<uint32_t>& members) {
+  return multicast_access(Multicast::kReduceLoad, src_gpu, members);
+}
+
 void expect_one_reduce_load(uint32_t gpus) {
   EventLoop loop;
   NocNetwork net(multicast_config(), gpus, loop);
@@ -109,11 +111,7 @@ NocConfig fast_mesh_config() {
 }
 
 Access broadcast_store(uint32_t src_gpu, const std::vector<uint32_t>& members) {
-  Access a{src_gpu, 0, src_gpu, 0, 128, 16, MessageClass::kData, MessageClass::kControl};
-  a.multicast = Multicast::kBroadcastStore;
-  a.members = members.data();
-  a.member_count = static_cast<uint32_t>(members.size());
-  return a;
+  return multicast_access(Multicast::kBroadcastStore, src_gpu, members);
 }
 
 TEST(NocMulticast, BroadcastStoreIsAcknowledgedAfterTheLastMember) {
@@ -173,30 +171,9 @@ TEST(NocMulticast, ConfigurationKeys) {
   EXPECT_FALSE(noc_config_preset("generic-448").scale_up_multicast);
 }
 
-// gpu 0 loads one 128-byte line through a switch range over {0, 1}
-// (multimem.ld_reduce) and stores it to its own output.
-loadstore::Program switch_reduce_program() {
-  namespace ls = loadstore;
-  ls::Program p;
-  p.gpus.assign(2, ls::GpuBuffers{128, 128, 0, 0});
-  p.workgroups.push_back(ls::Workgroup{0, 0, 2, 1, 0});
-  p.kernels.push_back(ls::Kernel{0, 0, 1, 0});
-  const uint32_t group = p.add_multicast_group({0, 1});
-  ls::GpuOp load;
-  load.kind = ls::OpKind::kLoad;
-  load.flags = ls::GpuOp::kSwitchReduce;
-  load.bytes = 128;
-  p.add_op(load, {ls::MemRange{group, ls::Space::kInput, ls::MemRange::kMulticast, 0, 0}}, {});
-  ls::GpuOp store;
-  store.kind = ls::OpKind::kStore;
-  store.flags = ls::GpuOp::kChained;
-  store.bytes = 128;
-  p.add_op(store, {ls::MemRange{0, ls::Space::kOutput, 0, 0, 0}}, {});
-  return p;
-}
-
 gpu::RunStats run_switch_reduce(const NocConfig& config) {
-  const loadstore::Program p = switch_reduce_program();
+  // gpu 0 loads one line through a switch range over {0, 1} (multimem.ld_reduce).
+  const loadstore::Program p = gpu::one_switch_reduced_load();
   gpu::GpuConfig gpu_config;
   gpu_config.clock_ghz = 1.0;
   gpu_config.compute_units = 2;

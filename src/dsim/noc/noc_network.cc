@@ -230,7 +230,7 @@ void NocNetwork::send(uint32_t tag, const gpu::Access& access) {
   route.memory_node = hbm_node(access.dst_gpu, static_cast<uint32_t>(access.line % hbm_));
   route.response_bytes = static_cast<uint16_t>(access.response_bytes);
   route.response_class = static_cast<uint8_t>(access.response_class);
-  route.port = static_cast<uint8_t>(ios_ == 0 ? 0 : (access.line / hbm_ + access.line) % ios_);
+  route.port = static_cast<uint8_t>(ios_ == 0 ? 0 : io_port_of_line(access.line));
   if (flows_) {
     // Bounded by the 16-bit message size checked above (a line is at least
     // a byte of it).

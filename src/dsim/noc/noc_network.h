@@ -248,6 +248,12 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   void member_at_memory(uint32_t member_tag);
   void plane_reply(uint32_t tag);
   [[nodiscard]] uint32_t plane_node(uint8_t port) const { return gpus_ << node_bits_ | port; }
+  // The I/O port (and scale-up plane) a line leaves its GPU through: lines
+  // interleave over ports as over HBM channels, shifted per round of
+  // channels so that consecutive lines never share a path. Needs ios_ > 0.
+  [[nodiscard]] uint32_t io_port_of_line(uint64_t line) const {
+    return static_cast<uint32_t>((line / hbm_ + line) % ios_);
+  }
   uint32_t router_of(uint32_t local_endpoint) const { return endpoint_router_[local_endpoint - routers_]; }
 
   NocConfig config_;

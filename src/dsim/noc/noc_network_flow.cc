@@ -21,7 +21,7 @@ TimePs NocNetwork::stripe(const Step& hop, const Transit& transit) {
   const TimePs serialize = serialize_ps(kind, line_bytes);
   const bool by_channel = hop.kind == LinkKind::kHbm;
   const auto lane = [&](uint64_t line) -> int64_t {
-    return static_cast<int64_t>(by_channel ? line % hbm_ : (line / hbm_ + line) % ios_);
+    return static_cast<int64_t>(by_channel ? line % hbm_ : io_port_of_line(line));
   };
   const int64_t first_lane = lane(route.first_line);
   const TimePs now = loop_.now();

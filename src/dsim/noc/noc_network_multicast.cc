@@ -45,8 +45,7 @@ void NocNetwork::send_multicast(uint32_t tag, const gpu::Access& access) {
   route.memory_node = static_cast<uint32_t>(access.line % hbm_);  // the channel; each member adds its GPU
   route.response_bytes = static_cast<uint16_t>(access.response_bytes);
   route.response_class = static_cast<uint8_t>(access.response_class);
-  // The port a unicast access to this line takes (noc_network.cc's send()).
-  route.port = static_cast<uint8_t>((access.line / hbm_ + access.line) % ios_);
+  route.port = static_cast<uint8_t>(io_port_of_line(access.line));  // as a unicast access's
   route.first_line = access.line;
   route.lines = 1;
   // The request's bytes and class ride along to the plane, which copies them.
