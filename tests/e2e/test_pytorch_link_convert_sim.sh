@@ -195,4 +195,44 @@ sim "$WORK/bc" 2 "$WORK/bc_out" >"$WORK/sim.out"
 # rule (as for all-reduce) pads each chunk to 2 bytes, 8 bytes per broadcast.
 [[ "$(column "$WORK/bc_out/npus.csv" 0 bytes_sent)" == 80 ]] || fail "broadcast root bytes"
 [[ "$(column "$WORK/bc_out/npus.csv" 1 bytes_sent)" == 0 ]] || fail "broadcast leaf sends nothing"
+# --- Other models, PyTorch 2.11 on an H200: a CNN under bf16 autocast (NCCL, 1 rank),
+# a Transformer under torch.compile (NCCL, 1 rank), a CNN on 2 ranks (gloo) -------
+for set in h200-cnn-bf16-nccl-1rank h200-transformer-compiled-nccl-1rank h200-cnn-gloo-2ranks; do
+  D="$EX/$set"
+  ranks=()
+  for host in "$D"/rank*.host_et.json.gz; do
+    r=${host##*/rank}; r=${r%%.*}
+    "$SNR" et link --host "$host" --device "$D/rank$r.kineto.json.gz" -o "$WORK/$set.$r.json" >"$WORK/link.out"
+    expect_contains "$WORK/link.out" "verdict: high"
+    # Every GPU activity reaches a host op: "gpu activities: N = N linked + 0 ...".
+    grep -Eq '^gpu activities: ([0-9]+) = \1 linked ' "$WORK/link.out" || fail "$set rank $r: GPU activities left unlinked"
+    ranks+=("$WORK/$set.$r.json")
+  done
+  "$SNR" et convert "${ranks[@]}" -o "$WORK/$set" >"$WORK/convert.out"
+  "$SNR" et validate "$WORK/$set" >"$WORK/validate.out"
+  expect_contains "$WORK/validate.out" "0 error(s)"
+  sim "$WORK/$set" "${#ranks[@]}" "$WORK/$set.out" >"$WORK/sim.out"
+  for ((r = 0; r < ${#ranks[@]}; r++)); do
+    "$SNR" et jsonize "$WORK/$set.$r.et" -o "$WORK/$set.$r.et.json" >/dev/null
+    # Every node ran, and a rank sends what its collectives require on a 2-NPU
+    # ring (nothing on one NPU): each all-reduce's buffer once, each broadcast's
+    # buffer once from the root (rank 0).
+    python3 - "$WORK/$set.$r.et.json" "$WORK/$set.out/npus.csv" "$r" "${#ranks[@]}" <<'PY' || fail "$set rank $r"
+import csv, json, sys
+trace, npus_csv, rank, world = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+row = [r for r in csv.DictReader(open(npus_csv)) if int(r["npu"]) == rank][0]
+assert int(row["nodes_completed"]) == len(trace["nodes"]), (row, len(trace["nodes"]))
+expected = 0
+for node in trace["nodes"]:
+    if node["type"] != "COMM_COLL_NODE" or world == 1:
+        continue
+    attrs = {a["name"]: a for a in node["attr"]}
+    kind, size = int(attrs["comm_type"]["int64Val"]), int(attrs["comm_size"]["int64Val"])
+    assert kind in (0, 5), node["name"]  # all-reduce, broadcast
+    if kind == 0 or rank == 0:
+        expected += size
+assert int(row["bytes_sent"]) == expected, (row["bytes_sent"], expected)
+PY
+  done
+done
 echo "pytorch link -> convert -> sim ok"
