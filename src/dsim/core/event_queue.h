@@ -166,7 +166,8 @@ class EventQueue {
   // The same, giving only the kind and payload (they stay in registers
   // in a handler's loop).
   [[gnu::always_inline]] bool pop_if_for(HandlerId handler, uint8_t& kind, EventData& data) {
-    if (pending_ == 0) return false;
+    // A lane's head when one comes first (with no lane open, one test),
+    // else the calendar's earliest, if any: no separate emptiness test.
     if (lane_first()) {
       Lane& lane = lanes_[top_lane()];
       const Slot& slot = lane.ring[lane.head];
@@ -176,6 +177,7 @@ class EventQueue {
       pop_lane(lane);
       return true;
     }
+    if (cal_node_ == kNone) return false;
     const Node& node = nodes_[cal_node_];
     if (node.handler != handler) return false;
     kind = node.kind;
@@ -357,7 +359,7 @@ class EventQueue {
     const uint32_t tail = buckets_[bucket].tail;
     // The newest sequence goes last unless a later time is already there
     // (never in buckets of one unit: a bucket then holds a single time).
-    if (tail == kNone || bucket_bits_ == 0 || nodes_[tail].time_ns <= time_ns) {
+    if (bucket_bits_ == 0 || tail == kNone || nodes_[tail].time_ns <= time_ns) {
       link_at_tail(bucket, index);
     } else {
       insert_sorted(bucket, index);
@@ -392,7 +394,9 @@ class EventQueue {
     ++processed_;
     // Mostly the next one in the same bucket (a far event may come first).
     if (next_in_bucket != kNone && far_.empty()) {
-      set_calendar_first(next_in_bucket, cal_bucket_);
+      cal_node_ = next_in_bucket;
+      cal_time_ = nodes_[next_in_bucket].time_ns;
+      cal_sequence_ = nodes_[next_in_bucket].sequence;
     } else {
       find_calendar_first();
     }
