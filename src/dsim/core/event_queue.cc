@@ -31,6 +31,7 @@ void EventQueue::set_bucket_width_bits(uint32_t bits) {
   }
   bucket_bits_ = bits;
   adaptive_ = false;
+  unit_buckets_only_ = bits == 0 && !lanes_enabled_;
 }
 
 void EventQueue::set_adaptive_bucket_width(uint32_t initial_bits, uint32_t max_bits) {
@@ -172,6 +173,7 @@ void EventQueue::rebucket(uint32_t bits) {
   refile_.insert(refile_.end(), far_.begin(), far_.end());
   far_.clear();
   bucket_bits_ = bits;
+  unit_buckets_only_ = bits == 0 && !lanes_enabled_;
   ++width_changes_;
   // In order, so that every one goes last in its bucket.
   std::sort(refile_.begin(), refile_.end(), [](const Keyed& x, const Keyed& y) { return later(y, x); });

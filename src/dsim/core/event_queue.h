@@ -80,7 +80,10 @@ class EventQueue {
   // Times the adaptive width changed.
   [[nodiscard]] uint64_t bucket_width_changes() const { return width_changes_; }
   // Turns delay lanes on (see above); any time.
-  void enable_delay_lanes() { lanes_enabled_ = true; }
+  void enable_delay_lanes() {
+    lanes_enabled_ = true;
+    unit_buckets_only_ = false;
+  }
   // Lanes opened so far.
   [[nodiscard]] uint32_t delay_lanes() const { return lane_count_; }
 
@@ -92,6 +95,16 @@ class EventQueue {
   }
   [[gnu::always_inline]] void schedule_raw(TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
     const uint64_t sequence = next_sequence_++;
+    if (unit_buckets_only_) {
+      // Buckets of one unit and no lanes (snr sim's queue): inside the
+      // window a bucket is a FIFO of one time, outside the general path.
+      if (time_ns - now_ns_ < kBuckets) {
+        schedule_in_unit_bucket(time_ns, sequence, handler, kind, data);
+      } else {
+        schedule_general(time_ns, sequence, handler, kind, data);
+      }
+      return;
+    }
     if (lanes_enabled_) {
       schedule_with_lanes(time_ns, sequence, handler, kind, data);
       return;
@@ -344,6 +357,15 @@ class EventQueue {
     count_delay(delay);
     if (!placed) schedule_general(time_ns, sequence, handler, kind, data);
   }
+  // A new event inside the window, with buckets of one unit: it goes last.
+  [[gnu::always_inline]] void schedule_in_unit_bucket(TimeNs time_ns, uint64_t sequence, HandlerId handler,
+                                                      uint8_t kind, const EventData& data) {
+    const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
+    const uint32_t bucket = static_cast<uint32_t>(time_ns) & kMask;
+    link_at_tail(bucket, index);
+    ++pending_;
+    if (time_ns < cal_time_) set_calendar_first(index, bucket);
+  }
   // A new event into its bucket when it falls inside the window; false
   // (nothing done) otherwise.
   [[gnu::always_inline]] bool schedule_in_window(TimeNs time_ns, uint64_t sequence, HandlerId handler, uint8_t kind,
@@ -462,6 +484,7 @@ class EventQueue {
   uint32_t bucket_bits_ = 0;
   bool adaptive_ = false;
   bool lanes_enabled_ = false;
+  bool unit_buckets_only_ = true;  // bucket_bits_ 0 and lanes off: schedule_raw's own path
   uint32_t max_bucket_bits_ = 0;
   // Since the last review: bitmap words scanned, nodes walked by sorted
   // insertions, events sent to the far heap.
