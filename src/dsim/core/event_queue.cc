@@ -31,6 +31,7 @@ void EventQueue::set_bucket_width_bits(uint32_t bits) {
   }
   bucket_bits_ = bits;
   adaptive_ = false;
+  unit_buckets_only_ = bits == 0 && !lanes_enabled_;
 }
 
 void EventQueue::set_adaptive_bucket_width(uint32_t initial_bits, uint32_t max_bits) {
@@ -42,7 +43,7 @@ void EventQueue::set_adaptive_bucket_width(uint32_t initial_bits, uint32_t max_b
   adaptive_ = true;
   max_bucket_bits_ = max_bits;
   scanned_ = walked_ = far_pushes_ = 0;
-  next_review_ = cal_processed_ + kReviewEvents;
+  next_review_ = cal_processed() + kReviewEvents;
 }
 
 void EventQueue::grow_pool() {
@@ -67,10 +68,10 @@ void EventQueue::schedule_general(TimeNs time_ns, uint64_t sequence, HandlerId h
   const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
   place(index);
   ++pending_;
-  ++cal_pending_;
-  if (key_of(time_ns, sequence << 16 | 0xFFFF) < cal_key_) {
+  if (cal_node_ == kNone || time_ns < cal_time_ || (time_ns == cal_time_ && sequence < cal_sequence_)) {
     // Placed in the far heap it is that heap's top too.
-    set_calendar_first(index, (time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) >= kBuckets);
+    const bool far = (time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) >= kBuckets;
+    set_calendar_first(index, far ? kNone : bucket_of(time_ns));
   }
 }
 
@@ -108,17 +109,18 @@ void EventQueue::pop_far() {
 }
 
 void EventQueue::find_calendar_first() {
-  if (adaptive_ && cal_processed_ >= next_review_) review_bucket_width();
+  if (adaptive_ && cal_processed() >= next_review_) review_bucket_width();
   cal_node_ = kNone;
-  cal_far_ = false;
+  cal_bucket_ = kNone;
   cal_time_ = kNever;
-  cal_key_ = kNoKey;
-  if (cal_pending_ == 0) return;
+  cal_sequence_ = 0;
+  const uint64_t cal_pending = this->cal_pending();
+  if (cal_pending == 0) return;
   // Every bucketed event lies within the window from now: the first
   // occupied bucket from now's on, circularly, holds the earliest.
   const uint32_t current = bucket_of(now_ns_);
   uint32_t found = buckets_[current].head != kNone ? current : kNone;
-  if (found == kNone && cal_pending_ > far_.size()) {
+  if (found == kNone && cal_pending > far_.size()) {
     const uint32_t start = (current + 1) & kMask;
     const size_t words = occupied_.size();
     size_t word = start >> 6;
@@ -132,14 +134,14 @@ void EventQueue::find_calendar_first() {
       bits = occupied_[word];
     }
   }
-  if (found != kNone) set_calendar_first(buckets_[found].head, false);
+  if (found != kNone) set_calendar_first(buckets_[found].head, found);
   if (!far_.empty() && (found == kNone || later(nodes_[cal_node_], far_.front()))) {
-    set_calendar_first(far_.front().node, true);
+    set_calendar_first(far_.front().node, kNone);
   }
 }
 
 void EventQueue::review_bucket_width() {
-  const uint64_t events = std::max<uint64_t>(cal_processed_ - (next_review_ - kReviewEvents), 1);
+  const uint64_t events = std::max<uint64_t>(cal_processed() - (next_review_ - kReviewEvents), 1);
   // Doubling when a sixteenth of the events goes beyond the window (each
   // costs a heap push and pop) or when finding the next event scans more
   // than sixteen bitmap words (a thousand empty buckets) on average;
@@ -153,7 +155,7 @@ void EventQueue::review_bucket_width() {
     rebucket(bucket_bits_ - 1);
   }
   scanned_ = walked_ = far_pushes_ = 0;
-  next_review_ = cal_processed_ + kReviewEvents;
+  next_review_ = cal_processed() + kReviewEvents;
 }
 
 void EventQueue::rebucket(uint32_t bits) {
@@ -171,6 +173,7 @@ void EventQueue::rebucket(uint32_t bits) {
   refile_.insert(refile_.end(), far_.begin(), far_.end());
   far_.clear();
   bucket_bits_ = bits;
+  unit_buckets_only_ = bits == 0 && !lanes_enabled_;
   ++width_changes_;
   // In order, so that every one goes last in its bucket.
   std::sort(refile_.begin(), refile_.end(), [](const Keyed& x, const Keyed& y) { return later(y, x); });

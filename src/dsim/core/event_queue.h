@@ -80,7 +80,10 @@ class EventQueue {
   // Times the adaptive width changed.
   [[nodiscard]] uint64_t bucket_width_changes() const { return width_changes_; }
   // Turns delay lanes on (see above); any time.
-  void enable_delay_lanes() { lanes_enabled_ = true; }
+  void enable_delay_lanes() {
+    lanes_enabled_ = true;
+    unit_buckets_only_ = false;
+  }
   // Lanes opened so far.
   [[nodiscard]] uint32_t delay_lanes() const { return lane_count_; }
 
@@ -92,33 +95,23 @@ class EventQueue {
   }
   [[gnu::always_inline]] void schedule_raw(TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
     const uint64_t sequence = next_sequence_++;
-    if (lanes_enabled_ && time_ns >= now_ns_) {
-      const uint32_t lane = lane_of(time_ns - now_ns_);
-      if (lane != kNone) {
-        append_to_lane(lane, Slot{data, time_ns, pack(sequence, handler, kind)});
-        ++pending_;
-        return;
-      }
-    }
-    if (time_ns >= now_ns_ && (time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) < kBuckets) {
-      const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
-      const uint32_t bucket = bucket_of(time_ns);
-      const uint32_t tail = buckets_[bucket].tail;
-      // The newest sequence goes last unless a later time is already there.
-      if (tail == kNone || nodes_[tail].time_ns <= time_ns) {
-        link_at_tail(bucket, index);
+    if (unit_buckets_only_) {
+      // Buckets of one unit and no lanes (snr sim's queue): inside the
+      // window a bucket is a FIFO of one time, outside the general path.
+      if (time_ns - now_ns_ < kBuckets) {
+        schedule_in_unit_bucket(time_ns, sequence, handler, kind, data);
       } else {
-        insert_sorted(bucket, index);
+        schedule_general(time_ns, sequence, handler, kind, data);
       }
-      ++pending_;
-      ++cal_pending_;
-      // The newest sequence is the calendar's earliest only by its time.
-      if (time_ns < cal_time_) set_calendar_first(index, false);
-      if (lanes_enabled_) count_delay(time_ns - now_ns_);
       return;
     }
-    if (lanes_enabled_ && time_ns >= now_ns_) count_delay(time_ns - now_ns_);
-    schedule_general(time_ns, sequence, handler, kind, data);
+    if (lanes_enabled_) {
+      schedule_with_lanes(time_ns, sequence, handler, kind, data);
+      return;
+    }
+    if (!schedule_in_window(time_ns, sequence, handler, kind, data)) {
+      schedule_general(time_ns, sequence, handler, kind, data);
+    }
   }
 
   // The sequence number an event scheduled now would get; it is used up.
@@ -186,7 +179,8 @@ class EventQueue {
   // The same, giving only the kind and payload (they stay in registers
   // in a handler's loop).
   [[gnu::always_inline]] bool pop_if_for(HandlerId handler, uint8_t& kind, EventData& data) {
-    if (pending_ == 0) return false;
+    // A lane's head when one comes first (with no lane open, one test),
+    // else the calendar's earliest, if any: no separate emptiness test.
     if (lane_first()) {
       Lane& lane = lanes_[top_lane()];
       const Slot& slot = lane.ring[lane.head];
@@ -196,6 +190,7 @@ class EventQueue {
       pop_lane(lane);
       return true;
     }
+    if (cal_node_ == kNone) return false;
     const Node& node = nodes_[cal_node_];
     if (node.handler != handler) return false;
     kind = node.kind;
@@ -281,7 +276,9 @@ class EventQueue {
   // Whether the next event is a lane's (the earliest lane head comes
   // before the calendar's earliest event; an empty lane heap's top is
   // kNoKey). Precondition: !empty().
-  [[nodiscard]] bool lane_first() const { return lane_heap_size_ != 0 && lane_heap_[0] < cal_key_; }
+  [[nodiscard]] bool lane_first() const {
+    return lane_heap_size_ != 0 && lane_heap_[0] < key_of(cal_time_, cal_sequence_ << 16 | 0xFFFF);
+  }
   [[nodiscard]] uint32_t top_lane() const { return static_cast<uint32_t>(lane_heap_[0]) & 0xFFFF; }
   [[nodiscard]] const Slot& lane_head() const {
     const Lane& lane = lanes_[top_lane()];
@@ -294,7 +291,9 @@ class EventQueue {
     current_sequence_ = slot.tag >> 16;
     lane.head = (lane.head + 1) & (lane.capacity - 1);
     --pending_;
+    --lane_pending_;
     ++processed_;
+    ++lane_processed_;
     if (--lane.size != 0) {
       const Slot& next = lane.ring[lane.head];
       sift_lane_heap(key_of(next.time_ns, (next.tag & ~uint64_t{0xFFFF}) | top_lane()));
@@ -321,6 +320,7 @@ class EventQueue {
     Lane& lane = lanes_[lane_index];
     if (lane.size == lane.capacity) grow_lane(lane);
     ++lane.uses;
+    ++lane_pending_;
     lane.ring[(lane.head + lane.size) & (lane.capacity - 1)] = slot;
     if (lane.size++ == 0) push_lane_head(key_of(slot.time_ns, (slot.tag & ~uint64_t{0xFFFF}) | lane_index));
   }
@@ -338,6 +338,59 @@ class EventQueue {
   // it has been seen often enough.
   void count_delay(TimeNs delay);
 
+  // A new event (the newest sequence) with lanes on: into its delay's lane,
+  // else into the calendar, where its delay is counted towards a lane.
+  [[gnu::always_inline]] void schedule_with_lanes(TimeNs time_ns, uint64_t sequence, HandlerId handler, uint8_t kind,
+                                                  const EventData& data) {
+    if (time_ns < now_ns_) {
+      schedule_general(time_ns, sequence, handler, kind, data);  // throws
+      return;
+    }
+    const TimeNs delay = time_ns - now_ns_;
+    const uint32_t lane = lane_of(delay);
+    if (lane != kNone) {
+      append_to_lane(lane, Slot{data, time_ns, pack(sequence, handler, kind)});
+      ++pending_;
+      return;
+    }
+    const bool placed = schedule_in_window(time_ns, sequence, handler, kind, data);
+    count_delay(delay);
+    if (!placed) schedule_general(time_ns, sequence, handler, kind, data);
+  }
+  // A new event inside the window, with buckets of one unit: it goes last.
+  [[gnu::always_inline]] void schedule_in_unit_bucket(TimeNs time_ns, uint64_t sequence, HandlerId handler,
+                                                      uint8_t kind, const EventData& data) {
+    const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
+    const uint32_t bucket = static_cast<uint32_t>(time_ns) & kMask;
+    link_at_tail(bucket, index);
+    ++pending_;
+    if (time_ns < cal_time_) set_calendar_first(index, bucket);
+  }
+  // A new event into its bucket when it falls inside the window; false
+  // (nothing done) otherwise.
+  [[gnu::always_inline]] bool schedule_in_window(TimeNs time_ns, uint64_t sequence, HandlerId handler, uint8_t kind,
+                                                 const EventData& data) {
+    // Less than kBuckets units after now (unsigned: a past time is not) is
+    // inside the window at every width; one subtraction decides most.
+    if (time_ns - now_ns_ >= kBuckets &&
+        (time_ns < now_ns_ || (time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) >= kBuckets)) {
+      return false;
+    }
+    const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
+    const uint32_t bucket = bucket_of(time_ns);
+    const uint32_t tail = buckets_[bucket].tail;
+    // The newest sequence goes last unless a later time is already there
+    // (never in buckets of one unit: a bucket then holds a single time).
+    if (bucket_bits_ == 0 || tail == kNone || nodes_[tail].time_ns <= time_ns) {
+      link_at_tail(bucket, index);
+    } else {
+      insert_sorted(bucket, index);
+    }
+    ++pending_;
+    // The newest sequence is the calendar's earliest only by its time.
+    if (time_ns < cal_time_) set_calendar_first(index, bucket);
+    return true;
+  }
   // Removes the calendar's earliest event; the clock moves to its time.
   [[gnu::always_inline]] void pop_calendar() {
     const uint32_t index = cal_node_;
@@ -345,10 +398,10 @@ class EventQueue {
     now_ns_ = node.time_ns;
     current_sequence_ = node.sequence;
     uint32_t next_in_bucket = kNone;
-    if (cal_far_) {
+    if (cal_bucket_ == kNone) {
       pop_far();
     } else {
-      const uint32_t bucket = bucket_of(node.time_ns);
+      const uint32_t bucket = cal_bucket_;
       Bucket& list = buckets_[bucket];
       next_in_bucket = node.next;
       list.head = next_in_bucket;
@@ -360,22 +413,29 @@ class EventQueue {
     node.next = free_;
     free_ = index;
     --pending_;
-    --cal_pending_;
     ++processed_;
-    ++cal_processed_;
     // Mostly the next one in the same bucket (a far event may come first).
     if (next_in_bucket != kNone && far_.empty()) {
-      set_calendar_first(next_in_bucket, false);
+      cal_node_ = next_in_bucket;
+      cal_time_ = nodes_[next_in_bucket].time_ns;
+      cal_sequence_ = nodes_[next_in_bucket].sequence;
     } else {
       find_calendar_first();
     }
   }
-  void set_calendar_first(uint32_t index, bool far) {
+  // The calendar's earliest event is node `index`, in `bucket` (kNone: the
+  // far heap's top).
+  void set_calendar_first(uint32_t index, uint32_t bucket) {
     cal_node_ = index;
-    cal_far_ = far;
+    cal_bucket_ = bucket;
     cal_time_ = nodes_[index].time_ns;
-    cal_key_ = key_of(cal_time_, nodes_[index].sequence << 16 | 0xFFFF);
+    cal_sequence_ = nodes_[index].sequence;
   }
+  // Events in buckets and the far heap, and calendar pops (the adaptive
+  // width's clock): the lanes keep their own counts, so that the
+  // calendar's own path updates only the totals.
+  [[nodiscard]] uint64_t cal_pending() const { return pending_ - lane_pending_; }
+  [[nodiscard]] uint64_t cal_processed() const { return processed_ - lane_processed_; }
   // Looks up the calendar's earliest event: the first occupied bucket from
   // now's on, or the far heap's top if it comes first.
   void find_calendar_first();
@@ -424,24 +484,26 @@ class EventQueue {
   uint32_t bucket_bits_ = 0;
   bool adaptive_ = false;
   bool lanes_enabled_ = false;
+  bool unit_buckets_only_ = true;  // bucket_bits_ 0 and lanes off: schedule_raw's own path
   uint32_t max_bucket_bits_ = 0;
   // Since the last review: bitmap words scanned, nodes walked by sorted
   // insertions, events sent to the far heap.
   uint64_t scanned_ = 0, walked_ = 0, far_pushes_ = 0;
-  uint64_t cal_processed_ = 0;  // calendar pops (the review's clock)
-  uint64_t next_review_ = 0;    // cal_processed_ at the next review
-  uint64_t cal_pending_ = 0;    // events in buckets and the far heap
+  uint64_t next_review_ = 0;     // cal_processed() at the next review
+  uint64_t lane_pending_ = 0;    // events in lanes
+  uint64_t lane_processed_ = 0;  // lane pops
   uint64_t width_changes_ = 0;
   std::vector<Keyed> refile_;  // scratch of rebucket()
   std::vector<Node> nodes_;
   std::vector<Bucket> buckets_;
   std::vector<uint64_t> occupied_;
   std::vector<Keyed> far_;  // binary min-heap on (time, sequence)
-  // The calendar's earliest event (cal_time_ kNever, cal_key_ kNoKey: none).
+  // The calendar's earliest event (cal_node_ kNone, cal_time_ kNever: none;
+  // a lane head's time is never kNever, so lane_first() needs no check).
   uint32_t cal_node_ = kNone;
-  bool cal_far_ = false;
+  uint32_t cal_bucket_ = kNone;
   TimeNs cal_time_ = kNever;
-  Key cal_key_ = kNoKey;
+  uint64_t cal_sequence_ = 0;
   Lane lanes_[kMaxLanes];
   uint32_t lane_count_ = 0;
   // The non-empty lanes' head keys, a binary min-heap; kNoKey past its end.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "dsim/network/analytical_aware/aware_network.h"
 
 namespace snr::dsim {
 
@@ -18,7 +19,8 @@ CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConf
       default_algorithm_(&find_collective_algorithm("ring")), custom_algorithm_(&find_collective_algorithm("custom")),
       rooted_algorithm_(&find_collective_algorithm("binomial-tree")),
       loop_(loop), events_(loop.queue()),
-      network_(backend), client_(client), traffic_(traffic), custom_(custom) {
+      network_(backend), aware_network_(dynamic_cast<AwareNetwork*>(&backend)), client_(client), traffic_(traffic),
+      custom_(custom) {
   handler_ = loop.add_handler("system layer (collectives)", *this);
   const uint64_t npus = network.npus_count();
   npus_.resize(npus);
@@ -71,8 +73,7 @@ const std::vector<CollectiveImplementation>& CollectiveEngine::implementations(C
   return kNone;
 }
 
-uint64_t CollectiveEngine::reduction_ns(uint64_t bytes) {
-  if (bytes == reduction_cached_bytes_) return reduction_cached_ns_;
+uint64_t CollectiveEngine::reduction_ns_uncached(uint64_t bytes) {
   if (system_.local_mem_bytes_per_ns <= 0) {
     throw Error("a reduction needs local-mem-bw in the system configuration");
   }
@@ -354,6 +355,15 @@ void CollectiveEngine::enter_next_phase(uint32_t stream_id) {
 
 void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream); }
 
+[[gnu::always_inline]] inline void CollectiveEngine::send_to_network(MessageId message, NpuId src, NpuId dst,
+                                                                     uint64_t bytes) {
+  if (aware_network_ != nullptr) {
+    aware_network_->send_direct(message, src, dst, bytes, handler_);
+  } else {
+    network_.send(message, src, dst, bytes, handler_);
+  }
+}
+
 [[gnu::always_inline]] inline void CollectiveEngine::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
   events_.schedule(events_.now() + system_.endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
 }
@@ -370,7 +380,7 @@ void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream
   const MessageId id = allocate_message();
   messages_[id] = Message{stream.npu, dst, bytes, stream.tag, uint64_t{matcher_.generation()} << 32 | slot};
   traffic_.count(stream.npu, bytes);
-  network_.send(id, stream.npu, dst, bytes, handler_);
+  send_to_network(id, stream.npu, dst, bytes);
 }
 
 [[gnu::always_inline]] inline void CollectiveEngine::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
@@ -387,7 +397,7 @@ void CollectiveEngine::custom_send(uint32_t stream_id, uint32_t step, NpuId dst,
   messages_[id] = Message{stream.npu, dst, bytes, kCustomTagBit | (uint64_t{stream.tag} << 24) | tag,
                           uint64_t{stream_id} << 32 | step};
   traffic_.count(stream.npu, bytes);
-  network_.send(id, stream.npu, dst, bytes, handler_);
+  send_to_network(id, stream.npu, dst, bytes);
 }
 
 void CollectiveEngine::custom_recv(uint32_t stream_id, uint32_t step, NpuId src, uint32_t tag, uint64_t bytes) {
@@ -439,6 +449,10 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
 
 [[gnu::always_inline]] inline void CollectiveEngine::deliver_to_stream(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
+  if (auto* ring = std::get_if<RingPhase>(&stream.phase)) {  // the common one: a compare, not a jump table
+    ring->on_packet_received(stream_id, *this);
+    return;
+  }
   switch (stream.phase.index()) {
     case 0: std::get<RingPhase>(stream.phase).on_packet_received(stream_id, *this); return;
     case 1: std::get<DirectPhase>(stream.phase).on_packet_received(stream_id, *this); return;
@@ -451,6 +465,10 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
 
 [[gnu::always_inline]] inline void CollectiveEngine::packet_ready(uint32_t stream_id) {
   Stream& stream = streams_[stream_id];
+  if (auto* ring = std::get_if<RingPhase>(&stream.phase)) {
+    ring->on_packet_ready(stream_id, *this);
+    return;
+  }
   switch (stream.phase.index()) {
     case 0: std::get<RingPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     case 1: std::get<DirectPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
@@ -476,19 +494,26 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
 }
 
 [[gnu::always_inline]] inline void CollectiveEngine::handle_one(uint8_t kind, EventData data) {
-  switch (kind) {
-    case PacketReady::kKind: {
-      const auto ready = data.as<PacketReady>();
-      if (ready.reduce) {
-        events_.schedule(events_.now() + reduction_ns(ready.bytes), handler_, ReductionDone{ready.stream});
-      } else {
-        packet_ready(ready.stream);
-      }
-      break;
+  // The three kinds of the per-message path first, most frequent first
+  // (a compare each, where the switch's jump table costs more).
+  if (kind == MessageArrived::kKind) {
+    message_arrived(data.as<MessageArrived>().message);
+    return;
+  }
+  if (kind == PacketReady::kKind) {
+    const auto ready = data.as<PacketReady>();
+    if (ready.reduce) {
+      events_.schedule(events_.now() + reduction_ns(ready.bytes), handler_, ReductionDone{ready.stream});
+    } else {
+      packet_ready(ready.stream);
     }
-    case ReductionDone::kKind:
-      packet_ready(data.as<ReductionDone>().stream);
-      break;
+    return;
+  }
+  if (kind == ReductionDone::kKind) {
+    packet_ready(data.as<ReductionDone>().stream);
+    return;
+  }
+  switch (kind) {
     case CustomStepDone::kKind: {
       const auto done = data.as<CustomStepDone>();
       custom_step_done(done.stream, done.step);
@@ -496,9 +521,6 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
     }
     case DeferredRecv::kKind:
       deliver_to_stream(data.as<DeferredRecv>().stream);
-      break;
-    case MessageArrived::kKind:
-      message_arrived(data.as<MessageArrived>().message);
       break;
     default:
       throw_unknown_event(loop_.handler_name(handler_), Event{events_.now(), data, handler_, kind});

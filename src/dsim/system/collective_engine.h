@@ -29,6 +29,8 @@
 
 namespace snr::dsim {
 
+class AwareNetwork;
+
 // The workload above the system layer: told when an operation's
 // communication completes.
 class SystemClient {
@@ -191,6 +193,9 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
     free_message_ = id;
   }
   void handle_one(uint8_t kind, EventData data);
+  // The backend's send; the congestion-aware backend's inline (see
+  // AwareNetwork::send_direct), so that its hop joins the per-message path.
+  void send_to_network(MessageId message, NpuId src, NpuId dst, uint64_t bytes);
   void message_arrived(MessageId message);
   // Arrival of a custom-collective message (off the collective path).
   [[gnu::noinline]] void custom_message_arrived(MessageId message_id);
@@ -205,7 +210,10 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   }
   Phase make_phase(NpuId npu, const PhasePlan& plan);
   void fill_phase_rings(Stream& stream, const CollectiveRequest& request);
-  [[nodiscard]] uint64_t reduction_ns(uint64_t bytes);
+  [[nodiscard]] uint64_t reduction_ns(uint64_t bytes) {
+    return bytes == reduction_cached_bytes_ ? reduction_cached_ns_ : reduction_ns_uncached(bytes);
+  }
+  [[gnu::noinline]] uint64_t reduction_ns_uncached(uint64_t bytes);
   [[nodiscard]] const std::vector<CollectiveImplementation>& implementations(CollectiveKind kind) const;
 
   SystemConfig system_;
@@ -217,6 +225,7 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   EventLoop& loop_;
   EventQueue& events_;
   NetworkBackend& network_;
+  AwareNetwork* aware_network_;  // the same backend when it is the congestion-aware one, else nullptr
   SystemClient& client_;
   TrafficCounters& traffic_;
   HandlerId handler_ = 0;

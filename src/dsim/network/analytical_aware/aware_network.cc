@@ -26,43 +26,17 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
     dense_links_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? 0 : 2 * npus);
     fc_last_link_.emplace_back(dim.topology == TopologyKind::kFullyConnected ? npus : 0);
   }
-  ring_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kRing;
-  switch_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kSwitch;
-  fully_connected_1d_ = dims_.size() == 1 && dims_[0].topology == TopologyKind::kFullyConnected;
+  if (dims_.size() == 1) {
+    switch (dims_[0].topology) {
+      case TopologyKind::kRing: one_dim_ = OneDim::kRing; break;
+      case TopologyKind::kSwitch: one_dim_ = OneDim::kSwitch; break;
+      case TopologyKind::kFullyConnected: one_dim_ = OneDim::kFullyConnected; break;
+    }
+  }
 }
 
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
-  if (!ring_1d_ || src == dst) {
-    send_general(message, src, dst, bytes, deliver_to);
-    return;
-  }
-  // One-dimensional Ring, the most common case: advance()'s arithmetic
-  // without the dimension search, as NPU ids are ring positions.
-  Dim& spec = dims_[0];
-  const uint32_t n = spec.size;
-  const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
-  const uint32_t anticlockwise = n - clockwise;
-  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
-  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
-  TimeNs serialization_ns;
-  TimeNs hop_ns;
-  spec.cost(bytes, serialization_ns, hop_ns);
-  if (perturbed_) {
-    const NpuId neighbour = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-    scale_cost(0, factors_.between(0, src, neighbour), bytes, serialization_ns, hop_ns);
-  }
-  const TimeNs start = std::max(loop_.now(), link.free_at_ns);
-  link.free_at_ns = start + serialization_ns;
-  link.bytes += bytes;
-  link.messages += 1;
-  link.busy_ns += serialization_ns;
-  const TimeNs hop_done_ns = start + hop_ns;
-  if ((go_clockwise ? clockwise : anticlockwise) == 1) {
-    loop_.schedule(hop_done_ns, deliver_to, MessageArrived{message});
-    return;
-  }
-  const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-  keep_in_flight(InFlight{next_at, dst, bytes, message, deliver_to, -1, true, 0}, hop_done_ns);
+  send_direct(message, src, dst, bytes, deliver_to);
 }
 
 [[gnu::always_inline]] inline uint32_t AwareNetwork::allocate_flight(const InFlight& m) {
@@ -85,33 +59,6 @@ void AwareNetwork::keep_in_flight(const InFlight& m, TimeNs hop_done_ns) {
 void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
   if (src == dst) {
     loop_.deliver_now(deliver_to, MessageArrived{message});
-    return;
-  }
-  // One dimension: advance()'s first hop without the dimension search, as
-  // NPU ids are coordinates.
-  if (switch_1d_) {
-    // Up to the switch now, down from it at the hop event.
-    TimeNs serialization_ns;
-    TimeNs hop_ns;
-    dims_[0].cost(bytes, serialization_ns, hop_ns);
-    if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
-    const TimeNs hop_done_ns =
-        book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
-    if (bytes >> AtSwitch::kHandlerShift == 0) {
-      loop_.schedule(hop_done_ns, hop_handler_,
-                     AtSwitch{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift});
-    } else {
-      keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
-    }
-    return;
-  }
-  if (fully_connected_1d_) {
-    // Straight to dst over their own link.
-    TimeNs serialization_ns;
-    TimeNs hop_ns;
-    dims_[0].cost(bytes, serialization_ns, hop_ns);
-    if (perturbed_) scale_cost(0, factors_.between(0, src, dst), bytes, serialization_ns, hop_ns);
-    loop_.schedule(book(fc_link(0, src, dst), bytes, serialization_ns, hop_ns), deliver_to, MessageArrived{message});
     return;
   }
   // Most messages (ring neighbours, fully connected peers) take one hop and
