@@ -8,7 +8,6 @@
 #include <string>
 
 #include "common/error.h"
-#include "dsim/network/analytical_aware/aware_network.h"
 
 namespace snr::dsim {
 
@@ -19,8 +18,7 @@ CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConf
       default_algorithm_(&find_collective_algorithm("ring")), custom_algorithm_(&find_collective_algorithm("custom")),
       rooted_algorithm_(&find_collective_algorithm("binomial-tree")),
       loop_(loop), events_(loop.queue()),
-      network_(backend), aware_network_(dynamic_cast<AwareNetwork*>(&backend)), client_(client), traffic_(traffic),
-      custom_(custom) {
+      network_(backend), client_(client), traffic_(traffic), custom_(custom) {
   handler_ = loop.add_handler("system layer (collectives)", *this);
   const uint64_t npus = network.npus_count();
   npus_.resize(npus);
@@ -355,15 +353,6 @@ void CollectiveEngine::enter_next_phase(uint32_t stream_id) {
 
 void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream); }
 
-[[gnu::always_inline]] inline void CollectiveEngine::send_to_network(MessageId message, NpuId src, NpuId dst,
-                                                                     uint64_t bytes) {
-  if (aware_network_ != nullptr) {
-    aware_network_->send_direct(message, src, dst, bytes, handler_);
-  } else {
-    network_.send(message, src, dst, bytes, handler_);
-  }
-}
-
 [[gnu::always_inline]] inline void CollectiveEngine::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
   events_.schedule(events_.now() + system_.endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
 }
@@ -380,7 +369,7 @@ void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream
   const MessageId id = allocate_message();
   messages_[id] = Message{stream.npu, dst, bytes, stream.tag, uint64_t{matcher_.generation()} << 32 | slot};
   traffic_.count(stream.npu, bytes);
-  send_to_network(id, stream.npu, dst, bytes);
+  network_.send(id, stream.npu, dst, bytes, handler_);
 }
 
 [[gnu::always_inline]] inline void CollectiveEngine::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
@@ -397,7 +386,7 @@ void CollectiveEngine::custom_send(uint32_t stream_id, uint32_t step, NpuId dst,
   messages_[id] = Message{stream.npu, dst, bytes, kCustomTagBit | (uint64_t{stream.tag} << 24) | tag,
                           uint64_t{stream_id} << 32 | step};
   traffic_.count(stream.npu, bytes);
-  send_to_network(id, stream.npu, dst, bytes);
+  network_.send(id, stream.npu, dst, bytes, handler_);
 }
 
 void CollectiveEngine::custom_recv(uint32_t stream_id, uint32_t step, NpuId src, uint32_t tag, uint64_t bytes) {

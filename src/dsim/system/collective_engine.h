@@ -29,8 +29,6 @@
 
 namespace snr::dsim {
 
-class AwareNetwork;
-
 // The workload above the system layer: told when an operation's
 // communication completes.
 class SystemClient {
@@ -193,9 +191,6 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
     free_message_ = id;
   }
   void handle_one(uint8_t kind, EventData data);
-  // The backend's send; the congestion-aware backend's inline (see
-  // AwareNetwork::send_direct), so that its hop joins the per-message path.
-  void send_to_network(MessageId message, NpuId src, NpuId dst, uint64_t bytes);
   void message_arrived(MessageId message);
   // Arrival of a custom-collective message (off the collective path).
   [[gnu::noinline]] void custom_message_arrived(MessageId message_id);
@@ -225,7 +220,6 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   EventLoop& loop_;
   EventQueue& events_;
   NetworkBackend& network_;
-  AwareNetwork* aware_network_;  // the same backend when it is the congestion-aware one, else nullptr
   SystemClient& client_;
   TrafficCounters& traffic_;
   HandlerId handler_ = 0;

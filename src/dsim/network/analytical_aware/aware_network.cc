@@ -35,8 +35,68 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
   }
 }
 
+[[gnu::always_inline]] inline void AwareNetwork::send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
+                                                              HandlerId deliver_to) {
+  Dim& spec = dims_[0];
+  const uint32_t n = spec.size;
+  const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
+  const uint32_t anticlockwise = n - clockwise;
+  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
+  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
+  TimeNs serialization_ns;
+  TimeNs hop_ns;
+  spec.cost(bytes, serialization_ns, hop_ns);
+  if (perturbed_) {
+    const NpuId neighbour = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
+    scale_cost(0, factors_.between(0, src, neighbour), bytes, serialization_ns, hop_ns);
+  }
+  const TimeNs hop_done_ns = book(link, bytes, serialization_ns, hop_ns);
+  if ((go_clockwise ? clockwise : anticlockwise) == 1) {
+    loop_.schedule(hop_done_ns, deliver_to, MessageArrived{message});
+    return;
+  }
+  const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
+  keep_in_flight(InFlight{next_at, dst, bytes, message, deliver_to, -1, true, 0}, hop_done_ns);
+}
+
+[[gnu::always_inline]] inline void AwareNetwork::send_switch_1d(MessageId message, NpuId src, NpuId dst,
+                                                                uint64_t bytes, HandlerId deliver_to) {
+  // Up to the switch now, down from it at the hop event.
+  TimeNs serialization_ns;
+  TimeNs hop_ns;
+  dims_[0].cost(bytes, serialization_ns, hop_ns);
+  if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
+  const TimeNs hop_done_ns = book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
+  if (bytes >> AtSwitch::kHandlerShift == 0) {
+    loop_.schedule(hop_done_ns, hop_handler_,
+                   AtSwitch{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift});
+  } else {
+    keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
+  }
+}
+
+[[gnu::always_inline]] inline void AwareNetwork::send_fully_connected_1d(MessageId message, NpuId src, NpuId dst,
+                                                                         uint64_t bytes, HandlerId deliver_to) {
+  // Straight to dst over their own link.
+  TimeNs serialization_ns;
+  TimeNs hop_ns;
+  dims_[0].cost(bytes, serialization_ns, hop_ns);
+  if (perturbed_) scale_cost(0, factors_.between(0, src, dst), bytes, serialization_ns, hop_ns);
+  loop_.schedule(book(fc_link(0, src, dst), bytes, serialization_ns, hop_ns), deliver_to, MessageArrived{message});
+}
+
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
-  send_direct(message, src, dst, bytes, deliver_to);
+  // One path per one-dimensional topology, chosen once at construction.
+  const OneDim one_dim = src != dst ? one_dim_ : OneDim::kNo;
+  if (one_dim == OneDim::kRing) {
+    send_ring_1d(message, src, dst, bytes, deliver_to);
+  } else if (one_dim == OneDim::kSwitch) {
+    send_switch_1d(message, src, dst, bytes, deliver_to);
+  } else if (one_dim == OneDim::kFullyConnected) {
+    send_fully_connected_1d(message, src, dst, bytes, deliver_to);
+  } else {
+    send_general(message, src, dst, bytes, deliver_to);
+  }
 }
 
 [[gnu::always_inline]] inline uint32_t AwareNetwork::allocate_flight(const InFlight& m) {

@@ -27,23 +27,6 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   // Registers the backend's hop handler on `loop`.
   AwareNetwork(const NetworkConfig& config, EventLoop& loop);
   void send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) override;
-  // send() itself, inline: a sender that knows its backend is this one
-  // (the collective engine) compiles a one-dimensional network's hop into
-  // its own per-message path instead of a virtual call, whose callee saved
-  // and restored every register for each message.
-  [[gnu::always_inline]] void send_direct(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
-                                          HandlerId deliver_to) {
-    const OneDim one_dim = src != dst ? one_dim_ : OneDim::kNo;
-    if (one_dim == OneDim::kRing) {
-      send_ring_1d(message, src, dst, bytes, deliver_to);
-    } else if (one_dim == OneDim::kSwitch) {
-      send_switch_1d(message, src, dst, bytes, deliver_to);
-    } else if (one_dim == OneDim::kFullyConnected) {
-      send_fully_connected_1d(message, src, dst, bytes, deliver_to);
-    } else {
-      send_general(message, src, dst, bytes, deliver_to);
-    }
-  }
   void handle(const Event& event) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
   [[nodiscard]] std::string name() const override { return "analytical-congestion-aware"; }
@@ -122,7 +105,7 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   [[gnu::noinline]] void keep_in_flight(const InFlight& m, TimeNs hop_done_ns);
   // send()'s paths: one dimension of each topology (src != dst; NPU ids
   // are coordinates, so advance()'s first hop without the dimension
-  // search), and every other case. Defined below the class.
+  // search), and every other case.
   void send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to);
   void send_switch_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to);
   void send_fully_connected_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to);
@@ -183,55 +166,5 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   static constexpr uint32_t kNoFlight = UINT32_MAX;
   uint32_t free_flight_ = kNoFlight;
 };
-
-[[gnu::always_inline]] inline void AwareNetwork::send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
-                                                              HandlerId deliver_to) {
-  Dim& spec = dims_[0];
-  const uint32_t n = spec.size;
-  const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
-  const uint32_t anticlockwise = n - clockwise;
-  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
-  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
-  TimeNs serialization_ns;
-  TimeNs hop_ns;
-  spec.cost(bytes, serialization_ns, hop_ns);
-  if (perturbed_) {
-    const NpuId neighbour = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-    scale_cost(0, factors_.between(0, src, neighbour), bytes, serialization_ns, hop_ns);
-  }
-  const TimeNs hop_done_ns = book(link, bytes, serialization_ns, hop_ns);
-  if ((go_clockwise ? clockwise : anticlockwise) == 1) {
-    loop_.schedule(hop_done_ns, deliver_to, MessageArrived{message});
-    return;
-  }
-  const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-  keep_in_flight(InFlight{next_at, dst, bytes, message, deliver_to, -1, true, 0}, hop_done_ns);
-}
-
-[[gnu::always_inline]] inline void AwareNetwork::send_switch_1d(MessageId message, NpuId src, NpuId dst,
-                                                                uint64_t bytes, HandlerId deliver_to) {
-  // Up to the switch now, down from it at the hop event.
-  TimeNs serialization_ns;
-  TimeNs hop_ns;
-  dims_[0].cost(bytes, serialization_ns, hop_ns);
-  if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
-  const TimeNs hop_done_ns = book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
-  if (bytes >> AtSwitch::kHandlerShift == 0) {
-    loop_.schedule(hop_done_ns, hop_handler_,
-                   AtSwitch{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift});
-  } else {
-    keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
-  }
-}
-
-[[gnu::always_inline]] inline void AwareNetwork::send_fully_connected_1d(MessageId message, NpuId src, NpuId dst,
-                                                                         uint64_t bytes, HandlerId deliver_to) {
-  // Straight to dst over their own link.
-  TimeNs serialization_ns;
-  TimeNs hop_ns;
-  dims_[0].cost(bytes, serialization_ns, hop_ns);
-  if (perturbed_) scale_cost(0, factors_.between(0, src, dst), bytes, serialization_ns, hop_ns);
-  loop_.schedule(book(fc_link(0, src, dst), bytes, serialization_ns, hop_ns), deliver_to, MessageArrived{message});
-}
 
 }  // namespace snr::dsim
