@@ -12,6 +12,7 @@
 #include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
 #include "formats/pytorch/json_windows.h"
+#include "formats/pytorch/kineto_trace_fast.h"
 #include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
@@ -59,14 +60,7 @@ bool number_to_ns(const JsonNumber& n, int64_t& ns) {
   return n.integral ? micros_to_ns(n.integer, ns) : micros_to_ns(n.real, ns);
 }
 
-// The fields of one traceEvents entry, read in one pass in any key order.
-// Strings point into the parser's buffer, valid until the document is done.
-struct RawEvent {
-  std::optional<std::string_view> ph, cat, name;
-  bool name_seen = false;
-  JsonNumber ts, dur, pid, tid;
-  JsonNumber external_id, record_function_id, correlation, stream, device, wait_on_stream;
-};
+using RawEvent = detail::KinetoRawEvent;
 
 // Streams a Kineto document with simdjson's on-demand parser: no DOM, one
 // pass, the events kept in the form the linker uses. Values the reader does
@@ -75,7 +69,8 @@ struct RawEvent {
 // as everywhere else snr reads JSON.
 class Reader : private detail::OndemandWalker {
  public:
-  Reader(std::string_view text, const std::string& source) : OndemandWalker(text, source) {}
+  Reader(std::string_view text, const std::string& source, bool fast_events)
+      : OndemandWalker(text, source), fast_events_(fast_events) {}
 
   KinetoTrace read(std::string& text) {
     // The root object with "traceEvents" emptied is walked here, and the
@@ -252,17 +247,54 @@ class Reader : private detail::OndemandWalker {
     return "";
   }
 
+  // Each window is read by the fast path when it can; a window it leaves
+  // (anything unusual, any error) is undone and walked by simdjson, whose
+  // results and errors are the reference.
   void read_windows() {
     const ArrayWindows& split = *windows_;
     windows_ = nullptr;
-    walk_windows(split, *full_text_, "not a Kineto trace: the document is empty", "traceEvents",
-                 [this](od::array events) { read_event_array(events); });
+    const auto record_fast = [this](const RawEvent& raw) { record(raw); };
+    for (const auto& window : split.windows) {
+      const size_t events_before = trace_.events.size();
+      const size_t skipped_before = trace_.skipped.size();
+      const size_t ignored_before = trace_.ignored_events;
+      const size_t index_before = next_index_;
+      const std::string_view elements(full_text_->data() + window.first, window.second - window.first);
+      if (fast_events_ && detail::read_kineto_events_fast(elements, record_fast)) continue;
+      trace_.events.resize(events_before);
+      trace_.skipped.resize(skipped_before);
+      trace_.ignored_events = ignored_before;
+      next_index_ = index_before;
+      ArrayWindows one = split;
+      one.windows.assign(1, window);
+      walk_windows(one, *full_text_, "not a Kineto trace: the document is empty", "traceEvents",
+                   [this](od::array events) { read_event_array(events); });
+    }
+  }
+
+  // Keeps the event at `next_index_` (or counts it ignored or skipped).
+  void record(const RawEvent& raw) {
+    const size_t index = next_index_++;
+    const auto category = raw.ph && *raw.ph == "X" && raw.cat ? category_from(*raw.cat) : std::nullopt;
+    if (!category) {
+      ++trace_.ignored_events;
+      return;
+    }
+    KinetoEvent event;
+    event.source_index = index;
+    std::string problem = to_event(raw, *category, event);
+    if (problem.empty()) {
+      trace_.events.push_back(std::move(event));
+    } else {
+      const auto ext = raw.external_id.as_int64();
+      trace_.skipped.push_back({index, ext ? std::to_string(*ext) : "", std::move(problem)});
+    }
   }
 
   void read_event_array(od::array events) {
-    size_t& index = next_index_;
     std::string path, args_path;  // reused: no allocation per event
     for (auto element : events) {
+      const size_t index = next_index_;
       path.assign("traceEvents[");
       fmt::format_to(std::back_inserter(path), "{}]", index);
       args_path.assign(path).append(".args");
@@ -273,27 +305,12 @@ class Reader : private detail::OndemandWalker {
       if (type != od::json_type::object) {
         validate(item, 2, path);
         trace_.skipped.push_back({index, "", "not an object"});
-        ++index;
+        ++next_index_;
         continue;
       }
       od::object object;
       check(item.get_object().get(object), path);
-      const RawEvent raw = read_raw_event(object, path, args_path);
-      const auto category = raw.ph && *raw.ph == "X" && raw.cat ? category_from(*raw.cat) : std::nullopt;
-      if (!category) {
-        ++trace_.ignored_events;
-      } else {
-        KinetoEvent event;
-        event.source_index = index;
-        std::string problem = to_event(raw, *category, event);
-        if (problem.empty()) {
-          trace_.events.push_back(std::move(event));
-        } else {
-          const auto ext = raw.external_id.as_int64();
-          trace_.skipped.push_back({index, ext ? std::to_string(*ext) : "", std::move(problem)});
-        }
-      }
-      ++index;
+      record(read_raw_event(object, path, args_path));
     }
   }
 
@@ -305,10 +322,11 @@ class Reader : private detail::OndemandWalker {
   const ArrayWindows* windows_ = nullptr;  // the "traceEvents" windows while not yet read
   const std::string* full_text_ = nullptr;
   size_t next_index_ = 0;
+  const bool fast_events_;
 };
 
-KinetoTrace parse_padded(std::string& text, const std::string& source_name) {
-  return Reader(text, source_name).read(text);
+KinetoTrace parse_padded(std::string& text, const std::string& source_name, bool fast_events = true) {
+  return Reader(text, source_name, fast_events).read(text);
 }
 
 bool has_gzip_magic(std::string_view bytes) {
@@ -349,6 +367,15 @@ KinetoTrace parse_kineto_trace_text(std::string_view text, const std::string& so
   std::string owned = has_gzip_magic(text) ? gunzip(text, source_name) : std::string(text);
   return parse_padded(owned, source_name);
 }
+
+namespace detail {
+
+KinetoTrace parse_kineto_trace_text_walked(std::string_view text, const std::string& source_name) {
+  std::string owned = has_gzip_magic(text) ? gunzip(text, source_name) : std::string(text);
+  return parse_padded(owned, source_name, false);
+}
+
+}  // namespace detail
 
 KinetoTrace read_kineto_trace(const std::filesystem::path& path) {
   std::string text = read_maybe_gzip(path);
