@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace snr::pytorch {
 
 namespace {
@@ -13,20 +17,64 @@ size_t skip_space(std::string_view text, size_t at) {
   return at;
 }
 
-// `at` is on an opening quote; returns one past the closing quote, or npos.
-// Strings are most of a trace's bytes, so the quotes are found with memchr;
-// a quote closes the string when an even number of backslashes precedes it.
-size_t skip_string(std::string_view text, size_t at) {
-  const size_t open = at;
-  for (++at; at < text.size(); ++at) {
-    const void* quote = std::memchr(text.data() + at, '"', text.size() - at);
-    if (quote == nullptr) return std::string_view::npos;
-    at = static_cast<size_t>(static_cast<const char*>(quote) - text.data());
-    size_t backslashes = 0;
-    while (at - backslashes - 1 > open && text[at - backslashes - 1] == '\\') ++backslashes;
-    if (backslashes % 2 == 0) return at + 1;
+// The first byte at or after `at` for which `wanted` holds, or text.size().
+// Sixteen bytes at a time where SSE2 is there: string bytes and numbers are
+// most of a trace, and the scan only stops at quotes, backslashes and
+// brackets.
+template <typename Wanted, typename WantedMask>
+size_t find_first(std::string_view text, size_t at, Wanted&& wanted, WantedMask&& wanted_mask) {
+#if defined(__SSE2__)
+  while (at + 16 <= text.size()) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + at));
+    const int mask = _mm_movemask_epi8(wanted_mask(chunk));
+    if (mask != 0) return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    at += 16;
   }
-  return std::string_view::npos;
+#else
+  (void)wanted_mask;
+#endif
+  while (at < text.size() && !wanted(text[at])) ++at;
+  return at;
+}
+
+#if defined(__SSE2__)
+__m128i equal_to(__m128i chunk, char c) { return _mm_cmpeq_epi8(chunk, _mm_set1_epi8(c)); }
+#endif
+
+size_t find_quote_or_backslash(std::string_view text, size_t at) {
+  return find_first(
+      text, at, [](char c) { return c == '"' || c == '\\'; },
+      [](auto chunk) {
+#if defined(__SSE2__)
+        return _mm_or_si128(equal_to(chunk, '"'), equal_to(chunk, '\\'));
+#else
+        return chunk;
+#endif
+      });
+}
+
+// Quotes and brackets: what a skip over a container stops at.
+size_t find_quote_or_bracket(std::string_view text, size_t at) {
+  return find_first(
+      text, at, [](char c) { return c == '"' || c == '[' || c == ']' || c == '{' || c == '}'; },
+      [](auto chunk) {
+#if defined(__SSE2__)
+        const __m128i brackets = _mm_or_si128(_mm_or_si128(equal_to(chunk, '['), equal_to(chunk, ']')),
+                                              _mm_or_si128(equal_to(chunk, '{'), equal_to(chunk, '}')));
+        return _mm_or_si128(equal_to(chunk, '"'), brackets);
+#else
+        return chunk;
+#endif
+      });
+}
+
+// `at` is on an opening quote; returns one past the closing quote, or npos.
+size_t skip_string(std::string_view text, size_t at) {
+  for (++at;; at += 2) {
+    at = find_quote_or_backslash(text, at);
+    if (at >= text.size()) return std::string_view::npos;
+    if (text[at] == '"') return at + 1;
+  }
 }
 
 // One past the value starting at `at`, or npos.
@@ -39,19 +87,22 @@ size_t skip_value(std::string_view text, size_t at) {
     return at;
   }
   size_t depth = 0;
-  for (; at < text.size(); ++at) {
+  while (true) {
+    at = find_quote_or_bracket(text, at);
+    if (at >= text.size()) return std::string_view::npos;
     const char c = text[at];
     if (c == '"') {
       at = skip_string(text, at);
       if (at == std::string_view::npos) return at;
-      --at;
-    } else if (c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ']' || c == '}') {
-      if (--depth == 0) return at + 1;
+      continue;
     }
+    if (c == '[' || c == '{') {
+      ++depth;
+    } else if (--depth == 0) {
+      return at + 1;
+    }
+    ++at;
   }
-  return std::string_view::npos;
 }
 
 // Scans the array whose '[' is at `at` into `out`; false when malformed.
