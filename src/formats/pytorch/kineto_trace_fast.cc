@@ -88,8 +88,9 @@ class FastEventReader {
   }
 
   // A JSON number converted as simdjson's get_number() does; the forms whose
-  // conversion could differ ("-0", integers beyond int64_t, doubles that
-  // overflow or underflow) are left to the walker.
+  // conversion could differ ("-0", integers beyond int64_t, more than 19
+  // significant digits, doubles that overflow or underflow) are left to the
+  // walker.
   bool read_number(JsonNumber& n) {
     const char* const begin = at_;
     const char* p = at_;
@@ -104,12 +105,17 @@ class FastEventReader {
     }
     const size_t digit_count = static_cast<size_t>(p - digits);
     bool integral = true;
+    size_t fraction_digits = 0;
     if (p != end_ && *p == '.') {
       integral = false;
       ++p;
-      if (p == end_ || !is_digit(*p)) return false;
+      const char* const fraction = p;
       while (p != end_ && is_digit(*p)) ++p;
+      fraction_digits = static_cast<size_t>(p - fraction);
+      if (fraction_digits == 0) return false;
     }
+    // Beyond 19 digits simdjson rounds by another route: leave those to it.
+    if (digit_count + fraction_digits > 19) return false;
     if (p != end_ && (*p == 'e' || *p == 'E')) {
       integral = false;
       ++p;
@@ -122,8 +128,6 @@ class FastEventReader {
     n.numeric = true;
     if (integral) {
       if (negative && digit_count == 1 && *digits == '0') return false;  // "-0"
-      // 18 digits always fit; 19 may, past that never.
-      if (digit_count > 19) return false;
       int64_t value = 0;
       const auto [stop, ec] = std::from_chars(begin, p, value);
       if (ec != std::errc() || stop != p) return false;

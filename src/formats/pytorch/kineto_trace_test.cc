@@ -107,6 +107,7 @@ TEST(KinetoTraceFastPath, LeavesUnusualTextToTheWalker) {
            R"({"ts": 1e400})",              // beyond a double
            R"({"ts": 1e-400})",             // below a double
            R"({"ts": 12345678901234567890})",  // beyond int64_t
+           R"({"ts": 241366909609017241203200001.76})",  // more than 19 digits
            R"({"ts": 01})",                 // leading zero
            R"({"ts": 1x})",                 // bad literal
            R"({"ph": "X", "ph": "X"})",     // duplicate key
