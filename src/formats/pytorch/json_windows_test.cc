@@ -80,9 +80,12 @@ std::optional<std::vector<std::pair<size_t, size_t>>> elements(std::string_view 
 TEST(JsonWindows, AgreesWithAByteAtATimeScan) {
   // Random texts of the characters the scan stops at, around a few lengths
   // of plain runs so that both the 16-byte and the tail loops see them.
-  const std::string alphabet = "\"\\[]{},: a1";
+  // Half the texts have no backslash: those are scanned 64 bytes at a time.
+  const std::string with_backslash = "\"\\[]{},: a1";
+  const std::string without_backslash = "\"[]{},: a1";
   std::mt19937 random(7);
-  for (int round = 0; round < 20000; ++round) {
+  for (int round = 0; round < 40000; ++round) {
+    const std::string& alphabet = round % 2 == 0 ? with_backslash : without_backslash;
     std::string body;
     const size_t length = random() % 90;
     for (size_t i = 0; i < length; ++i) {
