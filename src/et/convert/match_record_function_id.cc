@@ -19,6 +19,9 @@ class RecordFunctionIdMatcher final : public OpMatcher {
   MatcherOutcome run(const OpMatchInput& input, OpMatchState& state, uint8_t index) const override {
     MatcherOutcome outcome;
     std::unordered_map<int64_t, size_t> event_by_id;
+    size_t kineto_ops = 0;
+    for (const auto& thread : input.kineto_threads) kineto_ops += thread.size();
+    event_by_id.reserve(kineto_ops);
     for (const auto& thread : input.kineto_threads) {
       for (size_t e : thread) {
         const auto& id = input.device.events[e].record_function_id;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "common/error.h"
@@ -215,16 +215,14 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   }
   stats.name_mismatches = state.name_mismatches;
   std::vector<size_t> direct_match(events.size(), kNone);
-  std::set<size_t> name_seen;  // host ops whose name some Kineto op carries
+  std::vector<bool> name_seen(host.nodes.size(), false);  // host ops whose name some Kineto op carries
   {
-    std::set<std::string_view> kineto_names;
+    std::unordered_set<std::string_view> kineto_names;
     for (const auto& thread : input.kineto_threads) {
       for (size_t e : thread) kineto_names.insert(events[e].name);
     }
     for (const auto& thread : input.host_threads) {
-      for (size_t h : thread) {
-        if (kineto_names.count(host.nodes[h].name) != 0) name_seen.insert(h);
-      }
+      for (size_t h : thread) name_seen[h] = kineto_names.count(host.nodes[h].name) != 0;
     }
   }
   for (const auto& thread : input.host_threads) {
@@ -236,7 +234,7 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
       const size_t e = state.event_of_host[h];
       if (e == kNoMatch) {
         if (!marker) {
-          ++(name_seen.count(h) != 0 ? stats.host_ops_unmatched_name_differs : stats.host_ops_unmatched_absent);
+          ++(name_seen[h] ? stats.host_ops_unmatched_name_differs : stats.host_ops_unmatched_absent);
         }
         continue;
       }
@@ -321,9 +319,16 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   };
   std::vector<Launch> launches;
   std::map<KinetoCategory, CategoryCount> by_category;
+  // Host node index by id, for the walk up from a communication kernel's
+  // host op: built at the first such kernel (most traces have few or none).
   std::unordered_map<uint64_t, size_t> index_of;
-  index_of.reserve(host.nodes.size());
-  for (size_t i = 0; i < host.nodes.size(); ++i) index_of.emplace(host.nodes[i].id, i);
+  const auto host_index_by_id = [&]() -> const std::unordered_map<uint64_t, size_t>& {
+    if (index_of.empty() && !host.nodes.empty()) {
+      index_of.reserve(host.nodes.size());
+      for (size_t i = 0; i < host.nodes.size(); ++i) index_of.emplace(host.nodes[i].id, i);
+    }
+    return index_of;
+  };
   for (size_t i = 0; i < events.size(); ++i) {
     const KinetoEvent& event = events[i];
     if (!is_gpu_category(event.category)) continue;
@@ -348,7 +353,7 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
     }
     ++category.linked;
     if (comm_kernel) {
-      ++(inside_collective(host, host_index, index_of) ? stats.comm_linked_to_collective
+      ++(inside_collective(host, host_index, host_index_by_id()) ? stats.comm_linked_to_collective
                                                        : stats.comm_linked_elsewhere);
     }
     launches.push_back({i, runtime->second, host_index});
