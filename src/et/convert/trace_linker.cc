@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "et/convert/comm_record.h"
 #include "et/convert/link_checks.h"
 #include "et/convert/op_matching.h"
+#include "formats/pytorch/json_input.h"
 
 namespace snr::et_convert {
 
@@ -372,7 +374,15 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   uint64_t next_id = 0;
   for (const auto& node : out.nodes) next_id = std::max(next_id, node.id);
   ++next_id;
-  out.nodes.reserve(out.nodes.size() + launches.size());
+  if (out.nodes.capacity() < out.nodes.size() + launches.size()) {
+    // What reserve() does, with huge pages asked for before the moves touch
+    // the new storage.
+    std::vector<HostNode> grown;
+    grown.reserve(out.nodes.size() + launches.size());
+    pytorch::advise_huge_pages(grown.data(), grown.capacity() * sizeof(HostNode));
+    std::move(out.nodes.begin(), out.nodes.end(), std::back_inserter(grown));
+    out.nodes.swap(grown);
+  }
   for (const Launch& launch : launches) {
     const KinetoEvent& gpu = events[launch.gpu_index];
     HostNode node;

@@ -25,6 +25,19 @@
 
 namespace snr::pytorch {
 
+void advise_huge_pages(const void* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr size_t kHugePageBytes = 2 << 20;
+  if (bytes < 2 * kHugePageBytes) return;
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHugePageBytes - 1);
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 namespace {
 
 // The streaming readers need this many readable bytes past the text
@@ -47,23 +60,6 @@ size_t declared_inflated_bytes(std::string_view compressed) {
                           static_cast<size_t>(tail[2]) << 16 | static_cast<size_t>(tail[3]) << 24;
   constexpr size_t kMaxDeflateRatio = 1032;
   return std::min(declared, compressed.size() * kMaxDeflateRatio);
-}
-
-// Asks for transparent huge pages under a large buffer about to be filled:
-// the first touch of a fresh 4 KiB page is a fault, and a trace inflates
-// into hundreds of megabytes of them. Advice only: nothing changes if the
-// kernel declines.
-void advise_huge_pages(const char* data, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr size_t kHugePageBytes = 2 << 20;
-  if (bytes < 2 * kHugePageBytes) return;
-  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHugePageBytes - 1);
-  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
 }
 
 #if defined(SNR_HAVE_LIBDEFLATE)

@@ -90,6 +90,7 @@ class Reader : private detail::OndemandWalker {
       // Some entries are ignored, so this can be more than the events kept;
       // the untouched tail costs address space, not memory.
       trace_.events.reserve(split->elements);
+      advise_huge_pages(trace_.events.data(), trace_.events.capacity() * sizeof(KinetoEvent));
       piece_ = {Piece::Kind::kRoot, text, split->array_begin, split->array_end, 0};
     }
     od::parser parser;
