@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "et/convert/comm_record.h"
+#include "et/convert/flat_id_map.h"
 #include "et/convert/link_checks.h"
 #include "et/convert/op_matching.h"
 #include "formats/pytorch/json_input.h"
@@ -256,25 +257,29 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   // cuda_sync events name the stream a synchronising call waits on (the
   // runtime event itself has none): the stream for cudaStreamSynchronize, the
   // stream the event was recorded on for cudaEventSynchronize and waits.
-  std::unordered_map<int64_t, size_t> cuda_sync_by_correlation;
+  size_t cuda_sync_count = 0;
+  size_t runtime_count = 0;
+  for (const KinetoEvent& event : events) {
+    cuda_sync_count += event.category == KinetoCategory::kCudaSync ? 1 : 0;
+    runtime_count += is_runtime_category(event.category) ? 1 : 0;
+  }
+  FlatIdMap cuda_sync_by_correlation(cuda_sync_count);
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i].category != KinetoCategory::kCudaSync) continue;
     ++stats.cuda_sync_events;
     if (events[i].correlation) cuda_sync_by_correlation.emplace(*events[i].correlation, i);
   }
-  std::unordered_map<int64_t, size_t> runtime_by_correlation;
+  FlatIdMap runtime_by_correlation(runtime_count);
   for (size_t i = 0; i < events.size(); ++i) {
     const KinetoEvent& event = events[i];
     if (!is_runtime_category(event.category)) continue;
     if (event.correlation) runtime_by_correlation.emplace(*event.correlation, i);
-    const auto gpu_side = event.correlation ? cuda_sync_by_correlation.find(*event.correlation)
-                                            : cuda_sync_by_correlation.end();
+    const size_t* gpu_side = event.correlation ? cuda_sync_by_correlation.find(*event.correlation) : nullptr;
     // cudaStreamWaitEvent: a GPU-side wait, kept on its host op with the
     // streams its cuda_sync event names (the converter orders the streams).
-    const bool stream_wait = is_stream_wait_call(event.name) ||
-                             (gpu_side != cuda_sync_by_correlation.end() && !is_sync_call(event.name));
+    const bool stream_wait = is_stream_wait_call(event.name) || (gpu_side != nullptr && !is_sync_call(event.name));
     if (stream_wait) {
-      if (gpu_side != cuda_sync_by_correlation.end()) ++stats.cuda_sync_stream_waits;
+      if (gpu_side != nullptr) ++stats.cuda_sync_stream_waits;
       ++stats.stream_wait_calls;
       if (host_of[i] == kNone) {
         ++stats.stream_waits_unlinked;
@@ -282,8 +287,8 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
       }
       pytorch::HostStreamWait wait;
       wait.ts_ns = event.ts_ns;
-      if (gpu_side != cuda_sync_by_correlation.end()) {
-        const KinetoEvent& sync = events[gpu_side->second];
+      if (gpu_side != nullptr) {
+        const KinetoEvent& sync = events[*gpu_side];
         wait.stream = sync.stream;
         wait.wait_on_stream = sync.wait_on_stream;
         ++stats.stream_waits_with_streams;
@@ -296,15 +301,15 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
     ++stats.sync_calls;
     if (host_of[i] == kNone) {
       ++stats.syncs_unlinked;
-      if (gpu_side != cuda_sync_by_correlation.end()) ++stats.cuda_sync_unlinked;
+      if (gpu_side != nullptr) ++stats.cuda_sync_unlinked;
       continue;
     }
     int64_t stream = event.stream;
-    if (gpu_side != cuda_sync_by_correlation.end() && event.name.find("Device") == std::string::npos) {
-      const KinetoEvent& sync = events[gpu_side->second];
+    if (gpu_side != nullptr && event.name.find("Device") == std::string::npos) {
+      const KinetoEvent& sync = events[*gpu_side];
       stream = sync.wait_on_stream >= 0 ? sync.wait_on_stream : sync.stream;
       ++stats.cuda_sync_attached;
-    } else if (gpu_side != cuda_sync_by_correlation.end()) {
+    } else if (gpu_side != nullptr) {
       ++stats.cuda_sync_attached;
     }
     out.nodes[host_of[i]].syncs.push_back({event.name, event.ts_ns, stream});
@@ -342,15 +347,14 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
     const bool comm_kernel = event.category == KinetoCategory::kKernel &&
                              classify_comm_kernel(event.name, comm_kind, collective);
     if (comm_kernel) ++stats.comm_kernels;
-    const auto runtime = event.correlation ? runtime_by_correlation.find(*event.correlation)
-                                           : runtime_by_correlation.end();
-    if (runtime == runtime_by_correlation.end()) {
+    const size_t* runtime = event.correlation ? runtime_by_correlation.find(*event.correlation) : nullptr;
+    if (runtime == nullptr) {
       ++stats.gpu_without_runtime;
       continue;
     }
-    const size_t host_index = host_of[runtime->second];
+    const size_t host_index = host_of[*runtime];
     if (host_index == kNone) {
-      ++(attribution.enclosed[runtime->second] ? stats.gpu_without_host_op : stats.gpu_without_cpu_op);
+      ++(attribution.enclosed[*runtime] ? stats.gpu_without_host_op : stats.gpu_without_cpu_op);
       continue;
     }
     ++category.linked;
@@ -358,7 +362,7 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
       ++(inside_collective(host, host_index, host_index_by_id()) ? stats.comm_linked_to_collective
                                                        : stats.comm_linked_elsewhere);
     }
-    launches.push_back({i, runtime->second, host_index});
+    launches.push_back({i, *runtime, host_index});
   }
   for (auto& [category, count] : by_category) {
     count.category = std::string(pytorch::kineto_category_name(category));
