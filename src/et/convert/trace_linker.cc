@@ -218,16 +218,17 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   }
   stats.name_mismatches = state.name_mismatches;
   std::vector<size_t> direct_match(events.size(), kNone);
-  std::vector<bool> name_seen(host.nodes.size(), false);  // host ops whose name some Kineto op carries
-  {
-    std::unordered_set<std::string_view> kineto_names;
-    for (const auto& thread : input.kineto_threads) {
-      for (size_t e : thread) kineto_names.insert(events[e].name);
+  // Names of the Kineto CPU ops, gathered at the first unmatched host op
+  // (a well-linked trace has few): does Kineto have its name?
+  std::unordered_set<std::string_view> kineto_names;
+  const auto kineto_has_name = [&](std::string_view name) {
+    if (kineto_names.empty()) {
+      for (const auto& thread : input.kineto_threads) {
+        for (size_t e : thread) kineto_names.insert(events[e].name);
+      }
     }
-    for (const auto& thread : input.host_threads) {
-      for (size_t h : thread) name_seen[h] = kineto_names.count(host.nodes[h].name) != 0;
-    }
-  }
+    return kineto_names.count(name) != 0;
+  };
   for (const auto& thread : input.host_threads) {
     ThreadLinkSummary summary;
     summary.host_tid = host.nodes[thread.front()].tid;
@@ -237,7 +238,7 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
       const size_t e = state.event_of_host[h];
       if (e == kNoMatch) {
         if (!marker) {
-          ++(name_seen[h] ? stats.host_ops_unmatched_name_differs : stats.host_ops_unmatched_absent);
+          ++(kineto_has_name(host.nodes[h].name) ? stats.host_ops_unmatched_name_differs : stats.host_ops_unmatched_absent);
         }
         continue;
       }

@@ -90,7 +90,10 @@ class FastEventReader {
   // conversion could differ ("-0", integers beyond int64_t, more than 19
   // significant digits, doubles that overflow or underflow) are left to the
   // walker.
-  bool read_number(JsonNumber& n) {
+  bool read_number(JsonNumber& n) { return read_number(&n); }
+
+  // `n` null: the number is only checked (a value the reader does not keep).
+  bool read_number(JsonNumber* n) {
     const char* const begin = at_;
     const char* p = at_;
     const bool negative = p != end_ && *p == '-';
@@ -115,25 +118,35 @@ class FastEventReader {
     }
     // Beyond 19 digits simdjson rounds by another route: leave those to it.
     if (digit_count + fraction_digits > 19) return false;
+    bool exponent = false;
     if (p != end_ && (*p == 'e' || *p == 'E')) {
       integral = false;
+      exponent = true;
       ++p;
       if (p != end_ && (*p == '+' || *p == '-')) ++p;
       if (p == end_ || !is_digit(*p)) return false;
       while (p != end_ && is_digit(*p)) ++p;
     }
     if (p == end_ || !ends_scalar(*p)) return false;
-    n.present = true;
-    n.numeric = true;
+    if (n == nullptr && !exponent) {
+      // At most 19 digits and no exponent: always within a double's range,
+      // so the walker accepts it ("-0" included) and nothing is converted.
+      at_ = p;
+      return true;
+    }
+    JsonNumber ignored;
+    if (n == nullptr) n = &ignored;
+    n->present = true;
+    n->numeric = true;
     if (integral) {
       if (negative && digit_count == 1 && *digits == '0') return false;  // "-0"
       int64_t value = 0;
       const auto [stop, ec] = std::from_chars(begin, p, value);
       if (ec != std::errc() || stop != p) return false;
-      n.integral = true;
-      n.integer = value;
+      n->integral = true;
+      n->integer = value;
     } else {
-      const auto [stop, ec] = std::from_chars(begin, p, n.real);
+      const auto [stop, ec] = std::from_chars(begin, p, n->real);
       if (ec != std::errc() || stop != p) return false;
     }
     at_ = p;
@@ -225,10 +238,7 @@ class FastEventReader {
       case 't': return read_literal("true");
       case 'f': return read_literal("false");
       case 'n': return read_literal("null");
-      default: {
-        JsonNumber ignored;
-        return read_number(ignored);
-      }
+      default: return read_number(nullptr);
     }
   }
 
