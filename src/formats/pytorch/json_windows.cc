@@ -150,16 +150,13 @@ size_t skip_value(std::string_view text, size_t at) {
   return skip_container(text, at);
 }
 
-// Scans the array whose '[' is at `at` into `out`; false when malformed.
-bool scan_array(std::string_view text, size_t at, size_t window_bytes, ArrayWindows& out,
-                const std::function<void(size_t)>& passed) {
-  out.array_begin = at;
-  size_t pos = skip_space(text, at + 1);
-  if (pos < text.size() && text[pos] == ']') {
-    out.array_end = pos + 1;
-    return true;
-  }
-  size_t window_begin = pos;
+}  // namespace
+
+size_t skip_json_space(std::string_view text, size_t at) { return skip_space(text, at); }
+
+bool scan_array_windows_from(std::string_view text, size_t element, size_t window_begin, size_t window_bytes,
+                             ArrayWindows& out, const std::function<void(size_t)>& passed) {
+  size_t pos = element;
   while (true) {
     const size_t end = skip_value(text, pos);
     if (end == std::string_view::npos || end == pos) return false;
@@ -181,10 +178,7 @@ bool scan_array(std::string_view text, size_t at, size_t window_bytes, ArrayWind
   }
 }
 
-}  // namespace
-
-std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::string_view key,
-                                                    size_t window_bytes, const std::function<void(size_t)>& passed) {
+std::optional<size_t> find_root_array(std::string_view text, std::string_view key) {
   size_t pos = skip_space(text, 0);
   if (pos >= text.size() || text[pos] != '{') return std::nullopt;
   pos = skip_space(text, pos + 1);
@@ -197,9 +191,7 @@ std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::
     pos = skip_space(text, pos + 1);
     if (name == key) {
       if (pos >= text.size() || text[pos] != '[') return std::nullopt;
-      ArrayWindows windows;
-      if (!scan_array(text, pos, window_bytes, windows, passed)) return std::nullopt;
-      return windows;
+      return pos;
     }
     pos = skip_value(text, pos);
     if (pos == std::string_view::npos) return std::nullopt;
@@ -208,6 +200,21 @@ std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::
     pos = skip_space(text, pos + 1);
   }
   return std::nullopt;
+}
+
+std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::string_view key,
+                                                    size_t window_bytes, const std::function<void(size_t)>& passed) {
+  const auto open = find_root_array(text, key);
+  if (!open) return std::nullopt;
+  ArrayWindows windows;
+  windows.array_begin = *open;
+  const size_t first = skip_space(text, *open + 1);
+  if (first < text.size() && text[first] == ']') {
+    windows.array_end = first + 1;
+    return windows;
+  }
+  if (!scan_array_windows_from(text, first, first, window_bytes, windows, passed)) return std::nullopt;
+  return windows;
 }
 
 }  // namespace snr::pytorch

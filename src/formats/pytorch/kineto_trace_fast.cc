@@ -26,7 +26,14 @@ bool ends_scalar(char c) { return is_space(c) || c == ',' || c == '}' || c == ']
 
 class FastEventReader {
  public:
-  explicit FastEventReader(std::string_view text) : at_(text.data()), end_(text.data() + text.size()) {}
+  explicit FastEventReader(std::string_view text, size_t at = 0)
+      : at_(text.data() + at), end_(text.data() + text.size()) {}
+
+  // One event: the offset one past it from the text's start, or npos.
+  size_t read_one(KinetoRawEvent& raw, const char* text_begin) {
+    if (!read_event(raw)) return std::string_view::npos;
+    return static_cast<size_t>(at_ - text_begin);
+  }
 
   bool read(const std::function<void(const KinetoRawEvent&)>& visit) {
     while (true) {
@@ -302,6 +309,10 @@ bool read_kineto_events_fast(std::string_view elements, const std::function<void
   // The walker's first stage refuses invalid UTF-8 anywhere in the window.
   if (!simdjson::validate_utf8(elements.data(), elements.size())) return false;
   return FastEventReader(elements).read(visit);
+}
+
+size_t read_kineto_event_fast(std::string_view text, size_t at, KinetoRawEvent& raw) {
+  return FastEventReader(text, at).read_one(raw, text.data());
 }
 
 }  // namespace snr::pytorch::detail

@@ -35,8 +35,18 @@ struct KinetoRawEvent {
 // have been called for some of the elements already.
 bool read_kineto_events_fast(std::string_view elements, const std::function<void(const KinetoRawEvent&)>& visit);
 
+// The one event at `at` of `text`, without the UTF-8 check (the caller
+// checks each window once): one past it, or npos where the fast path leaves
+// it to the walker.
+size_t read_kineto_event_fast(std::string_view text, size_t at, KinetoRawEvent& raw);
+
 // parse_kineto_trace_text with every window walked by simdjson: the
 // reference the fast path is tested against.
 KinetoTrace parse_kineto_trace_text_walked(std::string_view text, const std::string& source_name);
+
+// parse_kineto_trace_text with windows of `window_bytes` (tests put window
+// boundaries anywhere), the fast path on or off.
+KinetoTrace parse_kineto_trace_text_in_windows(std::string_view text, const std::string& source_name,
+                                               size_t window_bytes, bool fast_events);
 
 }  // namespace snr::pytorch::detail

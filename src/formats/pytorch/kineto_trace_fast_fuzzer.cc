@@ -44,16 +44,27 @@ bool same(const snr::pytorch::KinetoTrace& a, const snr::pytorch::KinetoTrace& b
   return true;
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const Outcome fast = outcome_of([&] { return snr::pytorch::parse_kineto_trace_text(text, "fuzz-input"); });
-  const Outcome walked =
-      outcome_of([&] { return snr::pytorch::detail::parse_kineto_trace_text_walked(text, "fuzz-input"); });
+void expect_same(const Outcome& fast, const Outcome& walked) {
   if (fast.error != walked.error || fast.trace.has_value() != walked.trace.has_value() ||
       (fast.trace && !same(*fast.trace, *walked.trace))) {
     std::abort();
   }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  expect_same(outcome_of([&] { return snr::pytorch::parse_kineto_trace_text(text, "fuzz-input"); }),
+              outcome_of([&] { return snr::pytorch::detail::parse_kineto_trace_text_walked(text, "fuzz-input"); }));
+  // Windows of a few bytes to a few hundred (the last byte picks): window
+  // boundaries fall between any two events.
+  const size_t window_bytes = size == 0 ? 1 : 1 + data[size - 1] % 256;
+  const auto in_windows = [&](bool fast) {
+    return outcome_of([&] {
+      return snr::pytorch::detail::parse_kineto_trace_text_in_windows(text, "fuzz-input", window_bytes, fast);
+    });
+  };
+  expect_same(in_windows(true), in_windows(false));
   return 0;
 }

@@ -164,5 +164,50 @@ TEST(KinetoTraceFastPath, MatchesTheWalk) {
   }
 }
 
+// Events read while the windows are found, then window by window from the
+// first the fast path leaves: the same as the walk for every window size.
+TEST(KinetoTraceFastPath, MatchesTheWalkAcrossWindows) {
+  std::string events;
+  for (int i = 0; i < 40; ++i) {
+    if (i != 0) events += ",\n";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i) + R"(", "pid": 0, "tid": 7, "ts": )" +
+              std::to_string(i) + R"(.5, "dur": 1, "args": {"correlation": )" + std::to_string(i) + "}}";
+  }
+  const std::string good = R"({"schemaVersion": 1, "traceEvents": [)" + events + R"(], "baseTimeNanoseconds": 10})";
+  std::vector<std::string> documents = {good};
+  for (const std::string& damage : {std::string(R"("name": "a\"b", )"), std::string(R"("ts": 1e400, )"),
+                                    std::string(R"("ph": "M", "ph": "M", )"), std::string("\"x\": \"\xff\", ")}) {
+    for (const size_t event : {size_t{0}, size_t{17}, size_t{39}}) {
+      std::string document = good;
+      size_t at = document.find("{\"ph\"");
+      for (size_t i = 0; i < event; ++i) at = document.find("{\"ph\"", at + 1);
+      document.insert(at + 1, damage);
+      documents.push_back(document);
+    }
+  }
+  documents.push_back(good.substr(0, good.size() - 200));  // cut near its end
+  for (const std::string& document : documents) {
+    for (const size_t window_bytes : {size_t{1}, size_t{150}, size_t{1000}, size_t{1} << 22}) {
+      std::string fast_error, walked_error;
+      KinetoTrace fast, walked;
+      try {
+        fast = detail::parse_kineto_trace_text_in_windows(document, "x.json", window_bytes, true);
+      } catch (const Error& e) {
+        fast_error = e.what();
+      }
+      try {
+        walked = detail::parse_kineto_trace_text_in_windows(document, "x.json", window_bytes, false);
+      } catch (const Error& e) {
+        walked_error = e.what();
+      }
+      EXPECT_EQ(fast_error, walked_error) << window_bytes << " " << document;
+      EXPECT_EQ(fast.events, walked.events) << window_bytes;
+      EXPECT_EQ(fast.ignored_events, walked.ignored_events) << window_bytes;
+      EXPECT_EQ(fast.skipped.size(), walked.skipped.size()) << window_bytes;
+      EXPECT_EQ(fast.base_time_ns, walked.base_time_ns) << window_bytes;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace snr::pytorch
