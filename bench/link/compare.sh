@@ -7,8 +7,8 @@
 # file must be identical. With BROKEN=1 the first pair is also the base of
 # broken inputs, each tried as the host and as the device trace (the other
 # side intact): empty, cut, gzip damage of every kind, JSON errors near and
-# at the 4 MiB window boundary. Prints one line per case and exits 1 on any
-# difference.
+# at the 4 MiB window boundary (SIDES="host device" and VARIANTS="..." pick
+# some). Prints one line per case and exits 1 on any difference.
 set -euo pipefail
 if [[ $# -lt 5 || $(( ($# - 3) % 2 )) -ne 0 ]]; then
   echo "usage: $0 BEFORE AFTER WORK_DIR HOST KINETO [HOST KINETO]..." >&2
@@ -63,10 +63,10 @@ done
 
 if [[ ${BROKEN:-0} == 1 ]]; then
   host=$(realpath "${pairs[0]}") kineto=$(realpath "${pairs[1]}")
-  for side in host device; do
+  for side in ${SIDES:-host device}; do
     source_file=$host
     [[ $side == device ]] && source_file=$kineto
-    for variant in $(python3 "$(dirname "$0")/broken_inputs.py" --list); do
+    for variant in ${VARIANTS:-$(python3 "$(dirname "$0")/broken_inputs.py" --list)}; do
       broken="$work/broken-$variant"
       python3 "$(dirname "$0")/broken_inputs.py" "$variant" "$source_file" "$broken"
       if [[ $side == host ]]; then
