@@ -281,9 +281,11 @@ class Reader : private detail::OndemandWalker {
       split.array_end = pos + 1;
       return split;
     }
-    // Room for the events at the smallest size real traces write them:
-    // address space, of which only the pages the events fill are touched.
-    constexpr size_t kMinEventBytes = 64;
+    // Room for the events at about the smallest size real traces write them
+    // (the list grows past it if need be): address space, of which only the
+    // pages the events fill are touched. The reservation stays near the
+    // text's size, so that it fits wherever the text did.
+    constexpr size_t kMinEventBytes = 128;
     trace_.events.reserve((text.size() - *open) / kMinEventBytes + 1);
     advise_huge_pages(trace_.events.data(), trace_.events.capacity() * sizeof(KinetoEvent));
     size_t window_begin = pos;
