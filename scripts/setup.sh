@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache clang libclang-rt-14-dev
   # libraries
   libprotobuf-dev protobuf-compiler libyaml-cpp-dev nlohmann-json3-dev
-  libcli11-dev libfmt-dev libzstd-dev zlib1g-dev libsqlite3-dev
+  libcli11-dev libfmt-dev libzstd-dev zlib1g-dev libdeflate-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libpugixml-dev
   # optional in CMake (snr builds and runs without them): the packet-level
   # network backend, sweeps across MPI ranks, the Python module

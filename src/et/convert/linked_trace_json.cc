@@ -1,8 +1,6 @@
 #include "et/convert/linked_trace_json.h"
 
-#include <fmt/format.h>
-
-#include <iterator>
+#include <charconv>
 
 #include "common/file_io.h"
 
@@ -17,8 +15,14 @@ using pytorch::HostValue;
 
 bool is_null_text(std::string_view text) { return text.empty() || text == "null"; }
 
-void append_integer(std::string& out, int64_t value) { fmt::format_to(std::back_inserter(out), "{}", value); }
-void append_integer(std::string& out, uint64_t value) { fmt::format_to(std::back_inserter(out), "{}", value); }
+// std::to_chars, not fmt into a back_inserter: a linked trace writes
+// millions of integers, and fmt's iterator path costs several times more.
+template <typename Integer>
+void append_integer(std::string& out, Integer value) {
+  char digits[24];
+  const auto result = std::to_chars(digits, digits + sizeof(digits), value);
+  out.append(digits, result.ptr);
+}
 
 // The values are kept as compact JSON text already; only the list around them is written.
 void append_list(std::string& out, const std::vector<HostValue>& values, std::string_view HostValue::*field) {
@@ -52,7 +56,13 @@ void append_values(std::string& out, const std::vector<HostValue>& values) {
 
 template <typename Integer>
 void append_attr(std::string& out, std::string_view name, std::string_view type, Integer value) {
-  fmt::format_to(std::back_inserter(out), "{{\"name\":\"{}\",\"type\":\"{}\",\"value\":{}}},", name, type, value);
+  out += "{\"name\":\"";
+  out += name;
+  out += "\",\"type\":\"";
+  out += type;
+  out += "\",\"value\":";
+  append_integer(out, value);
+  out += "},";
 }
 
 const char* kind_name(HostNodeKind kind) {
@@ -123,8 +133,13 @@ void append_node(std::string& out, const HostNode& node) {
     out += ",\"stream_waits\":[";
     for (size_t i = 0; i < node.stream_waits.size(); ++i) {
       const auto& w = node.stream_waits[i];
-      fmt::format_to(std::back_inserter(out), "{}{{\"stream\":{},\"ts_ns\":{},\"wait_on_stream\":{}}}",
-                     i == 0 ? "" : ",", w.stream, w.ts_ns, w.wait_on_stream);
+      out += i == 0 ? "{\"stream\":" : ",{\"stream\":";
+      append_integer(out, w.stream);
+      out += ",\"ts_ns\":";
+      append_integer(out, w.ts_ns);
+      out += ",\"wait_on_stream\":";
+      append_integer(out, w.wait_on_stream);
+      out.push_back('}');
     }
     out.push_back(']');
   }
@@ -134,7 +149,11 @@ void append_node(std::string& out, const HostNode& node) {
       const auto& s = node.syncs[i];
       out += i == 0 ? "{\"api\":" : ",{\"api\":";
       pytorch::append_json_string(out, s.api);
-      fmt::format_to(std::back_inserter(out), ",\"stream\":{},\"ts_ns\":{}}}", s.stream, s.ts_ns);
+      out += ",\"stream\":";
+      append_integer(out, s.stream);
+      out += ",\"ts_ns\":";
+      append_integer(out, s.ts_ns);
+      out.push_back('}');
     }
     out.push_back(']');
   }

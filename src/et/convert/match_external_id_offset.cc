@@ -50,6 +50,56 @@ struct Candidate {
   int64_t gap_ns = 0;
 };
 
+// Counts of int64 keys in one flat open-addressed table: the offset
+// histogram takes millions of increments over few distinct offsets, where
+// std::unordered_map's node per key and pointer chase dominated.
+class OffsetCounter {
+ public:
+  OffsetCounter() : slots_(kInitialSlots) {}
+
+  void add(int64_t key) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    ++slot_for(slots_, key).count;
+  }
+
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    for (const Slot& slot : slots_) {
+      if (slot.count != 0) visit(slot.key, slot.count);
+    }
+  }
+
+ private:
+  struct Slot {
+    int64_t key = 0;
+    size_t count = 0;  // 0: empty
+  };
+  static constexpr size_t kInitialSlots = 1024;
+
+  Slot& slot_for(std::vector<Slot>& slots, int64_t key) {
+    const size_t mask = slots.size() - 1;
+    // Fibonacci hashing: offsets are small consecutive integers.
+    size_t at = static_cast<size_t>((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (slots[at].count != 0 && slots[at].key != key) at = (at + 1) & mask;
+    if (slots[at].count == 0) {
+      slots[at].key = key;
+      if (&slots == &slots_) ++used_;
+    }
+    return slots[at];
+  }
+
+  void grow() {
+    std::vector<Slot> bigger(slots_.size() * 2);
+    for (const Slot& slot : slots_) {
+      if (slot.count != 0) slot_for(bigger, slot.key).count = slot.count;
+    }
+    slots_.swap(bigger);
+  }
+
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+};
+
 class ExternalIdIndex {
  public:
   ExternalIdIndex(const OpMatchInput& input, const OpMatchState& state) : input_(input) {
@@ -215,18 +265,19 @@ class ExternalIdOffsetMatcher final : public OpMatcher {
       names.push_back({rf_ids.size() * it->second.size(), name});
     }
     std::sort(names.begin(), names.end());
-    std::unordered_map<int64_t, size_t> histogram;
+    OffsetCounter histogram;
     size_t pairs = 0;
     for (const auto& [cost, name] : names) {
       if (pairs > 0 && pairs + cost > kPairBudget) break;
       pairs += cost;
+      const std::vector<int64_t>& ext_ids = ids_by_name.at(name);
       for (int64_t rf : rf_ids_by_name[name]) {
-        for (int64_t ext : ids_by_name.at(name)) ++histogram[ext - rf];
+        for (int64_t ext : ext_ids) histogram.add(ext - rf);
       }
     }
+    // Any order: sort_candidates orders them totally.
     std::vector<Candidate> candidates;
-    candidates.reserve(histogram.size());
-    for (const auto& [offset, count] : histogram) candidates.push_back({offset, count});
+    histogram.for_each([&candidates](int64_t offset, size_t count) { candidates.push_back({offset, count}); });
     // The histogram is only a shortlist: the exact score decides.
     sort_candidates(candidates, reference);
     if (candidates.size() > kCandidates) candidates.resize(kCandidates);

@@ -4,8 +4,8 @@
 // chance, and such hits are counted as name mismatches, not matches.
 #include <fmt/format.h>
 
-#include <unordered_map>
 
+#include "et/convert/flat_id_map.h"
 #include "et/convert/op_matching.h"
 
 namespace snr::et_convert {
@@ -18,7 +18,9 @@ class RecordFunctionIdMatcher final : public OpMatcher {
 
   MatcherOutcome run(const OpMatchInput& input, OpMatchState& state, uint8_t index) const override {
     MatcherOutcome outcome;
-    std::unordered_map<int64_t, size_t> event_by_id;
+    size_t kineto_ops = 0;
+    for (const auto& thread : input.kineto_threads) kineto_ops += thread.size();
+    FlatIdMap event_by_id(kineto_ops);
     for (const auto& thread : input.kineto_threads) {
       for (size_t e : thread) {
         const auto& id = input.device.events[e].record_function_id;
@@ -30,13 +32,13 @@ class RecordFunctionIdMatcher final : public OpMatcher {
       for (size_t h : thread) {
         const auto& node = input.host.nodes[h];
         if (!node.rf_id || !state.host_free(h)) continue;
-        const auto it = event_by_id.find(static_cast<int64_t>(*node.rf_id));
-        if (it == event_by_id.end() || !state.event_free(it->second)) continue;
-        if (!same_op_name(node, input.device.events[it->second])) {
+        const size_t* event = event_by_id.find(static_cast<int64_t>(*node.rf_id));
+        if (event == nullptr || !state.event_free(*event)) continue;
+        if (!same_op_name(node, input.device.events[*event])) {
           ++state.name_mismatches;
           continue;
         }
-        state.pair(h, it->second, index);
+        state.pair(h, *event, index);
         ++outcome.matched;
       }
     }

@@ -3,16 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "common/error.h"
 #include "et/convert/comm_record.h"
+#include "et/convert/flat_id_map.h"
 #include "et/convert/link_checks.h"
 #include "et/convert/op_matching.h"
+#include "formats/pytorch/json_input.h"
 
 namespace snr::et_convert {
 
@@ -215,18 +218,17 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   }
   stats.name_mismatches = state.name_mismatches;
   std::vector<size_t> direct_match(events.size(), kNone);
-  std::set<size_t> name_seen;  // host ops whose name some Kineto op carries
-  {
-    std::set<std::string_view> kineto_names;
-    for (const auto& thread : input.kineto_threads) {
-      for (size_t e : thread) kineto_names.insert(events[e].name);
-    }
-    for (const auto& thread : input.host_threads) {
-      for (size_t h : thread) {
-        if (kineto_names.count(host.nodes[h].name) != 0) name_seen.insert(h);
+  // Names of the Kineto CPU ops, gathered at the first unmatched host op
+  // (a well-linked trace has few): does Kineto have its name?
+  std::unordered_set<std::string_view> kineto_names;
+  const auto kineto_has_name = [&](std::string_view name) {
+    if (kineto_names.empty()) {
+      for (const auto& thread : input.kineto_threads) {
+        for (size_t e : thread) kineto_names.insert(events[e].name);
       }
     }
-  }
+    return kineto_names.count(name) != 0;
+  };
   for (const auto& thread : input.host_threads) {
     ThreadLinkSummary summary;
     summary.host_tid = host.nodes[thread.front()].tid;
@@ -236,7 +238,7 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
       const size_t e = state.event_of_host[h];
       if (e == kNoMatch) {
         if (!marker) {
-          ++(name_seen.count(h) != 0 ? stats.host_ops_unmatched_name_differs : stats.host_ops_unmatched_absent);
+          ++(kineto_has_name(host.nodes[h].name) ? stats.host_ops_unmatched_name_differs : stats.host_ops_unmatched_absent);
         }
         continue;
       }
@@ -256,25 +258,29 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   // cuda_sync events name the stream a synchronising call waits on (the
   // runtime event itself has none): the stream for cudaStreamSynchronize, the
   // stream the event was recorded on for cudaEventSynchronize and waits.
-  std::unordered_map<int64_t, size_t> cuda_sync_by_correlation;
+  size_t cuda_sync_count = 0;
+  size_t runtime_count = 0;
+  for (const KinetoEvent& event : events) {
+    cuda_sync_count += event.category == KinetoCategory::kCudaSync ? 1 : 0;
+    runtime_count += is_runtime_category(event.category) ? 1 : 0;
+  }
+  FlatIdMap cuda_sync_by_correlation(cuda_sync_count);
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i].category != KinetoCategory::kCudaSync) continue;
     ++stats.cuda_sync_events;
     if (events[i].correlation) cuda_sync_by_correlation.emplace(*events[i].correlation, i);
   }
-  std::unordered_map<int64_t, size_t> runtime_by_correlation;
+  FlatIdMap runtime_by_correlation(runtime_count);
   for (size_t i = 0; i < events.size(); ++i) {
     const KinetoEvent& event = events[i];
     if (!is_runtime_category(event.category)) continue;
     if (event.correlation) runtime_by_correlation.emplace(*event.correlation, i);
-    const auto gpu_side = event.correlation ? cuda_sync_by_correlation.find(*event.correlation)
-                                            : cuda_sync_by_correlation.end();
+    const size_t* gpu_side = event.correlation ? cuda_sync_by_correlation.find(*event.correlation) : nullptr;
     // cudaStreamWaitEvent: a GPU-side wait, kept on its host op with the
     // streams its cuda_sync event names (the converter orders the streams).
-    const bool stream_wait = is_stream_wait_call(event.name) ||
-                             (gpu_side != cuda_sync_by_correlation.end() && !is_sync_call(event.name));
+    const bool stream_wait = is_stream_wait_call(event.name) || (gpu_side != nullptr && !is_sync_call(event.name));
     if (stream_wait) {
-      if (gpu_side != cuda_sync_by_correlation.end()) ++stats.cuda_sync_stream_waits;
+      if (gpu_side != nullptr) ++stats.cuda_sync_stream_waits;
       ++stats.stream_wait_calls;
       if (host_of[i] == kNone) {
         ++stats.stream_waits_unlinked;
@@ -282,8 +288,8 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
       }
       pytorch::HostStreamWait wait;
       wait.ts_ns = event.ts_ns;
-      if (gpu_side != cuda_sync_by_correlation.end()) {
-        const KinetoEvent& sync = events[gpu_side->second];
+      if (gpu_side != nullptr) {
+        const KinetoEvent& sync = events[*gpu_side];
         wait.stream = sync.stream;
         wait.wait_on_stream = sync.wait_on_stream;
         ++stats.stream_waits_with_streams;
@@ -296,15 +302,15 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
     ++stats.sync_calls;
     if (host_of[i] == kNone) {
       ++stats.syncs_unlinked;
-      if (gpu_side != cuda_sync_by_correlation.end()) ++stats.cuda_sync_unlinked;
+      if (gpu_side != nullptr) ++stats.cuda_sync_unlinked;
       continue;
     }
     int64_t stream = event.stream;
-    if (gpu_side != cuda_sync_by_correlation.end() && event.name.find("Device") == std::string::npos) {
-      const KinetoEvent& sync = events[gpu_side->second];
+    if (gpu_side != nullptr && event.name.find("Device") == std::string::npos) {
+      const KinetoEvent& sync = events[*gpu_side];
       stream = sync.wait_on_stream >= 0 ? sync.wait_on_stream : sync.stream;
       ++stats.cuda_sync_attached;
-    } else if (gpu_side != cuda_sync_by_correlation.end()) {
+    } else if (gpu_side != nullptr) {
       ++stats.cuda_sync_attached;
     }
     out.nodes[host_of[i]].syncs.push_back({event.name, event.ts_ns, stream});
@@ -321,9 +327,16 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   };
   std::vector<Launch> launches;
   std::map<KinetoCategory, CategoryCount> by_category;
+  // Host node index by id, for the walk up from a communication kernel's
+  // host op: built at the first such kernel (most traces have few or none).
   std::unordered_map<uint64_t, size_t> index_of;
-  index_of.reserve(host.nodes.size());
-  for (size_t i = 0; i < host.nodes.size(); ++i) index_of.emplace(host.nodes[i].id, i);
+  const auto host_index_by_id = [&]() -> const std::unordered_map<uint64_t, size_t>& {
+    if (index_of.empty() && !host.nodes.empty()) {
+      index_of.reserve(host.nodes.size());
+      for (size_t i = 0; i < host.nodes.size(); ++i) index_of.emplace(host.nodes[i].id, i);
+    }
+    return index_of;
+  };
   for (size_t i = 0; i < events.size(); ++i) {
     const KinetoEvent& event = events[i];
     if (!is_gpu_category(event.category)) continue;
@@ -335,23 +348,22 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
     const bool comm_kernel = event.category == KinetoCategory::kKernel &&
                              classify_comm_kernel(event.name, comm_kind, collective);
     if (comm_kernel) ++stats.comm_kernels;
-    const auto runtime = event.correlation ? runtime_by_correlation.find(*event.correlation)
-                                           : runtime_by_correlation.end();
-    if (runtime == runtime_by_correlation.end()) {
+    const size_t* runtime = event.correlation ? runtime_by_correlation.find(*event.correlation) : nullptr;
+    if (runtime == nullptr) {
       ++stats.gpu_without_runtime;
       continue;
     }
-    const size_t host_index = host_of[runtime->second];
+    const size_t host_index = host_of[*runtime];
     if (host_index == kNone) {
-      ++(attribution.enclosed[runtime->second] ? stats.gpu_without_host_op : stats.gpu_without_cpu_op);
+      ++(attribution.enclosed[*runtime] ? stats.gpu_without_host_op : stats.gpu_without_cpu_op);
       continue;
     }
     ++category.linked;
     if (comm_kernel) {
-      ++(inside_collective(host, host_index, index_of) ? stats.comm_linked_to_collective
+      ++(inside_collective(host, host_index, host_index_by_id()) ? stats.comm_linked_to_collective
                                                        : stats.comm_linked_elsewhere);
     }
-    launches.push_back({i, runtime->second, host_index});
+    launches.push_back({i, *runtime, host_index});
   }
   for (auto& [category, count] : by_category) {
     count.category = std::string(pytorch::kineto_category_name(category));
@@ -367,7 +379,15 @@ pytorch::HostTrace link_traces(pytorch::HostTrace trace, const pytorch::KinetoTr
   uint64_t next_id = 0;
   for (const auto& node : out.nodes) next_id = std::max(next_id, node.id);
   ++next_id;
-  out.nodes.reserve(out.nodes.size() + launches.size());
+  if (out.nodes.capacity() < out.nodes.size() + launches.size()) {
+    // What reserve() does, with huge pages asked for before the moves touch
+    // the new storage.
+    std::vector<HostNode> grown;
+    grown.reserve(out.nodes.size() + launches.size());
+    pytorch::advise_huge_pages(grown.data(), grown.capacity() * sizeof(HostNode));
+    std::move(out.nodes.begin(), out.nodes.end(), std::back_inserter(grown));
+    out.nodes.swap(grown);
+  }
   for (const Launch& launch : launches) {
     const KinetoEvent& gpu = events[launch.gpu_index];
     HostNode node;

@@ -17,6 +17,12 @@ std::string read_maybe_gzip(const std::filesystem::path& path);
 // Inflates a gzip buffer; `source_name` names the input in errors.
 std::string gunzip(std::string_view compressed, const std::string& source_name);
 
+// Asks for transparent huge pages under a large buffer about to be filled
+// (the inflated text, the record lists): the first touch of a fresh 4 KiB
+// page is a fault, and a large trace touches hundreds of megabytes. Advice
+// only: nothing changes where the kernel declines or lacks them.
+void advise_huge_pages(const void* data, size_t bytes);
+
 // Parses `text` (plain or gzip bytes) with snr::parse_json_input: broken
 // documents throw snr::Error naming the source, line, byte and key.
 nlohmann::json parse_json_document(std::string_view text, const std::string& source_name);

@@ -40,4 +40,15 @@ std::optional<ArrayWindows> find_root_array_windows(std::string_view text, std::
                                                     size_t window_bytes,
                                                     const std::function<void(size_t)>& passed = {});
 
+// The pieces of find_root_array_windows, for a reader that reads the array
+// while it finds the windows. The '[' of the first root key spelled `key`:
+std::optional<size_t> find_root_array(std::string_view text, std::string_view key);
+// Goes on scanning from `element` (the start of an element) with the window
+// in progress begun at `window_begin`: windows, elements and array_end are
+// added to `out` as find_root_array_windows would; false when malformed.
+bool scan_array_windows_from(std::string_view text, size_t element, size_t window_begin, size_t window_bytes,
+                             ArrayWindows& out, const std::function<void(size_t)>& passed = {});
+// The first byte at or after `at` that is not JSON whitespace.
+size_t skip_json_space(std::string_view text, size_t at);
+
 }  // namespace snr::pytorch

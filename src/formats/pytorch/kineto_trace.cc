@@ -12,6 +12,7 @@
 #include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
 #include "formats/pytorch/json_windows.h"
+#include "formats/pytorch/kineto_trace_fast.h"
 #include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
@@ -59,14 +60,7 @@ bool number_to_ns(const JsonNumber& n, int64_t& ns) {
   return n.integral ? micros_to_ns(n.integer, ns) : micros_to_ns(n.real, ns);
 }
 
-// The fields of one traceEvents entry, read in one pass in any key order.
-// Strings point into the parser's buffer, valid until the document is done.
-struct RawEvent {
-  std::optional<std::string_view> ph, cat, name;
-  bool name_seen = false;
-  JsonNumber ts, dur, pid, tid;
-  JsonNumber external_id, record_function_id, correlation, stream, device, wait_on_stream;
-};
+using RawEvent = detail::KinetoRawEvent;
 
 // Streams a Kineto document with simdjson's on-demand parser: no DOM, one
 // pass, the events kept in the form the linker uses. Values the reader does
@@ -75,7 +69,8 @@ struct RawEvent {
 // as everywhere else snr reads JSON.
 class Reader : private detail::OndemandWalker {
  public:
-  Reader(std::string_view text, const std::string& source) : OndemandWalker(text, source) {}
+  Reader(std::string_view text, const std::string& source, bool fast_events, size_t window_bytes = kWindowBytes)
+      : OndemandWalker(text, source), fast_events_(fast_events), window_bytes_(window_bytes) {}
 
   KinetoTrace read(std::string& text) {
     // The root object with "traceEvents" emptied is walked here, and the
@@ -83,7 +78,7 @@ class Reader : private detail::OndemandWalker {
     // covers a window, not the whole trace.
     std::string root_text;
     std::string* root_source = &text;
-    auto split = find_root_array_windows(text, "traceEvents", kWindowBytes);
+    auto split = fast_events_ ? read_events_ahead(text) : find_root_array_windows(text, "traceEvents", window_bytes_);
     if (split && !split->windows.empty()) {
       root_text.reserve(text.size() - (split->array_end - split->array_begin) + 2 + simdjson::SIMDJSON_PADDING);
       root_text.append(text, 0, split->array_begin);
@@ -94,7 +89,10 @@ class Reader : private detail::OndemandWalker {
       full_text_ = &text;
       // Some entries are ignored, so this can be more than the events kept;
       // the untouched tail costs address space, not memory.
-      trace_.events.reserve(split->elements);
+      if (trace_.events.capacity() < split->elements) {
+        trace_.events.reserve(split->elements);
+        advise_huge_pages(trace_.events.data(), trace_.events.capacity() * sizeof(KinetoEvent));
+      }
       piece_ = {Piece::Kind::kRoot, text, split->array_begin, split->array_end, 0};
     }
     od::parser parser;
@@ -252,17 +250,121 @@ class Reader : private detail::OndemandWalker {
     return "";
   }
 
+  // Each window is read by the fast path when it can; a window it leaves
+  // (anything unusual, any error) is undone and walked by simdjson, whose
+  // results and errors are the reference.
+  // How far the events are read: undone when a window falls back.
+  struct Mark {
+    size_t events = 0, skipped = 0, ignored = 0, index = 0;
+  };
+  [[nodiscard]] Mark mark() const {
+    return {trace_.events.size(), trace_.skipped.size(), trace_.ignored_events, next_index_};
+  }
+  void undo(const Mark& to) {
+    trace_.events.resize(to.events);
+    trace_.skipped.resize(to.skipped);
+    trace_.ignored_events = to.ignored;
+    next_index_ = to.index;
+  }
+
+  // find_root_array_windows with the events read as the windows are found,
+  // so that the text is scanned once: whole windows the fast path reads are
+  // kept (windows_read_ahead_), and from the first it leaves, the scan goes
+  // on without reading, for read_windows.
+  std::optional<ArrayWindows> read_events_ahead(std::string_view text) {
+    const auto open = find_root_array(text, "traceEvents");
+    if (!open) return std::nullopt;
+    ArrayWindows split;
+    split.array_begin = *open;
+    size_t pos = skip_json_space(text, *open + 1);
+    if (pos < text.size() && text[pos] == ']') {
+      split.array_end = pos + 1;
+      return split;
+    }
+    // Room for the events at about the smallest size real traces write them
+    // (the list grows past it if need be): address space, of which only the
+    // pages the events fill are touched. The reservation stays near the
+    // text's size, so that it fits wherever the text did.
+    constexpr size_t kMinEventBytes = 128;
+    trace_.events.reserve((text.size() - *open) / kMinEventBytes + 1);
+    advise_huge_pages(trace_.events.data(), trace_.events.capacity() * sizeof(KinetoEvent));
+    size_t window_begin = pos;
+    Mark window_start = mark();
+    size_t elements_at_window_start = 0;
+    while (true) {
+      RawEvent raw;
+      const size_t end = detail::read_kineto_event_fast(text, pos, raw);
+      if (end == std::string_view::npos) break;
+      record(raw);
+      ++split.elements;
+      const size_t next = skip_json_space(text, end);
+      if (next >= text.size() || (text[next] != ']' && text[next] != ',')) break;
+      const bool last = text[next] == ']';
+      if (last || end - window_begin >= window_bytes_) {
+        // The walker's first stage refuses invalid UTF-8 anywhere in a window.
+        if (!simdjson::validate_utf8(text.data() + window_begin, end - window_begin)) break;
+        split.windows.emplace_back(window_begin, end);
+        ++windows_read_ahead_;
+        window_start = mark();
+        elements_at_window_start = split.elements;
+        if (last) {
+          split.array_end = next + 1;
+          return split;
+        }
+        window_begin = next + 1;
+      }
+      pos = skip_json_space(text, next + 1);
+    }
+    undo(window_start);
+    split.elements = elements_at_window_start;
+    if (scan_array_windows_from(text, skip_json_space(text, window_begin), window_begin, window_bytes_, split)) {
+      return split;
+    }
+    undo(Mark{});
+    windows_read_ahead_ = 0;
+    return std::nullopt;
+  }
+
   void read_windows() {
     const ArrayWindows& split = *windows_;
     windows_ = nullptr;
-    walk_windows(split, *full_text_, "not a Kineto trace: the document is empty", "traceEvents",
-                 [this](od::array events) { read_event_array(events); });
+    const auto record_fast = [this](const RawEvent& raw) { record(raw); };
+    for (size_t w = windows_read_ahead_; w < split.windows.size(); ++w) {
+      const auto& window = split.windows[w];
+      const Mark before = mark();
+      const std::string_view elements(full_text_->data() + window.first, window.second - window.first);
+      if (fast_events_ && detail::read_kineto_events_fast(elements, record_fast)) continue;
+      undo(before);
+      ArrayWindows one = split;
+      one.windows.assign(1, window);
+      walk_windows(one, *full_text_, "not a Kineto trace: the document is empty", "traceEvents",
+                   [this](od::array events) { read_event_array(events); });
+    }
+  }
+
+  // Keeps the event at `next_index_` (or counts it ignored or skipped).
+  void record(const RawEvent& raw) {
+    const size_t index = next_index_++;
+    const auto category = raw.ph && *raw.ph == "X" && raw.cat ? category_from(*raw.cat) : std::nullopt;
+    if (!category) {
+      ++trace_.ignored_events;
+      return;
+    }
+    KinetoEvent event;
+    event.source_index = index;
+    std::string problem = to_event(raw, *category, event);
+    if (problem.empty()) {
+      trace_.events.push_back(std::move(event));
+    } else {
+      const auto ext = raw.external_id.as_int64();
+      trace_.skipped.push_back({index, ext ? std::to_string(*ext) : "", std::move(problem)});
+    }
   }
 
   void read_event_array(od::array events) {
-    size_t& index = next_index_;
     std::string path, args_path;  // reused: no allocation per event
     for (auto element : events) {
+      const size_t index = next_index_;
       path.assign("traceEvents[");
       fmt::format_to(std::back_inserter(path), "{}]", index);
       args_path.assign(path).append(".args");
@@ -273,27 +375,12 @@ class Reader : private detail::OndemandWalker {
       if (type != od::json_type::object) {
         validate(item, 2, path);
         trace_.skipped.push_back({index, "", "not an object"});
-        ++index;
+        ++next_index_;
         continue;
       }
       od::object object;
       check(item.get_object().get(object), path);
-      const RawEvent raw = read_raw_event(object, path, args_path);
-      const auto category = raw.ph && *raw.ph == "X" && raw.cat ? category_from(*raw.cat) : std::nullopt;
-      if (!category) {
-        ++trace_.ignored_events;
-      } else {
-        KinetoEvent event;
-        event.source_index = index;
-        std::string problem = to_event(raw, *category, event);
-        if (problem.empty()) {
-          trace_.events.push_back(std::move(event));
-        } else {
-          const auto ext = raw.external_id.as_int64();
-          trace_.skipped.push_back({index, ext ? std::to_string(*ext) : "", std::move(problem)});
-        }
-      }
-      ++index;
+      record(read_raw_event(object, path, args_path));
     }
   }
 
@@ -305,10 +392,13 @@ class Reader : private detail::OndemandWalker {
   const ArrayWindows* windows_ = nullptr;  // the "traceEvents" windows while not yet read
   const std::string* full_text_ = nullptr;
   size_t next_index_ = 0;
+  const bool fast_events_;
+  const size_t window_bytes_;
+  size_t windows_read_ahead_ = 0;  // the first windows of *windows_, read by read_events_ahead
 };
 
-KinetoTrace parse_padded(std::string& text, const std::string& source_name) {
-  return Reader(text, source_name).read(text);
+KinetoTrace parse_padded(std::string& text, const std::string& source_name, bool fast_events = true) {
+  return Reader(text, source_name, fast_events).read(text);
 }
 
 bool has_gzip_magic(std::string_view bytes) {
@@ -349,6 +439,21 @@ KinetoTrace parse_kineto_trace_text(std::string_view text, const std::string& so
   std::string owned = has_gzip_magic(text) ? gunzip(text, source_name) : std::string(text);
   return parse_padded(owned, source_name);
 }
+
+namespace detail {
+
+KinetoTrace parse_kineto_trace_text_walked(std::string_view text, const std::string& source_name) {
+  std::string owned = has_gzip_magic(text) ? gunzip(text, source_name) : std::string(text);
+  return parse_padded(owned, source_name, false);
+}
+
+KinetoTrace parse_kineto_trace_text_in_windows(std::string_view text, const std::string& source_name,
+                                               size_t window_bytes, bool fast_events) {
+  std::string owned = has_gzip_magic(text) ? gunzip(text, source_name) : std::string(text);
+  return Reader(owned, source_name, fast_events, window_bytes).read(owned);
+}
+
+}  // namespace detail
 
 KinetoTrace read_kineto_trace(const std::filesystem::path& path) {
   std::string text = read_maybe_gzip(path);

@@ -63,6 +63,8 @@ struct KinetoEvent {
   int64_t device = -1;                         // args "device"
   int64_t wait_on_stream = -1;                 // cuda_sync: args "wait_on_stream"
   size_t source_index = 0;                     // position in traceEvents
+
+  friend bool operator==(const KinetoEvent&, const KinetoEvent&) = default;
 };
 
 struct KinetoTrace {
