@@ -24,8 +24,9 @@
 # sample; default 1 = all).
 # Prints one line per difference and a summary; exits 1 on any difference.
 set -uo pipefail
-OLD="${1:?old snr binary}"
-NEW="${2:?new snr binary}"
+# Absolute paths: some comparisons run from inside their scratch folders.
+OLD="$(realpath "${1:?old snr binary}")"
+NEW="$(realpath "${2:?new snr binary}")"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 DATA="${SNR_SHARED_DATA:-$ROOT/../shared/data}"
 A="$DATA/astra-sim"
