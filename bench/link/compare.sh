@@ -55,14 +55,15 @@ link_and_convert() {  # link_and_convert NAME HOST KINETO
   done
 }
 
-pairs=("$@")
+pairs=()
+for path in "$@"; do pairs+=("$(realpath "$path")"); done  # the runs start in their own folders
 for ((i = 0; i < ${#pairs[@]}; i += 2)); do
   link_and_convert "$(basename "$(dirname "${pairs[i]}")")/$(basename "${pairs[i]}") + $(basename "${pairs[i + 1]}")" \
     "${pairs[i]}" "${pairs[i + 1]}"
 done
 
 if [[ ${BROKEN:-0} == 1 ]]; then
-  host=$(realpath "${pairs[0]}") kineto=$(realpath "${pairs[1]}")
+  host=${pairs[0]} kineto=${pairs[1]}
   for side in ${SIDES:-host device}; do
     source_file=$host
     [[ $side == device ]] && source_file=$kineto
