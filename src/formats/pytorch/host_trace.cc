@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
+#include "formats/pytorch/host_node_scanner.h"
 #include "formats/pytorch/host_trace_values.h"
 #include "formats/pytorch/json_windows.h"
 #include "formats/pytorch/mapped_text.h"
@@ -24,6 +25,9 @@ namespace {
 
 using nlohmann::json;
 using detail::ArgumentLists;
+using detail::RawAttr;
+using detail::RawNode;
+using detail::add_attribute;
 using detail::JsonNumber;
 using detail::ListField;
 using detail::apply_scalar;
@@ -34,58 +38,15 @@ using detail::scalar_field_name;
 using detail::read_values;
 namespace od = detail::od;
 
-// One entry of a node's "attrs" list: a scalar field (its name one of
-// scalar_field_name's literals, its value text in RawNode::attr_values) or,
-// for any other name, the whole attribute as interned compact JSON.
-struct RawAttr {
-  std::string_view scalar_name;
-  size_t value_begin = 0, value_size = 0;
-  std::string_view whole;
-};
-
-// The fields of one node, gathered in one pass in any key order and used
-// once the node's object is complete (the layout is known only then). One
-// RawNode is reset and reused for every node, so its lists and strings keep
-// their storage instead of being allocated again per node.
-struct RawNode {
-  bool is_object = false;
-  std::optional<uint64_t> id;  // when it is a non-negative integer
-  std::string id_text;          // the id as written back, when it is a number
-  std::optional<std::string> name;
-  JsonNumber ctrl_deps, parent;  // present: there and not null
-  bool inputs_object = false, outputs_object = false;
-  ArgumentLists inputs, outputs;  // 1.0.2+ "inputs"/"outputs" objects
-  ArgumentLists flat_inputs, flat_outputs;  // the 1.0.1 "inputs"/"input_*" and "outputs"/"output_*" lists
-  bool has_attrs = false;
-  std::vector<RawAttr> attrs;  // in order
-  std::string attr_values;     // the scalar attributes' value texts, back to back
-  std::vector<std::pair<std::string_view, std::string>> flat_scalars;  // 1.0.1 rf_id, tid, ...
-  size_t flat_scalar_count = 0;  // flat_scalars in use (the rest keep their storage)
-
-  void reset() {
-    is_object = false;
-    id.reset();
-    id_text.clear();
-    name.reset();
-    ctrl_deps = JsonNumber{};
-    parent = JsonNumber{};
-    inputs_object = outputs_object = false;
-    for (ArgumentLists* lists : {&inputs, &outputs, &flat_inputs, &flat_outputs}) lists->reset();
-    has_attrs = false;
-    attrs.clear();
-    attr_values.clear();
-    flat_scalar_count = 0;
-  }
-};
-
 class HostReader : private detail::OndemandWalker {
  public:
   // Windows of about this many bytes keep simdjson's index (4 bytes per
   // structural character) and string buffer a few megabytes.
   static constexpr size_t kWindowBytes = 4 << 20;
 
-  HostReader(std::string_view text, const std::string& source, size_t window_bytes = kWindowBytes)
-      : OndemandWalker(text, source), window_bytes_(window_bytes) {}
+  HostReader(std::string_view text, const std::string& source, size_t window_bytes = kWindowBytes,
+             detail::NodeReading reading = detail::NodeReading::kScanFirst)
+      : OndemandWalker(text, source), reading_(reading), window_bytes_(window_bytes) {}
 
   HostTrace read(std::string& text) {
     // Room for simdjson's padding first: growing `text` later would move it
@@ -320,33 +281,7 @@ class HostReader : private detail::OndemandWalker {
         if (key == "value") value_field = count;
         ++count;
       });
-      if (!name_field) return;
-      const std::string_view name_text = attr_fields_[*name_field].second;
-      std::optional<std::string> unescaped;
-      std::optional<std::string_view> name = plain_string_text(name_text);
-      if (!name) {
-        unescaped = json_text_string(name_text);
-        if (!unescaped) return;  // a name that is not a string
-        name = *unescaped;
-      }
-      if (const std::string_view scalar = scalar_field_name(*name); !scalar.empty()) {
-        const std::string_view value_text =
-            value_field ? std::string_view(attr_fields_[*value_field].second) : std::string_view("null");
-        raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
-        raw.attr_values.append(value_text);
-        return;
-      }
-      const auto fields_end = attr_fields_.begin() + static_cast<std::ptrdiff_t>(count);
-      std::sort(attr_fields_.begin(), fields_end, [](const auto& a, const auto& b) { return a.first < b.first; });
-      scratch_.assign("{");
-      for (size_t i = 0; i < count; ++i) {
-        if (i != 0) scratch_.push_back(',');
-        append_json_string(scratch_, attr_fields_[i].first);
-        scratch_.push_back(':');
-        scratch_ += attr_fields_[i].second;
-      }
-      scratch_.push_back('}');
-      raw.attrs.push_back({{}, 0, 0, pool_.intern(scratch_)});
+      add_attribute(attr_fields_.data(), count, name_field, value_field, raw, pool_, scratch_);
     });
   }
 
@@ -514,8 +449,79 @@ class HostReader : private detail::OndemandWalker {
   void read_windows() {
     const ArrayWindows& split = *windows_;
     windows_ = nullptr;
-    walk_windows(split, full_text_, "not JSON: the document is empty", "nodes",
-                 [this](od::array nodes) { read_node_array(nodes); });
+    if (reading_ == detail::NodeReading::kWalkOnly) {
+      walk_windows(split, full_text_, kEmptyMessage, "nodes", [this](od::array nodes) { read_node_array(nodes); });
+      return;
+    }
+    const WalkState root = save_state();
+    if (mapped_ != nullptr) mapped_->begin_pass();
+    for (const auto& [begin, end] : split.windows) {
+      // The scanner reads the mapped text itself: only what is behind it goes back.
+      if (mapped_ != nullptr) mapped_->release_before(begin);
+      scan_window(root.piece.document, begin, end);
+    }
+    restore_state(root);
+  }
+
+  // The nodes of one window, each through the scanner, and through the walk
+  // where it declines. A declined node is walked alone ("[" + node + "]");
+  // should that fail, the walk goes again from that node to the window's end,
+  // as the whole window was walked before the scanner existed, so a broken
+  // trace gets the very error it always got (a stage-1 failure anywhere in
+  // the window before the node's own; nodes the scanner took are valid).
+  void scan_window(std::string_view document, size_t begin, size_t end) {
+    const std::string_view text = full_text_;
+    // A window after the first starts past a comma, at the space before its first node.
+    size_t at = begin;
+    while (at < end && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
+    while (true) {
+      raw_.reset();
+      HostNode node;
+      size_t next = scanner_.scan_node(text, at, end, raw_, node);
+      if (next != std::string_view::npos) next = next_element(text, next, end);
+      if (next != std::string_view::npos) {
+        add_node(raw_, node, next_index_++);
+      } else {
+        const size_t element_end = detail::skip_json_value(text, at, end);
+        next = element_end == std::string_view::npos ? element_end : next_element(text, element_end, end);
+        if (next == std::string_view::npos) {
+          walk_nodes(document, at, end);
+          return;
+        }
+        const size_t index = next_index_;
+        try {
+          walk_nodes(document, at, element_end);
+        } catch (const Error&) {
+          if (!failed_on_syntax_) throw;
+          failed_on_syntax_ = false;
+          next_index_ = index;
+          walk_nodes(document, at, end);
+          return;
+        }
+      }
+      if (next == end) return;
+      at = next;
+    }
+  }
+
+  // Past the element ending at `at`: the next element's start, `end` after
+  // the window's last one, npos when something else follows.
+  static size_t next_element(std::string_view text, size_t at, size_t end) {
+    const auto skip_space = [&](size_t i) {
+      while (i < end && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+      return i;
+    };
+    at = skip_space(at);
+    if (at == end) return end;
+    if (text[at] != ',') return std::string_view::npos;
+    at = skip_space(at + 1);
+    return at < end ? at : std::string_view::npos;
+  }
+
+  // The nodes in [begin, end) of the document, through the walk.
+  void walk_nodes(std::string_view document, size_t begin, size_t end) {
+    walk_window(window_parser_, window_doc_, window_text_, document, full_text_.substr(begin, end - begin), begin,
+                kEmptyMessage, "nodes", [this](od::array nodes) { read_node_array(nodes); });
   }
 
   void read_node_array(od::array nodes) {
@@ -536,17 +542,24 @@ class HostReader : private detail::OndemandWalker {
       } else {
         validate(item, 2, path);
       }
-      std::string problem = finish_node(raw, node);
-      if (problem.empty() && !seen_ids_.insert(node.id).second) problem = "duplicate id";
-      if (!problem.empty()) {
-        trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
-      } else {
-        if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
-        trace_.nodes.push_back(std::move(node));
-      }
+      add_node(raw, node, index);
     });
   }
 
+  void add_node(RawNode& raw, HostNode& node, size_t index) {
+    std::string problem = finish_node(raw, node);
+    if (problem.empty() && !seen_ids_.insert(node.id).second) problem = "duplicate id";
+    if (!problem.empty()) {
+      trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
+    } else {
+      if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
+      trace_.nodes.push_back(std::move(node));
+    }
+  }
+
+  static constexpr std::string_view kEmptyMessage = "not JSON: the document is empty";
+
+  detail::NodeReading reading_;
   size_t window_bytes_;
   HostTrace trace_;
   TextPool& pool_ = *trace_.text_pool;
@@ -556,6 +569,11 @@ class HostReader : private detail::OndemandWalker {
   size_t next_index_ = 0;
   std::unordered_set<uint64_t> seen_ids_;
   RawNode raw_;  // the node being read
+  detail::HostNodeScanner scanner_{pool_};
+  // The walk of what the scanner declines: parser, document and text.
+  od::parser window_parser_;
+  od::document window_doc_;
+  std::string window_text_;
   // One attribute's fields (key, compact value text) while it is read.
   std::vector<std::pair<std::string_view, std::string>> attr_fields_;
 };
@@ -578,20 +596,21 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
 }
 
 namespace detail {
-HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes) {
+HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes,
+                                NodeReading reading) {
   std::string owned = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
                               static_cast<unsigned char>(text[1]) == 0x8b
                           ? gunzip(text, source_name)
                           : std::string(text);
-  return HostReader(owned, source_name, window_bytes).read(owned);
+  return HostReader(owned, source_name, window_bytes, reading).read(owned);
 }
 
-HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes) {
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes, NodeReading reading) {
   if (auto mapped = MappedText::map_plain(path)) {
-    return HostReader(mapped->text(), path.string(), window_bytes).read_mapped(*mapped);
+    return HostReader(mapped->text(), path.string(), window_bytes, reading).read_mapped(*mapped);
   }
   std::string text = read_maybe_gzip(path);
-  return HostReader(text, path.string(), window_bytes).read(text);
+  return HostReader(text, path.string(), window_bytes, reading).read(text);
 }
 }  // namespace detail
 

@@ -1,0 +1,136 @@
+#include "formats/pytorch/host_node_scanner.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "formats/pytorch/host_trace_describe.h"
+
+namespace snr::pytorch {
+namespace {
+
+using detail::HostNodeScanner;
+using detail::NodeReading;
+
+TEST(HostNodeScanner, KeepsCompactValuesAsWritten) {
+  for (const char* text : {R"j([1,2,"a"])j", R"j({"a":1,"b":[true,false,null]})j", R"j("tab\there \"q\" \\ \u001f")j",
+                           "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"", "1.5", "1e-05", "-3", "0",
+                           "18446744073709551615", "-9223372036854775808", "[[8,128,512],[]]", "{}", "[]", "\"\""}) {
+    SCOPED_TRACE(text);
+    const auto canonical = HostNodeScanner::canonical_text(text);
+    ASSERT_TRUE(canonical.has_value());
+    EXPECT_EQ(*canonical, text);
+    EXPECT_EQ(*canonical, nlohmann::json::parse(text).dump());
+  }
+}
+
+TEST(HostNodeScanner, WritesOtherFormsAsNlohmannDoes) {
+  for (const char* text : {"[1, 2, 3]", " { \"a\" : [ 1 ,\n2 ] } ", "1.0", "1E5", "1e+2", "0.10", "-0.0", "2.5e-3",
+                           "123456789.123456789"}) {
+    SCOPED_TRACE(text);
+    const auto canonical = HostNodeScanner::canonical_text(text);
+    ASSERT_TRUE(canonical.has_value());
+    EXPECT_EQ(*canonical, nlohmann::json::parse(text).dump());
+  }
+}
+
+TEST(HostNodeScanner, DeclinesWhatItCannotProveCanonicalOrValid) {
+  for (const char* text : {
+           "-0",                       // nlohmann writes 0
+           R"j("\u00e9")j",              // nlohmann writes the character itself
+           R"j("\/")j", R"j("\u001F")j",   // another escape, upper-case hex
+           R"j("\u000a")j",              // nlohmann writes \n
+           R"j({"b":1,"a":2})j",         // keys out of order
+           R"j({"a":1,"a":2})j",         // duplicate key
+           R"j({"\u0061":1})j",          // escaped key
+           "18446744073709551616",     // beyond uint64_t: a double to nlohmann
+           "-9223372036854775809", "1e400", "01", "1.", ".5", "+1", "[1,]", "[1 2]", "{\"a\"}", "tru", "nul",
+           "\"\xc3\x28\"",             // invalid UTF-8
+           "\"\xed\xa0\x80\"",         // a surrogate
+           "\"\xc0\xaf\"",             // overlong
+           "\"a\nb\"",                 // control character
+           "\"open", "[1", "1 2"}) {
+    SCOPED_TRACE(text);
+    EXPECT_FALSE(HostNodeScanner::canonical_text(text).has_value());
+  }
+  std::string deep(HostNodeScanner::kMaxValueDepth + 1, '[');
+  deep.append(HostNodeScanner::kMaxValueDepth + 1, ']');
+  EXPECT_FALSE(HostNodeScanner::canonical_text(deep).has_value());
+}
+
+std::string read(const std::string& text, size_t window_bytes, NodeReading reading) {
+  try {
+    return describe_host_trace(detail::parse_host_trace_text(text, "mem", window_bytes, reading));
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+// The scanner (with the walk for what it declines) and the walk alone read
+// the same trace, or fail with the same message, in one window or many.
+void expect_same_reading(const std::string& text) {
+  SCOPED_TRACE(text);
+  const std::string walked = read(text, std::numeric_limits<size_t>::max(), NodeReading::kWalkOnly);
+  EXPECT_EQ(read(text, std::numeric_limits<size_t>::max(), NodeReading::kScanFirst), walked);
+  EXPECT_EQ(read(text, 1, NodeReading::kScanFirst), walked);
+  EXPECT_EQ(read(text, 64, NodeReading::kScanFirst), walked);
+}
+
+const char* const kNode102 =
+    R"j({"id":7,"name":"aten::add","ctrl_deps":2,"inputs":{"values":[[3,4,0,4,4,"cuda:0"],1.5,"a\"b"],)j"
+    R"j("shapes":[[2,2],[],[]],"types":["Tensor(float)","Double","String"],"strides":[[2,1],[],[]]},)j"
+    R"j("outputs":{"values":[[5,6,0,4,4,"cuda:0"]],"shapes":[[2,2]],"types":["Tensor(float)"]},)j"
+    R"j("attrs":[{"name":"rf_id","type":"uint64","value":9},{"name":"seq_id","type":"int64","value":-1},)j"
+    R"j({"name":"op_schema","type":"string","value":"aten::add(Tensor a) -> Tensor"},)j"
+    R"j({"value":[1,2],"name":"extra","type":"list"}],"ts_ns":100,"dur_ns":5,"snr_kind":"kernel",)j"
+    R"j("stream":7,"device":0,"correlation":3,"launch_ts_ns":90,"unknown":{"x":[1,{"y":null}]}})j";
+
+TEST(HostNodeScanner, ReadsNodesAsTheWalkDoes) {
+  const std::string node = kNode102;
+  expect_same_reading(R"j({"schema":"1.1.1","nodes":[)j" + node + "]}");
+  // PyTorch's own spacing, and the 1.0.1 flat layout.
+  expect_same_reading(R"j({"schema": "1.0.2", "nodes": [ {"id": 2, "name": "a", "ctrl_deps": 1,
+      "inputs": {"values": [[1, 2, 0, 4, 4, "cpu"], 2.0, -0], "shapes": [[2, 2], [], []],
+                 "types": ["Tensor(float)", "Double", "Int"]},
+      "outputs": {"values": [], "shapes": [], "types": []},
+      "attrs": [{"name": "rf_id", "type": "uint64", "value": 1}, {"name": "tid", "type": "uint64", "value": 2}]} ,
+      {"id": 3, "name": "b", "parent": 2, "inputs": [[1, 2, 0, 4, 4, "cpu"]], "input_shapes": [[2, 2]],
+       "input_types": ["Tensor(float)"], "rf_id": 4, "tid": 1, "op_schema": "s", "outputs": null} ]})j");
+  // Nodes the reader skips, syncs and stream waits, escapes, doubles, odd values.
+  expect_same_reading(R"j({"nodes":[{"id":"x"},{"id":3,"name":4},{"id":5,"name":"a","inputs":[1],"input_types":[]},)j"
+                      R"j({"id":6,"name":"ok"},{"id":6,"name":"dup"},7,null,{"id":8.0,"name":"a\u00e9"},)j"
+                      R"j({"id":9,"name":"s","syncs":[{"api":"cudaDeviceSynchronize","ts_ns":5}],)j"
+                      R"j("stream_waits":[{"ts_ns":6,"stream":7,"wait_on_stream":8}]},)j"
+                      R"j({"id":10,"name":"n","ctrl_deps":null,"parent":"p","ts_ns":1e3,"dur_ns":-4,)j"
+                      R"j("inputs":{"values":null,"types":5,"shapes":[{"b":1,"a":2}]},"attrs":[1,{"type":"t"}]},)j"
+                      R"j({"id":18446744073709551615,"name":"big","ctrl_deps":-0,"attrs":{"name":"rf_id"}}]})j");
+}
+
+TEST(HostNodeScanner, BrokenTracesFailWithTheWalksMessage) {
+  const std::string good = kNode102;
+  const std::string head = R"j({"schema":"1.1.1","nodes":[)j" + good + ",";
+  for (const std::string& bad : {
+           head + R"j({"id":8,"name":"x\q"}]})j",                  // bad escape
+           head + "{\"id\":8,\"name\":\"\xc3\x28\"}]}",          // invalid UTF-8
+           head + R"j({"id":8,"id":9}]})j",                        // duplicate key
+           head + R"j({"id":8,"inputs":{"values":[1e400]}}]})j",   // out of a double's range
+           head + R"j({"id":8,"name":"x"} x]})j",                  // syntax error
+           head + R"j({"id":8,"name":"x"}]} trailing)j",           // trailing content
+           head + R"j({"id":8,"name":"x","attrs":[{"name":"a","name":"b"}]}]})j",
+           head + R"j({"id":8,"name":"x"},{"id":9,"name":"y","a":[1,]}]})j",
+           head + R"j({"id":8,"name":"x","a":[1,{"b":1,"b":2}]},{"id":9,"name":"y\u00"}]})j",
+           head + R"j({"id":8,"name":"x","a":{"b":1,"b":2}},{"id":9,"name":"\xff"}]})j",
+           head + R"j({"id":8,"na)j",                               // cut short
+       }) {
+    expect_same_reading(bad);
+    EXPECT_EQ(read(bad, 1, NodeReading::kScanFirst).rfind("error: ", 0), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace snr::pytorch
