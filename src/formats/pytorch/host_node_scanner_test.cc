@@ -132,5 +132,23 @@ TEST(HostNodeScanner, BrokenTracesFailWithTheWalksMessage) {
   }
 }
 
+TEST(HostNodeScanner, RepeatedIdsAreSkippedDenseOrSparse) {
+  // Dense ids sit in a bitmap, far ones in a hash set; a repeat is found in
+  // either, also after the bitmap has grown over an id hashed before.
+  std::string text = R"j({"nodes":[{"id":5,"name":"a"},{"id":3000000,"name":"b"},{"id":3,"name":"c"},)j"
+                     R"j({"id":1099511627776,"name":"d"},{"id":200000,"name":"e"},{"id":5,"name":"f"},)j"
+                     R"j({"id":18446744073709551615,"name":"g"},{"id":18446744073709551615,"name":"h"})j";
+  for (int id = 6; id < 70000; ++id) text += R"j(,{"id":)j" + std::to_string(id) + R"j(,"name":"n"})j";
+  text += R"j(,{"id":200000,"name":"i"},{"id":3000000,"name":"j"},{"id":1099511627776,"name":"k"}]})j";
+  for (const NodeReading reading : {NodeReading::kScanFirst, NodeReading::kWalkOnly}) {
+    const HostTrace trace = detail::parse_host_trace_text(text, "mem", 1 << 20, reading);
+    std::vector<size_t> skipped;
+    for (const SkippedRecord& record : trace.skipped) skipped.push_back(record.index);
+    const size_t last = 8 + (70000 - 6);
+    EXPECT_EQ(skipped, (std::vector<size_t>{5, 7, last, last + 1, last + 2}));
+    EXPECT_EQ(trace.skipped.back().reason, "duplicate id");
+  }
+}
+
 }  // namespace
 }  // namespace snr::pytorch

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
-#include <unordered_set>
 
 #include "common/error.h"
 #include "common/json_input.h"
@@ -38,15 +37,98 @@ using detail::scalar_field_name;
 using detail::read_values;
 namespace od = detail::od;
 
+// The node ids seen so far, to skip a repeated one. Trace ids are dense
+// (mostly 0 .. a little over the node count), so they are bits of a bitmap
+// that grows while it stays under kBitsPerId bits an id; any id beyond goes to
+// an open-addressing hash set. Both are checked: an id hashed while the
+// bitmap was smaller may fall inside it later. A hash set alone misses the
+// cache on every node of a large trace.
+class NodeIds {
+ public:
+  void reserve(size_t count) {
+    reserved_ = std::max(reserved_, count);
+  }
+
+  // False: `id` was seen before.
+  bool insert(uint64_t id) {
+    ++count_;
+    if (id >= bitmap_.size() * 64 && id / 64 < (std::max(count_, reserved_) + 4096) * (kBitsPerId / 64)) {
+      size_t words = std::max<size_t>(bitmap_.size() * 2, 1024);
+      while (words * 64 <= id) words *= 2;
+      bitmap_.resize(words, 0);
+    }
+    if (id < bitmap_.size() * 64) {
+      if (hashed_ != 0 && contains_hashed(id)) return false;
+      uint64_t& word = bitmap_[id / 64];
+      const uint64_t bit = uint64_t{1} << (id % 64);
+      if ((word & bit) != 0) return false;
+      word |= bit;
+      return true;
+    }
+    return insert_hashed(id);
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};  // never in the hash set: beyond any bitmap
+  static constexpr size_t kBitsPerId = 256;
+
+  static uint64_t mix(uint64_t id) {
+    id *= 0x9E3779B97F4A7C15ull;
+    return id ^ (id >> 32);
+  }
+
+  bool contains_hashed(uint64_t id) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = mix(id) & mask; slots_[i] != kEmpty; i = (i + 1) & mask) {
+      if (slots_[i] == id) return true;
+    }
+    return false;
+  }
+
+  bool insert_hashed(uint64_t id) {
+    if (id == kEmpty) {
+      const bool first = !has_max_id_;
+      has_max_id_ = true;
+      return first;
+    }
+    if ((hashed_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2));
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = mix(id) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == id) return false;
+      if (slots_[i] == kEmpty) {
+        slots_[i] = id;
+        ++hashed_;
+        return true;
+      }
+    }
+  }
+
+  void rehash(size_t slots) {
+    std::vector<uint64_t> old(slots, kEmpty);
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (uint64_t id : old) {
+      if (id == kEmpty) continue;
+      size_t i = mix(id) & mask;
+      while (slots_[i] != kEmpty) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+
+  std::vector<uint64_t> bitmap_;
+  std::vector<uint64_t> slots_;
+  size_t count_ = 0, reserved_ = 0, hashed_ = 0;
+  bool has_max_id_ = false;
+};
+
 class HostReader : private detail::OndemandWalker {
  public:
   // Windows of about this many bytes keep simdjson's index (4 bytes per
   // structural character) and string buffer a few megabytes.
   static constexpr size_t kWindowBytes = 4 << 20;
 
-  HostReader(std::string_view text, const std::string& source, size_t window_bytes = kWindowBytes,
-             detail::NodeReading reading = detail::NodeReading::kScanFirst)
-      : OndemandWalker(text, source), reading_(reading), window_bytes_(window_bytes) {}
+  HostReader(std::string_view text, const std::string& source, size_t window_bytes = kWindowBytes)
+      : OndemandWalker(text, source), window_bytes_(window_bytes) {}
 
   HostTrace read(std::string& text) {
     // Room for simdjson's padding first: growing `text` later would move it
@@ -62,6 +144,14 @@ class HostReader : private detail::OndemandWalker {
   HostTrace read_mapped(MappedText& mapped) {
     mapped_ = &mapped;
     return read_checked(mapped.text(), nullptr);
+  }
+
+  // walk_scanned's reading of `text` (a mapped file's when `mapped` is
+  // given); nullopt or an Error: read it again with read or read_mapped.
+  std::optional<HostTrace> read_scanned(std::string_view text, MappedText* mapped) {
+    mapped_ = mapped;
+    text_ = text;
+    return walk_scanned(text);
   }
 
  private:
@@ -107,15 +197,113 @@ class HostReader : private detail::OndemandWalker {
       windows_ = &*split;
       full_text_ = text;
       trace_.nodes.reserve(split->elements);
+      seen_ids_.reserve(split->elements);
       piece_ = {Piece::Kind::kRoot, std::string_view(text.data(), length), split->array_begin, split->array_end, 0};
     }
     if (root_source == nullptr) {
       root_text.assign(text.substr(0, length));
       root_source = &root_text;
     }
+    return walk_root(*root_source, root_length);
+  }
+
+  // The scanner's reading: "nodes" in one pass, each node through the
+  // scanner (or the walk, alone, where it declines), then the root object
+  // walked with "[]" standing in for the nodes. No search for a NUL byte and
+  // no window scan before: a NUL, or anything else the scanner does not
+  // expect, ends this reading (nullopt or an Error) and the caller reads the
+  // text again the way it always has, whose trace or error is then the
+  // reader's. So this reading only has to be right on the traces it finishes.
+  std::optional<HostTrace> walk_scanned(std::string_view text) {
+    full_text_ = text;
+    const std::optional<size_t> array_begin = find_nodes_array(text);
+    if (!array_begin) return std::nullopt;
+    size_t at = skip_space(text, *array_begin + 1);
+    if (at >= text.size() || text[at] == ']') return std::nullopt;  // no nodes: nothing to gain
+    if (mapped_ != nullptr) mapped_->begin_pass();
+    size_t released = at;
+    bool reserved = false;
+    size_t array_end = 0;
+    while (true) {
+      raw_.reset();
+      HostNode node;
+      size_t end = scanner_.scan_node(text, at, text.size(), raw_, node);
+      if (end != std::string_view::npos) {
+        add_node(raw_, node, next_index_++);
+      } else {
+        end = detail::skip_json_value(text, at, text.size());
+        if (end == std::string_view::npos) return std::nullopt;
+        walk_nodes(text, at, end);
+      }
+      at = skip_space(text, end);
+      if (at >= text.size()) return std::nullopt;
+      if (text[at] == ']') {
+        array_end = at + 1;
+        break;
+      }
+      if (text[at] != ',') return std::nullopt;
+      at = skip_space(text, at + 1);
+      if (at - released >= window_bytes_) {
+        if (mapped_ != nullptr) mapped_->release_before(at);
+        released = at;
+        if (!reserved) {
+          // The node list sized once from the first window's nodes per byte
+          // (growing it would briefly hold its old and new storage).
+          reserved = true;
+          const double per_byte = static_cast<double>(trace_.nodes.size()) / static_cast<double>(at - *array_begin);
+          const auto expected = static_cast<size_t>(per_byte * static_cast<double>(text.size() - *array_begin) * 1.05);
+          trace_.nodes.reserve(expected + 16);
+          seen_ids_.reserve(expected + 16);
+        }
+      }
+    }
+    nodes_scanned_ = true;
+    std::string root_text;
+    root_text.reserve(text.size() - (array_end - *array_begin) + 2 + simdjson::SIMDJSON_PADDING);
+    root_text.append(text.substr(0, *array_begin));
+    root_text.append("[]");
+    root_text.append(text.substr(array_end));
+    piece_ = {Piece::Kind::kRoot, text, *array_begin, array_end, 0};
+    return walk_root(root_text, root_text.size());
+  }
+
+  static size_t skip_space(std::string_view text, size_t at) {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
+    return at;
+  }
+
+  // The '[' of the root object's first "nodes" key (spelled without
+  // escapes), as find_root_array_windows finds it; nullopt when not so shaped.
+  static std::optional<size_t> find_nodes_array(std::string_view text) {
+    size_t at = skip_space(text, 0);
+    if (at >= text.size() || text[at] != '{') return std::nullopt;
+    at = skip_space(text, at + 1);
+    while (at < text.size() && text[at] == '"') {
+      const size_t key_end = detail::skip_json_value(text, at, text.size());
+      if (key_end == std::string_view::npos) return std::nullopt;
+      const std::string_view key = text.substr(at + 1, key_end - at - 2);
+      at = skip_space(text, key_end);
+      if (at >= text.size() || text[at] != ':') return std::nullopt;
+      at = skip_space(text, at + 1);
+      if (key == "nodes") {
+        if (at >= text.size() || text[at] != '[') return std::nullopt;
+        return at;
+      }
+      at = detail::skip_json_value(text, at, text.size());
+      if (at == std::string_view::npos) return std::nullopt;
+      at = skip_space(text, at);
+      if (at >= text.size() || text[at] != ',') return std::nullopt;
+      at = skip_space(text, at + 1);
+    }
+    return std::nullopt;
+  }
+
+  // Walks the root object (`root_source`, its first `root_length` bytes):
+  // every field but "nodes" kept, "nodes" read here unless already read.
+  HostTrace walk_root(std::string& root_source, size_t root_length) {
     od::parser parser;
     od::document doc;
-    start(parser, doc, *root_source, "not JSON: the document is empty", root_length);
+    start(parser, doc, root_source, kEmptyMessage, root_length);
     if (type_of_document(doc) != od::json_type::object) {
       // A scalar root is not a value the on-demand API walks; parse_json_input
       // would have accepted it, so only its validity matters here.
@@ -133,7 +321,9 @@ class HostReader : private detail::OndemandWalker {
           nodes_not_list = true;
           return;
         }
-        if (windows_ != nullptr) {
+        if (nodes_scanned_) {
+          validate(value, 1, "nodes");  // the "[]" standing in for the nodes read already
+        } else if (windows_ != nullptr) {
           validate(value, 1, "nodes");  // the "[]" standing in for the windows
           read_windows();
         } else {
@@ -449,79 +639,15 @@ class HostReader : private detail::OndemandWalker {
   void read_windows() {
     const ArrayWindows& split = *windows_;
     windows_ = nullptr;
-    if (reading_ == detail::NodeReading::kWalkOnly) {
-      walk_windows(split, full_text_, kEmptyMessage, "nodes", [this](od::array nodes) { read_node_array(nodes); });
-      return;
-    }
-    const WalkState root = save_state();
-    if (mapped_ != nullptr) mapped_->begin_pass();
-    for (const auto& [begin, end] : split.windows) {
-      // The scanner reads the mapped text itself: only what is behind it goes back.
-      if (mapped_ != nullptr) mapped_->release_before(begin);
-      scan_window(root.piece.document, begin, end);
-    }
-    restore_state(root);
+    walk_windows(split, full_text_, kEmptyMessage, "nodes", [this](od::array nodes) { read_node_array(nodes); });
   }
 
-  // The nodes of one window, each through the scanner, and through the walk
-  // where it declines. A declined node is walked alone ("[" + node + "]");
-  // should that fail, the walk goes again from that node to the window's end,
-  // as the whole window was walked before the scanner existed, so a broken
-  // trace gets the very error it always got (a stage-1 failure anywhere in
-  // the window before the node's own; nodes the scanner took are valid).
-  void scan_window(std::string_view document, size_t begin, size_t end) {
-    const std::string_view text = full_text_;
-    // A window after the first starts past a comma, at the space before its first node.
-    size_t at = begin;
-    while (at < end && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
-    while (true) {
-      raw_.reset();
-      HostNode node;
-      size_t next = scanner_.scan_node(text, at, end, raw_, node);
-      if (next != std::string_view::npos) next = next_element(text, next, end);
-      if (next != std::string_view::npos) {
-        add_node(raw_, node, next_index_++);
-      } else {
-        const size_t element_end = detail::skip_json_value(text, at, end);
-        next = element_end == std::string_view::npos ? element_end : next_element(text, element_end, end);
-        if (next == std::string_view::npos) {
-          walk_nodes(document, at, end);
-          return;
-        }
-        const size_t index = next_index_;
-        try {
-          walk_nodes(document, at, element_end);
-        } catch (const Error&) {
-          if (!failed_on_syntax_) throw;
-          failed_on_syntax_ = false;
-          next_index_ = index;
-          walk_nodes(document, at, end);
-          return;
-        }
-      }
-      if (next == end) return;
-      at = next;
-    }
-  }
-
-  // Past the element ending at `at`: the next element's start, `end` after
-  // the window's last one, npos when something else follows.
-  static size_t next_element(std::string_view text, size_t at, size_t end) {
-    const auto skip_space = [&](size_t i) {
-      while (i < end && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
-      return i;
-    };
-    at = skip_space(at);
-    if (at == end) return end;
-    if (text[at] != ',') return std::string_view::npos;
-    at = skip_space(at + 1);
-    return at < end ? at : std::string_view::npos;
-  }
-
-  // The nodes in [begin, end) of the document, through the walk.
+  // The nodes in [begin, end) of `document`, through the walk.
   void walk_nodes(std::string_view document, size_t begin, size_t end) {
-    walk_window(window_parser_, window_doc_, window_text_, document, full_text_.substr(begin, end - begin), begin,
+    const WalkState state = save_state();
+    walk_window(window_parser_, window_doc_, window_text_, document, document.substr(begin, end - begin), begin,
                 kEmptyMessage, "nodes", [this](od::array nodes) { read_node_array(nodes); });
+    restore_state(state);
   }
 
   void read_node_array(od::array nodes) {
@@ -548,7 +674,7 @@ class HostReader : private detail::OndemandWalker {
 
   void add_node(RawNode& raw, HostNode& node, size_t index) {
     std::string problem = finish_node(raw, node);
-    if (problem.empty() && !seen_ids_.insert(node.id).second) problem = "duplicate id";
+    if (problem.empty() && !seen_ids_.insert(node.id)) problem = "duplicate id";
     if (!problem.empty()) {
       trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
     } else {
@@ -559,7 +685,7 @@ class HostReader : private detail::OndemandWalker {
 
   static constexpr std::string_view kEmptyMessage = "not JSON: the document is empty";
 
-  detail::NodeReading reading_;
+  bool nodes_scanned_ = false;  // walk_scanned read "nodes" before the root walk
   size_t window_bytes_;
   HostTrace trace_;
   TextPool& pool_ = *trace_.text_pool;
@@ -567,7 +693,7 @@ class HostReader : private detail::OndemandWalker {
   const ArrayWindows* windows_ = nullptr;  // the "nodes" windows while not yet read
   std::string_view full_text_;
   size_t next_index_ = 0;
-  std::unordered_set<uint64_t> seen_ids_;
+  NodeIds seen_ids_;
   RawNode raw_;  // the node being read
   detail::HostNodeScanner scanner_{pool_};
   // The walk of what the scanner declines: parser, document and text.
@@ -586,9 +712,30 @@ bool is_trace_annotation(std::string_view name) {
          name.starts_with("[pytorch|profiler|execution_graph|");
 }
 
+namespace {
+
+// The scanner's reading first; where it gives up (nullopt) or fails, the
+// walk alone reads the text again: its trace, or its error message, is the
+// reader's, as before the scanner existed.
+HostTrace read_text(std::string& text, const std::string& source, size_t window_bytes, detail::NodeReading reading,
+                    MappedText* mapped = nullptr) {
+  if (reading == detail::NodeReading::kScanFirst) {
+    try {
+      if (auto trace = HostReader(text, source, window_bytes).read_scanned(mapped ? mapped->text() : text, mapped)) {
+        return std::move(*trace);
+      }
+    } catch (const Error&) {
+    }
+  }
+  if (mapped != nullptr) return HostReader(mapped->text(), source, window_bytes).read_mapped(*mapped);
+  return HostReader(text, source, window_bytes).read(text);
+}
+
+}  // namespace
+
 HostTrace parse_host_trace(const json& document, const std::string& source_name) {
   std::string text = document.dump();
-  return HostReader(text, source_name).read(text);
+  return read_text(text, source_name, HostReader::kWindowBytes, detail::NodeReading::kScanFirst);
 }
 
 HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name) {
@@ -602,15 +749,16 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
                               static_cast<unsigned char>(text[1]) == 0x8b
                           ? gunzip(text, source_name)
                           : std::string(text);
-  return HostReader(owned, source_name, window_bytes, reading).read(owned);
+  return read_text(owned, source_name, window_bytes, reading);
 }
 
 HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes, NodeReading reading) {
   if (auto mapped = MappedText::map_plain(path)) {
-    return HostReader(mapped->text(), path.string(), window_bytes, reading).read_mapped(*mapped);
+    std::string unused;
+    return read_text(unused, path.string(), window_bytes, reading, mapped.get());
   }
   std::string text = read_maybe_gzip(path);
-  return HostReader(text, path.string(), window_bytes, reading).read(text);
+  return read_text(text, path.string(), window_bytes, reading);
 }
 }  // namespace detail
 

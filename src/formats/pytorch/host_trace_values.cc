@@ -134,8 +134,9 @@ std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out,
     HostValue v;
     const std::string_view type_text = types[i];
     if (type_text.size() >= 2 && type_text.front() == '"' && type_text.find('\\') == std::string_view::npos) {
-      // Compact JSON text without a backslash: the string is what is quoted.
-      v.type = pool.intern(type_text.substr(1, type_text.size() - 2));
+      // Compact JSON text without a backslash: the string is what is quoted,
+      // and the quoted text is already in the pool (equal types share it).
+      v.type = type_text.substr(1, type_text.size() - 2);
     } else {
       auto type = json_text_string(type_text);
       if (!type) return fmt::format("type {} is not a string", i);
