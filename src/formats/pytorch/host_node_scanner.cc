@@ -130,7 +130,8 @@ bool scan_string(const char*& p, const char* end, bool& escaped) {
 // what nlohmann writes for the double, put in `*rewritten` (when given) if it
 // differs from the token. Declined: integers beyond int64_t (negative) or
 // uint64_t, "-0", doubles out of range.
-bool scan_number(const char*& p, const char* end, JsonNumber& n, std::string* rewritten, bool& compact) {
+// `n` may be null where only the text matters.
+bool scan_number(const char*& p, const char* end, JsonNumber* number, std::string* rewritten, bool& compact) {
   const char* const start = p;
   if (p < end && *p == '-') ++p;
   if (p >= end) return false;
@@ -155,6 +156,12 @@ bool scan_number(const char*& p, const char* end, JsonNumber& n, std::string* re
     if (p >= end || !is_digit(*p)) return false;
     while (p < end && is_digit(*p)) ++p;
   }
+  if (integral && number == nullptr && p - start <= 18) {
+    // Too few digits to leave int64_t: valid as it is, "-0" apart.
+    return !(p - start == 2 && start[0] == '-' && start[1] == '0');
+  }
+  JsonNumber unused;
+  JsonNumber& n = number != nullptr ? *number : unused;
   n.numeric = true;
   if (integral) {
     if (*start == '-') {
@@ -278,16 +285,15 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
       }
     }
     default: {
-      JsonNumber n;
       if constexpr (kEmit) {
         std::string rewritten;
-        if (!scan_number(p, end, n, &rewritten, compact)) return false;
+        if (!scan_number(p, end, nullptr, &rewritten, compact)) return false;
         out->append(rewritten.empty() ? std::string_view(start, static_cast<size_t>(p - start))
                                       : std::string_view(rewritten));
         return true;
       } else {
         thread_local std::string rewritten;
-        return scan_number(p, end, n, &rewritten, compact);
+        return scan_number(p, end, nullptr, &rewritten, compact);
       }
     }
   }
@@ -311,8 +317,9 @@ size_t skip_json_value(std::string_view text, size_t at, size_t end) {
   const char first = text[at];
   if (first == '"') return skip_string(at);
   if (first != '[' && first != '{') {
+    const size_t start = at;
     while (at < end && !is_space(text[at]) && text[at] != ',' && text[at] != ']' && text[at] != '}') ++at;
-    return at;
+    return at == start ? kNpos : at;  // no value here (",]")
   }
   size_t depth = 0;
   for (; at < end; ++at) {
@@ -372,7 +379,7 @@ bool HostNodeScanner::read_number(const char*& p, JsonNumber& number) {
   number.present = true;
   if (p < end_ && (*p == '-' || is_digit(*p))) {
     bool ignored = true;
-    return scan_number(p, end_, number, nullptr, ignored);
+    return scan_number(p, end_, &number, nullptr, ignored);
   }
   return skip_value(p);
 }
@@ -463,6 +470,19 @@ bool HostNodeScanner::read_argument_object(const char*& p, ArgumentLists& lists)
   });
 }
 
+std::string_view HostNodeScanner::compact_object(std::string_view object, size_t count) const {
+  // Compact exactly when the braces, keys, colons, commas and values add up
+  // to the whole text (no space anywhere) and each value is its own text.
+  size_t written_bytes = 2 + (count == 0 ? 0 : count - 1);
+  for (size_t i = 0; i < count; ++i) {
+    const auto& [key, text] = attr_fields_[i];
+    if (i != 0 && !(attr_fields_[i - 1].first < key)) return {};
+    if (text.data() < object.data() || text.data() + text.size() > object.data() + object.size()) return {};
+    written_bytes += key.size() + 3 + text.size();
+  }
+  return written_bytes == object.size() ? object : std::string_view();
+}
+
 bool HostNodeScanner::read_attrs(const char*& p, RawNode& raw) {
   // Any list, even an empty or all-invalid one, makes the node a 1.0.2+ one.
   raw.has_attrs = *p == '[';
@@ -478,6 +498,7 @@ bool HostNodeScanner::read_attrs(const char*& p, RawNode& raw) {
     if (*p != '{') {
       if (!skip_value(p)) return false;
     } else {
+      const char* const object_start = p;
       size_t count = 0;
       std::optional<size_t> name_field, value_field;
       const bool read = scan_keyed_object(p, inner_keys_, [&](std::string_view key, const char*& q) {
@@ -492,7 +513,8 @@ bool HostNodeScanner::read_attrs(const char*& p, RawNode& raw) {
         return true;
       });
       if (!read) return false;
-      add_attribute(attr_fields_.data(), count, name_field, value_field, raw, pool_, object_);
+      add_attribute(attr_fields_.data(), count, name_field, value_field, raw, pool_, object_,
+                    compact_object({object_start, static_cast<size_t>(p - object_start)}, count));
     }
     p = skip_space(p, end_, ignored);
     if (p >= end_) return false;

@@ -70,6 +70,9 @@ class HostNodeScanner {
   bool read_list(const char*& p, ListField& field);
   bool read_argument_object(const char*& p, ArgumentLists& lists);
   bool read_attrs(const char*& p, RawNode& raw);
+  // `object` (an attribute just read, its fields in attr_fields_) when it is
+  // already the compact, key-sorted text add_attribute would write; else "".
+  [[nodiscard]] std::string_view compact_object(std::string_view object, size_t count) const;
   bool read_number(const char*& p, JsonNumber& number);
   bool read_string_or_other(const char*& p, std::optional<std::string_view>& text);
   // The value at `p` as compact text: a view of the input when it is
@@ -79,7 +82,8 @@ class HostNodeScanner {
 };
 
 // One past the JSON value that starts at `at` (strings and brackets only
-// followed, not validated), or npos when it does not end before `end`.
+// followed, not validated), or npos when it does not end before `end` or
+// there is no value at `at`.
 size_t skip_json_value(std::string_view text, size_t at, size_t end);
 
 }  // namespace snr::pytorch::detail

@@ -126,6 +126,7 @@ TEST(HostNodeScanner, BrokenTracesFailWithTheWalksMessage) {
            head + R"j({"id":8,"name":"x","a":[1,{"b":1,"b":2}]},{"id":9,"name":"y\u00"}]})j",
            head + R"j({"id":8,"name":"x","a":{"b":1,"b":2}},{"id":9,"name":"\xff"}]})j",
            head + R"j({"id":8,"na)j",                               // cut short
+           head + R"j({"id":8,"name":"x"},]})j",                     // a comma and no node
        }) {
     expect_same_reading(bad);
     EXPECT_EQ(read(bad, 1, NodeReading::kScanFirst).rfind("error: ", 0), 0u);

@@ -222,7 +222,11 @@ void apply_scalar(std::string_view name, std::string_view value, HostNode& node,
   } else if (name == "fw_tid") {
     if (json_text_to_uint64(value, u)) node.fw_tid = u;
   } else if (name == "op_schema") {
-    if (auto text = json_text_string(value)) node.op_schema = pool.intern(*text);
+    if (const auto plain = plain_string_text(value)) {
+      node.op_schema = pool.intern(*plain);
+    } else if (const auto text = json_text_string(value)) {
+      node.op_schema = pool.intern(*text);
+    }
   }
 }
 

@@ -103,9 +103,11 @@ std::optional<std::string_view> plain_string_text(std::string_view text);
 // whole, its keys sorted as nlohmann's dump() writes an object. Both node
 // readers (the simdjson walk and HostNodeScanner) end an attribute here.
 // `Text` is std::string or std::string_view; `fields` is reordered.
+// `written`, when not empty, is the attribute's text already in that form.
 template <typename Text>
 void add_attribute(std::pair<std::string_view, Text>* fields, size_t count, std::optional<size_t> name_field,
-                   std::optional<size_t> value_field, RawNode& raw, TextPool& pool, std::string& scratch) {
+                   std::optional<size_t> value_field, RawNode& raw, TextPool& pool, std::string& scratch,
+                   std::string_view written = {}) {
   if (!name_field) return;
   const std::string_view name_text = fields[*name_field].second;
   std::optional<std::string> unescaped;
@@ -120,6 +122,10 @@ void add_attribute(std::pair<std::string_view, Text>* fields, size_t count, std:
         value_field ? std::string_view(fields[*value_field].second) : std::string_view("null");
     raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
     raw.attr_values.append(value_text);
+    return;
+  }
+  if (!written.empty()) {
+    raw.attrs.push_back({{}, 0, 0, pool.intern(written)});
     return;
   }
   std::sort(fields, fields + count, [](const auto& a, const auto& b) { return a.first < b.first; });
