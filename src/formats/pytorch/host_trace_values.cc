@@ -31,23 +31,84 @@ constexpr DtypeSize kDtypeSizes[] = {
     {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8},
 };
 
-// Splits the comma-separated element types of "GenericList[a,b]" at top level.
-std::vector<std::string_view> split_element_types(std::string_view inner) {
-  std::vector<std::string_view> parts;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < inner.size(); ++i) {
-    const char c = inner[i];
-    if (c == '[' || c == '(' || c == '<') ++depth;
-    if (c == ']' || c == ')' || c == '>') --depth;
-    if (c == ',' && depth == 0) {
-      parts.push_back(inner.substr(start, i - start));
-      start = i + 1;
+// The comma-separated element types of "GenericList[a,b]", split at top
+// level one at a time (an empty part in the middle counts, a trailing one
+// does not).
+class ElementTypes {
+ public:
+  explicit ElementTypes(std::string_view inner) : inner_(inner) {}
+
+  bool next(std::string_view& part) {
+    if (start_ >= inner_.size()) return false;
+    int depth = 0;
+    for (size_t i = start_; i < inner_.size(); ++i) {
+      const char c = inner_[i];
+      if (c == '[' || c == '(' || c == '<') ++depth;
+      if (c == ']' || c == ')' || c == '>') --depth;
+      if (c == ',' && depth == 0) {
+        part = inner_.substr(start_, i - start_);
+        start_ = i + 1;
+        return true;
+      }
     }
+    part = inner_.substr(start_);
+    start_ = inner_.size();
+    return true;
   }
-  if (start < inner.size()) parts.push_back(inner.substr(start));
-  return parts;
-}
+
+ private:
+  std::string_view inner_;
+  size_t start_ = 0;
+};
+
+// The top-level elements of a compact JSON array's text one at a time, as
+// json_text_elements splits them, without a list.
+class ArrayElements {
+ public:
+  explicit ArrayElements(std::string_view text)
+      : text_(text), is_array_(text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    at_ = is_array_ && text.size() > 2 ? 1 : text.size();
+  }
+
+  [[nodiscard]] bool is_array() const { return is_array_; }
+
+  bool next(std::string_view& element) {
+    if (at_ >= text_.size()) return false;
+    int depth = 0;
+    bool in_string = false;
+    const size_t start = at_;
+    for (size_t i = start; i + 1 < text_.size(); ++i) {
+      const char c = text_[i];
+      if (in_string) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_string = false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ']' || c == '}') {
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        element = text_.substr(start, i - start);
+        at_ = i + 1;
+        return true;
+      }
+    }
+    element = text_.substr(start, text_.size() - 1 - start);
+    at_ = text_.size();
+    return true;
+  }
+
+ private:
+  std::string_view text_;
+  bool is_array_;
+  size_t at_;
+};
 
 bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out) {
   // Reused across calls (this is a leaf of collect_tensors' recursion): one
@@ -97,16 +158,26 @@ void collect_tensors(std::string_view type, std::string_view value, std::string_
   }
   const auto open = type.find('[');
   if (open == std::string_view::npos || !type.ends_with("]")) return;
-  std::vector<std::string_view> values;
-  if (!json_text_elements(value, values)) return;
-  const auto element_types = split_element_types(type.substr(open + 1, type.size() - open - 2));
-  if (element_types.empty()) return;
-  std::vector<std::string_view> shapes;
-  json_text_elements(shape, shapes);
-  for (size_t i = 0; i < values.size(); ++i) {
-    const std::string_view element_type = element_types[std::min(i, element_types.size() - 1)];
-    collect_tensors(element_type, values[i], i < shapes.size() ? shapes[i] : std::string_view("null"), out,
-                    depth + 1);
+  ArrayElements values(value);
+  if (!values.is_array()) return;
+  ElementTypes types(type.substr(open + 1, type.size() - open - 2));
+  std::string_view element_type;
+  if (!types.next(element_type)) return;
+  // Past the last listed type, the last one holds for the rest.
+  std::string_view next_type;
+  bool more_types = types.next(next_type);
+  ArrayElements shapes(shape);
+  std::string_view element;
+  bool first = true;
+  while (values.next(element)) {
+    if (!first && more_types) {
+      element_type = next_type;
+      more_types = types.next(next_type);
+    }
+    first = false;
+    std::string_view element_shape;
+    if (!shapes.is_array() || !shapes.next(element_shape)) element_shape = "null";
+    collect_tensors(element_type, element, element_shape, out, depth + 1);
   }
 }
 
