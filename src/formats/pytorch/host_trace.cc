@@ -1,6 +1,7 @@
 #include "formats/pytorch/host_trace.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <charconv>
@@ -36,6 +37,17 @@ using detail::read_process_groups;
 using detail::scalar_field_name;
 using detail::read_values;
 namespace od = detail::od;
+
+// Asks for transparent huge pages under the whole 2 MiB pages of a large
+// allocation about to be filled (the node list of a large trace: tens of
+// megabytes), so that filling it takes a fault per 2 MiB instead of per 4 KiB.
+// Only advice: where the kernel does not give them, nothing changes.
+void advise_huge_pages(const void* data, size_t size_bytes) {
+  constexpr uintptr_t kHugePageBytes = uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(data) + size_bytes) & ~(kHugePageBytes - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 // The node ids seen so far, to skip a repeated one. Trace ids are dense
 // (mostly 0 .. a little over the node count), so they are bits of a bitmap
@@ -253,6 +265,7 @@ class HostReader : private detail::OndemandWalker {
           const double per_byte = static_cast<double>(trace_.nodes.size()) / static_cast<double>(at - *array_begin);
           const auto expected = static_cast<size_t>(per_byte * static_cast<double>(text.size() - *array_begin) * 1.05);
           trace_.nodes.reserve(expected + 16);
+          advise_huge_pages(trace_.nodes.data(), trace_.nodes.capacity() * sizeof(HostNode));
           seen_ids_.reserve(expected + 16);
         }
       }
