@@ -483,6 +483,59 @@ std::string_view HostNodeScanner::compact_object(std::string_view object, size_t
   return written_bytes == object.size() ? object : std::string_view();
 }
 
+bool HostNodeScanner::read_common_attr(const char*& p, RawNode& raw) {
+  const char* q = p;
+  bool compact = true;
+  // `key` and the colon after it.
+  const auto key = [&](std::string_view quoted) {
+    q = skip_space(q, end_, compact);
+    if (!scan_literal(q, end_, quoted)) return false;
+    q = skip_space(q, end_, compact);
+    if (q >= end_ || *q != ':') return false;
+    q = skip_space(q + 1, end_, compact);
+    return q < end_;
+  };
+  const auto comma = [&] {
+    q = skip_space(q, end_, compact);
+    if (q >= end_ || *q != ',') return false;
+    ++q;
+    return true;
+  };
+  ++q;
+  bool escaped = false;
+  if (!key("\"name\"") || *q != '"') return false;
+  const char* const name_start = q;
+  if (!scan_string(q, end_, escaped) || escaped) return false;
+  const std::string_view name_text(name_start, static_cast<size_t>(q - name_start));
+  if (!comma() || !key("\"type\"") || *q != '"') return false;
+  const char* const type_start = q;
+  if (!scan_string(q, end_, escaped)) return false;
+  const std::string_view type_text(type_start, static_cast<size_t>(q - type_start));
+  std::string_view value_text;
+  if (!comma() || !key("\"value\"") || !canonical(q, scratch_, value_text)) return false;
+  q = skip_space(q, end_, compact);
+  if (q >= end_ || *q != '}') return false;
+  ++q;
+  const std::string_view name = name_text.substr(1, name_text.size() - 2);
+  if (const std::string_view scalar = scalar_field_name(name); !scalar.empty()) {
+    raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
+    raw.attr_values.append(value_text);
+  } else if (compact && value_text.data() > p && value_text.data() < q) {
+    raw.attrs.push_back({{}, 0, 0, pool_.intern({p, static_cast<size_t>(q - p)})});
+  } else {
+    object_.assign("{\"name\":");
+    object_.append(name_text);
+    object_.append(",\"type\":");
+    object_.append(type_text);
+    object_.append(",\"value\":");
+    object_.append(value_text);
+    object_.push_back('}');
+    raw.attrs.push_back({{}, 0, 0, pool_.intern(object_)});
+  }
+  p = q;
+  return true;
+}
+
 bool HostNodeScanner::read_attrs(const char*& p, RawNode& raw) {
   // Any list, even an empty or all-invalid one, makes the node a 1.0.2+ one.
   raw.has_attrs = *p == '[';
@@ -497,7 +550,7 @@ bool HostNodeScanner::read_attrs(const char*& p, RawNode& raw) {
     if (p >= end_) return false;
     if (*p != '{') {
       if (!skip_value(p)) return false;
-    } else {
+    } else if (!read_common_attr(p, raw)) {
       const char* const object_start = p;
       size_t count = 0;
       std::optional<size_t> name_field, value_field;

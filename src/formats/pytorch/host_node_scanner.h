@@ -70,6 +70,10 @@ class HostNodeScanner {
   bool read_list(const char*& p, ListField& field);
   bool read_argument_object(const char*& p, ArgumentLists& lists);
   bool read_attrs(const char*& p, RawNode& raw);
+  // The usual attribute, {"name": "...", "type": "...", "value": ...} in that
+  // order, added to `raw` without the general object walk; false (nothing
+  // taken) for any other shape, which read_attrs then reads in general.
+  bool read_common_attr(const char*& p, RawNode& raw);
   // `object` (an attribute just read, its fields in attr_fields_) when it is
   // already the compact, key-sorted text add_attribute would write; else "".
   [[nodiscard]] std::string_view compact_object(std::string_view object, size_t count) const;

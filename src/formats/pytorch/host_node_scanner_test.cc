@@ -101,6 +101,15 @@ TEST(HostNodeScanner, ReadsNodesAsTheWalkDoes) {
       "attrs": [{"name": "rf_id", "type": "uint64", "value": 1}, {"name": "tid", "type": "uint64", "value": 2}]} ,
       {"id": 3, "name": "b", "parent": 2, "inputs": [[1, 2, 0, 4, 4, "cpu"]], "input_shapes": [[2, 2]],
        "input_types": ["Tensor(float)"], "rf_id": 4, "tid": 1, "op_schema": "s", "outputs": null} ]})j");
+  // Attributes in the usual shape and others: compact or spaced, other
+  // names, values written again, escapes, keys in another order or missing.
+  expect_same_reading(
+      R"j({"nodes":[{"id":1,"name":"a","inputs":{},"attrs":[{"name":"kernel_file","type":"string","value":"a\tb"},)j"
+      R"j({"name": "tensor_range", "type": "string", "value": ""},{"name":"x","type":"list","value":[1, 2.50]},)j"
+      R"j({"name":"y","type":"int","value":-0},{"name":"z\u0041","type":"int","value":1},{"name":"w","type":7},)j"
+      R"j({"name":"rf_id","type":"uint64","value":1e2},{"name":"tid","type":"uint64","value":3,"more":1},)j"
+      R"j({"type":"uint64","name":"fw_tid","value":4},{"name":"seq_id","type":"int64"},)j"
+      R"j({"name":"v","type":"t\"q","value":{"b":1,"a":[]}}]}]})j");
   // Nodes the reader skips, syncs and stream waits, escapes, doubles, odd values.
   expect_same_reading(R"j({"nodes":[{"id":"x"},{"id":3,"name":4},{"id":5,"name":"a","inputs":[1],"input_types":[]},)j"
                       R"j({"id":6,"name":"ok"},{"id":6,"name":"dup"},7,null,{"id":8.0,"name":"a\u00e9"},)j"
