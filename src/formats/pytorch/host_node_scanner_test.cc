@@ -142,6 +142,38 @@ TEST(HostNodeScanner, BrokenTracesFailWithTheWalksMessage) {
   }
 }
 
+TEST(HostNodeScanner, TensorsReadTheSameInEveryForm) {
+  // The usual [id,storage,offset,count,bytes,"device"] is read in one pass;
+  // every other form the general way, with the same results.
+  const HostTrace trace = parse_host_trace_text(
+      R"j({"nodes":[{"id":1,"name":"a","inputs":{"types":["Tensor(float)","Tensor(float)","Tensor(float)",)j"
+      R"j("Tensor(float)","Tensor(float)","Tensor(half)","Tensor(float)","Tensor(float)","Tensor(x)"],)j"
+      R"j("values":[[1,2,3,4,4,"cuda:0"],[5,6,0,4,4],[7,8,0,4.0,4,"cpu"],[9,10,0,4,4,"a\"b",7],)j"
+      R"j([11,12,0,4,4,5],[13,14,0,6,2,"cpu"],[15,16,0,2,4],[17,18,0,2,4],[19,20,0,3,8]],)j"
+      R"j("shapes":[[2,2],[4],[2.0,2],[],[18446744073709551615,2],[3,2],[2,-1],"x",[3]]}}]})j",
+      "mem");
+  ASSERT_EQ(trace.nodes.size(), 1u);
+  const auto& tensors = trace.nodes[0].input_tensors;
+  ASSERT_EQ(tensors.size(), 9u);
+  EXPECT_EQ(tensors[0].tensor_id, 1u);
+  EXPECT_EQ(tensors[0].offset, 3u);
+  EXPECT_EQ(tensors[0].device, "cuda:0");
+  EXPECT_EQ(tensors[0].size_bytes, 16u);
+  EXPECT_EQ(tensors[1].device, "");
+  EXPECT_EQ(tensors[1].size_bytes, 16u);
+  EXPECT_EQ(tensors[2].num_elem, 4u);
+  EXPECT_EQ(tensors[2].device, "cpu");
+  EXPECT_EQ(tensors[2].size_bytes, 16u);
+  EXPECT_EQ(tensors[3].device, "a\"b");
+  EXPECT_EQ(tensors[3].size_bytes, 4u);  // [] is one element
+  EXPECT_EQ(tensors[4].device, "");
+  EXPECT_EQ(tensors[4].size_bytes, (std::numeric_limits<uint64_t>::max() * 2) * 4);
+  EXPECT_EQ(tensors[5].size_bytes, 12u);  // 6 halves
+  EXPECT_EQ(tensors[6].size_bytes, 8u);   // a shape that is not all counts: num_elem x elem_bytes
+  EXPECT_EQ(tensors[7].size_bytes, 8u);
+  EXPECT_EQ(tensors[8].size_bytes, 24u);  // unknown dtype: 3 x 8
+}
+
 TEST(HostNodeScanner, RepeatedIdsAreSkippedDenseOrSparse) {
   // Dense ids sit in a bitmap, far ones in a hash set; a repeat is found in
   // either, also after the bitmap has grown over an id hashed before.

@@ -110,38 +110,99 @@ class ArrayElements {
   size_t at_;
 };
 
+// Plain digits (at most 19: no overflow) at `at` of `text`, then `stop`.
+bool take_digits(std::string_view text, size_t& at, char stop, uint64_t& out) {
+  const size_t start = at;
+  out = 0;
+  while (at < text.size() && text[at] >= '0' && text[at] <= '9') out = out * 10 + static_cast<uint64_t>(text[at++] - '0');
+  if (at == start || at - start > 19 || at >= text.size() || text[at] != stop) return false;
+  ++at;
+  return true;
+}
+
+// The usual tensor value, [tensor_id,storage_id,offset,num_elem,elem_bytes]
+// with an optional device string without escapes, read in one pass; false
+// for any other form, which tensor_from_value then splits in general.
+bool read_plain_tensor(std::string_view value, uint64_t (&numbers)[5], std::string_view& device) {
+  size_t at = 1;
+  if (value.size() < 2 || value.front() != '[') return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if (!take_digits(value, at, ',', numbers[i])) return false;
+  }
+  const size_t last = at;
+  if (take_digits(value, at, ']', numbers[4])) {
+    device = {};
+    return at == value.size();
+  }
+  at = last;
+  if (!take_digits(value, at, ',', numbers[4]) || at >= value.size() || value[at] != '"') return false;
+  const size_t close = value.find('"', at + 1);
+  if (close == std::string_view::npos || close + 2 != value.size() || value.back() != ']') return false;
+  device = value.substr(at + 1, close - at - 1);
+  return device.find('\\') == std::string_view::npos;
+}
+
+// The product of a shape written as plain digits ("[8,128,512]", "[]");
+// false for any other form.
+bool plain_shape_elements(std::string_view shape, uint64_t& elements) {
+  if (shape.size() < 2 || shape.front() != '[' || shape.back() != ']') return false;
+  elements = 1;
+  if (shape.size() == 2) return true;
+  size_t at = 1;
+  while (at < shape.size()) {
+    uint64_t dim = 0;
+    const size_t start = at;
+    while (at < shape.size() && shape[at] >= '0' && shape[at] <= '9') dim = dim * 10 + static_cast<uint64_t>(shape[at++] - '0');
+    if (at == start || at - start > 19 || at >= shape.size() || (shape[at] != ',' && shape[at] != ']')) return false;
+    elements *= dim;
+    if (shape[at++] == ']') return at == shape.size();
+  }
+  return false;
+}
+
 bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out) {
   // Reused across calls (this is a leaf of collect_tensors' recursion): one
   // pair of lists per tensor was most of the reader's remaining allocations.
   thread_local std::vector<std::string_view> fields;
   thread_local std::vector<std::string_view> dims;
-  if (!json_text_elements(value, fields) || fields.size() < 5) return false;
   uint64_t numbers[5];
-  for (size_t i = 0; i < 5; ++i) {
-    if (!json_text_to_uint64(fields[i], numbers[i])) return false;
+  std::string_view plain_device;
+  if (read_plain_tensor(value, numbers, plain_device)) {
+    out.device.assign(plain_device);
+  } else {
+    if (!json_text_elements(value, fields) || fields.size() < 5) return false;
+    for (size_t i = 0; i < 5; ++i) {
+      if (!json_text_to_uint64(fields[i], numbers[i])) return false;
+    }
+    out.device = fields.size() > 5 ? json_text_string(fields[5]).value_or("") : "";
   }
   out.tensor_id = numbers[0];
   out.storage_id = numbers[1];
   out.offset = numbers[2];
   out.num_elem = numbers[3];
   out.elem_bytes = numbers[4];
-  out.device = fields.size() > 5 ? json_text_string(fields[5]).value_or("") : "";
   const auto open = type.find('(');
   const auto close = type.rfind(')');
   uint64_t element_bytes = 0;
   if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
     element_bytes = dtype_size_bytes(type.substr(open + 1, close - open - 1));
   }
-  bool shape_ok = element_bytes != 0 && json_text_elements(shape, dims);
   uint64_t elements = 1;
-  if (shape_ok) {
-    for (std::string_view dim : dims) {
-      uint64_t d = 0;
-      if (!json_text_to_uint64(dim, d)) {
-        shape_ok = false;
-        break;
+  bool shape_ok = false;
+  if (element_bytes != 0) {
+    if (plain_shape_elements(shape, elements)) {
+      shape_ok = true;
+    } else if (json_text_elements(shape, dims)) {
+      shape_ok = true;
+      elements = 1;
+      for (std::string_view dim : dims) {
+        uint64_t d = 0;
+        if (!json_text_to_uint64(dim, d)) {
+          shape_ok = false;
+          break;
+        }
+        elements *= d;
       }
-      elements *= d;
     }
   }
   out.size_bytes = shape_ok ? elements * element_bytes : out.num_elem * out.elem_bytes;
