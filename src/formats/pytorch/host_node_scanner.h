@@ -12,9 +12,10 @@
 // double, objects inside values whose keys are not already in byte order,
 // keys with escapes, duplicate keys, "syncs"/"stream_waits", nesting deeper
 // than kMaxValueDepth, and anything that is not valid JSON. The reader then
-// walks that node with simdjson, which gives the same node, or the error
-// message, exactly as before: a node the scanner accepts is one the walk
-// would read into the same RawNode and HostNode.
+// walks that node with simdjson, and reads the whole text again with the
+// walk alone if anything fails, so errors are worded as before; a node the
+// scanner accepts is one the walk would read into the same RawNode and
+// HostNode (host_trace_windows_fuzzer compares the two).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/pytorch/compact_json.h"
 #include "formats/pytorch/host_trace.h"
 #include "formats/pytorch/host_trace_values.h"
 #include "formats/pytorch/ondemand_walker.h"
@@ -35,7 +37,7 @@ class HostNodeScanner {
  public:
   // Values nested deeper than this inside a node are left to the walk, far
   // below the 512 levels snr's JSON rules allow.
-  static constexpr size_t kMaxValueDepth = 64;
+  static constexpr size_t kMaxValueDepth = kMaxCompactJsonDepth;
 
   explicit HostNodeScanner(TextPool& pool) : pool_(pool) {}
 
@@ -84,10 +86,5 @@ class HostNodeScanner {
   bool canonical(const char*& p, std::string& buffer, std::string_view& text);
   bool skip_value(const char*& p);
 };
-
-// One past the JSON value that starts at `at` (strings and brackets only
-// followed, not validated), or npos when it does not end before `end` or
-// there is no value at `at`.
-size_t skip_json_value(std::string_view text, size_t at, size_t end);
 
 }  // namespace snr::pytorch::detail

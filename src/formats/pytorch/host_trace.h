@@ -14,10 +14,11 @@
 // or has no "nodes" list is an error naming the file.
 //
 // The document is streamed (simdjson on-demand: no DOM), "nodes" indexed and
-// walked a few megabytes at a time. Syntax errors are reported as
-// snr::parse_json_input words them (line, column, byte, key). Values kept only to
-// be written out again (arguments, shapes, strides, unknown attributes) are
-// kept as compact JSON text, exactly as nlohmann::json::dump() would write
+// walked a few megabytes at a time, or first read once through by a scanner
+// of the common node that leaves the rest to that walk (host_node_scanner.h).
+// Syntax errors are reported as snr::parse_json_input words them (line,
+// column, byte, key). Values kept only to be written out again (arguments,
+// shapes, strides, unknown attributes) are kept as compact JSON text, exactly as nlohmann::json::dump() would write
 // them (sorted keys, nlohmann's escaping and number forms), so writers copy
 // them out unchanged; the json_text_* helpers below read such text.
 #pragma once
