@@ -38,7 +38,9 @@ run_case() {
   cases=$((cases + 1))
   if diff -r "$work/runs/$name/before" "$work/runs/$name/after" > "$work/runs/$name.diff"; then
     echo "same       $name (exit $(cat "$work/runs/$name/before/status.txt"))"
-    rm -rf "$work/runs/$name"  # the big pair's outputs are hundreds of megabytes
+    # The big pair's outputs are hundreds of megabytes; a link's linked.json
+    # is read again below.
+    [[ $name == *.link ]] || rm -rf "$work/runs/$name"
   else
     failures=$((failures + 1))
     echo "DIFFERENT  $name (see $work/runs/$name.diff)"
@@ -87,6 +89,7 @@ while [[ $# -ge 2 ]]; do
   run_case "$tag.link" et link --host "$host" --device "$kineto" -o linked.json --force
   linked="$work/inputs/$tag.linked.json"
   cp "$work/runs/$tag.link/after/linked.json" "$linked" 2>/dev/null || true
+  [[ -f "$work/runs/$tag.link.diff" && ! -s "$work/runs/$tag.link.diff" ]] && rm -rf "$work/runs/$tag.link"
   if [[ -f "$linked" ]]; then run_case "$tag.convert_linked" et convert "$linked" -o converted; fi
   run_case "$tag.convert_host" et convert "$host" -o converted
   if [[ $pair -eq 1 ]]; then
