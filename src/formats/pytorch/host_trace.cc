@@ -8,14 +8,15 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
-#include <unordered_set>
 
 #include "common/error.h"
 #include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
+#include "formats/pytorch/host_node_scanner.h"
 #include "formats/pytorch/host_trace_values.h"
 #include "formats/pytorch/json_windows.h"
 #include "formats/pytorch/mapped_text.h"
+#include "formats/pytorch/node_ids.h"
 #include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
@@ -24,6 +25,9 @@ namespace {
 
 using nlohmann::json;
 using detail::ArgumentLists;
+using detail::RawAttr;
+using detail::RawNode;
+using detail::add_attribute;
 using detail::JsonNumber;
 using detail::ListField;
 using detail::apply_scalar;
@@ -33,50 +37,6 @@ using detail::read_process_groups;
 using detail::scalar_field_name;
 using detail::read_values;
 namespace od = detail::od;
-
-// One entry of a node's "attrs" list: a scalar field (its name one of
-// scalar_field_name's literals, its value text in RawNode::attr_values) or,
-// for any other name, the whole attribute as interned compact JSON.
-struct RawAttr {
-  std::string_view scalar_name;
-  size_t value_begin = 0, value_size = 0;
-  std::string_view whole;
-};
-
-// The fields of one node, gathered in one pass in any key order and used
-// once the node's object is complete (the layout is known only then). One
-// RawNode is reset and reused for every node, so its lists and strings keep
-// their storage instead of being allocated again per node.
-struct RawNode {
-  bool is_object = false;
-  std::optional<uint64_t> id;  // when it is a non-negative integer
-  std::string id_text;          // the id as written back, when it is a number
-  std::optional<std::string> name;
-  JsonNumber ctrl_deps, parent;  // present: there and not null
-  bool inputs_object = false, outputs_object = false;
-  ArgumentLists inputs, outputs;  // 1.0.2+ "inputs"/"outputs" objects
-  ArgumentLists flat_inputs, flat_outputs;  // the 1.0.1 "inputs"/"input_*" and "outputs"/"output_*" lists
-  bool has_attrs = false;
-  std::vector<RawAttr> attrs;  // in order
-  std::string attr_values;     // the scalar attributes' value texts, back to back
-  std::vector<std::pair<std::string_view, std::string>> flat_scalars;  // 1.0.1 rf_id, tid, ...
-  size_t flat_scalar_count = 0;  // flat_scalars in use (the rest keep their storage)
-
-  void reset() {
-    is_object = false;
-    id.reset();
-    id_text.clear();
-    name.reset();
-    ctrl_deps = JsonNumber{};
-    parent = JsonNumber{};
-    inputs_object = outputs_object = false;
-    for (ArgumentLists* lists : {&inputs, &outputs, &flat_inputs, &flat_outputs}) lists->reset();
-    has_attrs = false;
-    attrs.clear();
-    attr_values.clear();
-    flat_scalar_count = 0;
-  }
-};
 
 class HostReader : private detail::OndemandWalker {
  public:
@@ -101,6 +61,14 @@ class HostReader : private detail::OndemandWalker {
   HostTrace read_mapped(MappedText& mapped) {
     mapped_ = &mapped;
     return read_checked(mapped.text(), nullptr);
+  }
+
+  // walk_scanned's reading of `text` (a mapped file's when `mapped` is
+  // given); nullopt or an Error: read it again with read or read_mapped.
+  std::optional<HostTrace> read_scanned(std::string_view text, MappedText* mapped) {
+    mapped_ = mapped;
+    text_ = text;
+    return walk_scanned(text);
   }
 
  private:
@@ -146,15 +114,114 @@ class HostReader : private detail::OndemandWalker {
       windows_ = &*split;
       full_text_ = text;
       trace_.nodes.reserve(split->elements);
+      seen_ids_.reserve(split->elements);
       piece_ = {Piece::Kind::kRoot, std::string_view(text.data(), length), split->array_begin, split->array_end, 0};
     }
     if (root_source == nullptr) {
       root_text.assign(text.substr(0, length));
       root_source = &root_text;
     }
+    return walk_root(*root_source, root_length);
+  }
+
+  // The scanner's reading: "nodes" in one pass, each node through the
+  // scanner (or the walk, alone, where it declines), then the root object
+  // walked with "[]" standing in for the nodes. No search for a NUL byte and
+  // no window scan before: a NUL, or anything else the scanner does not
+  // expect, ends this reading (nullopt or an Error) and the caller reads the
+  // text again the way it always has, whose trace or error is then the
+  // reader's. So this reading only has to be right on the traces it finishes.
+  std::optional<HostTrace> walk_scanned(std::string_view text) {
+    full_text_ = text;
+    const std::optional<size_t> array_begin = find_nodes_array(text);
+    if (!array_begin) return std::nullopt;
+    size_t at = skip_space(text, *array_begin + 1);
+    if (at >= text.size() || text[at] == ']') return std::nullopt;  // no nodes: nothing to gain
+    if (mapped_ != nullptr) mapped_->begin_pass();
+    size_t released = at;
+    bool reserved = false;
+    size_t array_end = 0;
+    while (true) {
+      raw_.reset();
+      HostNode node;
+      size_t end = scanner_.scan_node(text, at, text.size(), raw_, node);
+      if (end != std::string_view::npos) {
+        add_node(raw_, node, next_index_++);
+      } else {
+        end = detail::skip_json_value(text, at, text.size());
+        if (end == std::string_view::npos) return std::nullopt;
+        walk_nodes(text, at, end);
+      }
+      at = skip_space(text, end);
+      if (at >= text.size()) return std::nullopt;
+      if (text[at] == ']') {
+        array_end = at + 1;
+        break;
+      }
+      if (text[at] != ',') return std::nullopt;
+      at = skip_space(text, at + 1);
+      if (at - released >= window_bytes_) {
+        if (mapped_ != nullptr) mapped_->release_before(at);
+        released = at;
+        if (!reserved) {
+          // The node list sized once from the first window's nodes per byte
+          // (growing it would briefly hold its old and new storage).
+          reserved = true;
+          const double per_byte = static_cast<double>(trace_.nodes.size()) / static_cast<double>(at - *array_begin);
+          const auto expected = static_cast<size_t>(per_byte * static_cast<double>(text.size() - *array_begin) * 1.05);
+          trace_.nodes.reserve(expected + 16);
+          advise_huge_pages(trace_.nodes.data(), trace_.nodes.capacity() * sizeof(HostNode));
+          seen_ids_.reserve(expected + 16);
+        }
+      }
+    }
+    nodes_scanned_ = true;
+    std::string root_text;
+    root_text.reserve(text.size() - (array_end - *array_begin) + 2 + simdjson::SIMDJSON_PADDING);
+    root_text.append(text.substr(0, *array_begin));
+    root_text.append("[]");
+    root_text.append(text.substr(array_end));
+    piece_ = {Piece::Kind::kRoot, text, *array_begin, array_end, 0};
+    return walk_root(root_text, root_text.size());
+  }
+
+  static size_t skip_space(std::string_view text, size_t at) {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
+    return at;
+  }
+
+  // The '[' of the root object's first "nodes" key (spelled without
+  // escapes), as find_root_array_windows finds it; nullopt when not so shaped.
+  static std::optional<size_t> find_nodes_array(std::string_view text) {
+    size_t at = skip_space(text, 0);
+    if (at >= text.size() || text[at] != '{') return std::nullopt;
+    at = skip_space(text, at + 1);
+    while (at < text.size() && text[at] == '"') {
+      const size_t key_end = detail::skip_json_value(text, at, text.size());
+      if (key_end == std::string_view::npos) return std::nullopt;
+      const std::string_view key = text.substr(at + 1, key_end - at - 2);
+      at = skip_space(text, key_end);
+      if (at >= text.size() || text[at] != ':') return std::nullopt;
+      at = skip_space(text, at + 1);
+      if (key == "nodes") {
+        if (at >= text.size() || text[at] != '[') return std::nullopt;
+        return at;
+      }
+      at = detail::skip_json_value(text, at, text.size());
+      if (at == std::string_view::npos) return std::nullopt;
+      at = skip_space(text, at);
+      if (at >= text.size() || text[at] != ',') return std::nullopt;
+      at = skip_space(text, at + 1);
+    }
+    return std::nullopt;
+  }
+
+  // Walks the root object (`root_source`, its first `root_length` bytes):
+  // every field but "nodes" kept, "nodes" read here unless already read.
+  HostTrace walk_root(std::string& root_source, size_t root_length) {
     od::parser parser;
     od::document doc;
-    start(parser, doc, *root_source, "not JSON: the document is empty", root_length);
+    start(parser, doc, root_source, kEmptyMessage, root_length);
     if (type_of_document(doc) != od::json_type::object) {
       // A scalar root is not a value the on-demand API walks; parse_json_input
       // would have accepted it, so only its validity matters here.
@@ -172,7 +239,9 @@ class HostReader : private detail::OndemandWalker {
           nodes_not_list = true;
           return;
         }
-        if (windows_ != nullptr) {
+        if (nodes_scanned_) {
+          validate(value, 1, "nodes");  // the "[]" standing in for the nodes read already
+        } else if (windows_ != nullptr) {
           validate(value, 1, "nodes");  // the "[]" standing in for the windows
           read_windows();
         } else {
@@ -320,33 +389,7 @@ class HostReader : private detail::OndemandWalker {
         if (key == "value") value_field = count;
         ++count;
       });
-      if (!name_field) return;
-      const std::string_view name_text = attr_fields_[*name_field].second;
-      std::optional<std::string> unescaped;
-      std::optional<std::string_view> name = plain_string_text(name_text);
-      if (!name) {
-        unescaped = json_text_string(name_text);
-        if (!unescaped) return;  // a name that is not a string
-        name = *unescaped;
-      }
-      if (const std::string_view scalar = scalar_field_name(*name); !scalar.empty()) {
-        const std::string_view value_text =
-            value_field ? std::string_view(attr_fields_[*value_field].second) : std::string_view("null");
-        raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
-        raw.attr_values.append(value_text);
-        return;
-      }
-      const auto fields_end = attr_fields_.begin() + static_cast<std::ptrdiff_t>(count);
-      std::sort(attr_fields_.begin(), fields_end, [](const auto& a, const auto& b) { return a.first < b.first; });
-      scratch_.assign("{");
-      for (size_t i = 0; i < count; ++i) {
-        if (i != 0) scratch_.push_back(',');
-        append_json_string(scratch_, attr_fields_[i].first);
-        scratch_.push_back(':');
-        scratch_ += attr_fields_[i].second;
-      }
-      scratch_.push_back('}');
-      raw.attrs.push_back({{}, 0, 0, pool_.intern(scratch_)});
+      add_attribute(attr_fields_.data(), count, name_field, value_field, raw, pool_, scratch_);
     });
   }
 
@@ -514,8 +557,15 @@ class HostReader : private detail::OndemandWalker {
   void read_windows() {
     const ArrayWindows& split = *windows_;
     windows_ = nullptr;
-    walk_windows(split, full_text_, "not JSON: the document is empty", "nodes",
-                 [this](od::array nodes) { read_node_array(nodes); });
+    walk_windows(split, full_text_, kEmptyMessage, "nodes", [this](od::array nodes) { read_node_array(nodes); });
+  }
+
+  // The nodes in [begin, end) of `document`, through the walk.
+  void walk_nodes(std::string_view document, size_t begin, size_t end) {
+    const WalkState state = save_state();
+    walk_window(window_parser_, window_doc_, window_text_, document, document.substr(begin, end - begin), begin,
+                kEmptyMessage, "nodes", [this](od::array nodes) { read_node_array(nodes); });
+    restore_state(state);
   }
 
   void read_node_array(od::array nodes) {
@@ -536,17 +586,24 @@ class HostReader : private detail::OndemandWalker {
       } else {
         validate(item, 2, path);
       }
-      std::string problem = finish_node(raw, node);
-      if (problem.empty() && !seen_ids_.insert(node.id).second) problem = "duplicate id";
-      if (!problem.empty()) {
-        trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
-      } else {
-        if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
-        trace_.nodes.push_back(std::move(node));
-      }
+      add_node(raw, node, index);
     });
   }
 
+  void add_node(RawNode& raw, HostNode& node, size_t index) {
+    std::string problem = finish_node(raw, node);
+    if (problem.empty() && !seen_ids_.insert(node.id)) problem = "duplicate id";
+    if (!problem.empty()) {
+      trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
+    } else {
+      if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
+      trace_.nodes.push_back(std::move(node));
+    }
+  }
+
+  static constexpr std::string_view kEmptyMessage = "not JSON: the document is empty";
+
+  bool nodes_scanned_ = false;  // walk_scanned read "nodes" before the root walk
   size_t window_bytes_;
   HostTrace trace_;
   TextPool& pool_ = *trace_.text_pool;
@@ -554,8 +611,13 @@ class HostReader : private detail::OndemandWalker {
   const ArrayWindows* windows_ = nullptr;  // the "nodes" windows while not yet read
   std::string_view full_text_;
   size_t next_index_ = 0;
-  std::unordered_set<uint64_t> seen_ids_;
+  detail::NodeIds seen_ids_;
   RawNode raw_;  // the node being read
+  detail::HostNodeScanner scanner_{pool_};
+  // The walk of what the scanner declines: parser, document and text.
+  od::parser window_parser_;
+  od::document window_doc_;
+  std::string window_text_;
   // One attribute's fields (key, compact value text) while it is read.
   std::vector<std::pair<std::string_view, std::string>> attr_fields_;
 };
@@ -568,9 +630,30 @@ bool is_trace_annotation(std::string_view name) {
          name.starts_with("[pytorch|profiler|execution_graph|");
 }
 
+namespace {
+
+// The scanner's reading first; where it gives up (nullopt) or fails, the
+// walk alone reads the text again: its trace, or its error message, is the
+// reader's, as before the scanner existed.
+HostTrace read_text(std::string& text, const std::string& source, size_t window_bytes, detail::NodeReading reading,
+                    MappedText* mapped = nullptr) {
+  if (reading == detail::NodeReading::kScanFirst) {
+    try {
+      if (auto trace = HostReader(text, source, window_bytes).read_scanned(mapped ? mapped->text() : text, mapped)) {
+        return std::move(*trace);
+      }
+    } catch (const Error&) {
+    }
+  }
+  if (mapped != nullptr) return HostReader(mapped->text(), source, window_bytes).read_mapped(*mapped);
+  return HostReader(text, source, window_bytes).read(text);
+}
+
+}  // namespace
+
 HostTrace parse_host_trace(const json& document, const std::string& source_name) {
   std::string text = document.dump();
-  return HostReader(text, source_name).read(text);
+  return read_text(text, source_name, HostReader::kWindowBytes, detail::NodeReading::kScanFirst);
 }
 
 HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name) {
@@ -578,20 +661,22 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
 }
 
 namespace detail {
-HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes) {
+HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes,
+                                NodeReading reading) {
   std::string owned = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
                               static_cast<unsigned char>(text[1]) == 0x8b
                           ? gunzip(text, source_name)
                           : std::string(text);
-  return HostReader(owned, source_name, window_bytes).read(owned);
+  return read_text(owned, source_name, window_bytes, reading);
 }
 
-HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes) {
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes, NodeReading reading) {
   if (auto mapped = MappedText::map_plain(path)) {
-    return HostReader(mapped->text(), path.string(), window_bytes).read_mapped(*mapped);
+    std::string unused;
+    return read_text(unused, path.string(), window_bytes, reading, mapped.get());
   }
   std::string text = read_maybe_gzip(path);
-  return HostReader(text, path.string(), window_bytes).read(text);
+  return read_text(text, path.string(), window_bytes, reading);
 }
 }  // namespace detail
 

@@ -14,10 +14,11 @@
 // or has no "nodes" list is an error naming the file.
 //
 // The document is streamed (simdjson on-demand: no DOM), "nodes" indexed and
-// walked a few megabytes at a time. Syntax errors are reported as
-// snr::parse_json_input words them (line, column, byte, key). Values kept only to
-// be written out again (arguments, shapes, strides, unknown attributes) are
-// kept as compact JSON text, exactly as nlohmann::json::dump() would write
+// walked a few megabytes at a time, or first read once through by a scanner
+// of the common node that leaves the rest to that walk (host_node_scanner.h).
+// Syntax errors are reported as snr::parse_json_input words them (line,
+// column, byte, key). Values kept only to be written out again (arguments,
+// shapes, strides, unknown attributes) are kept as compact JSON text, exactly as nlohmann::json::dump() would write
 // them (sorted keys, nlohmann's escaping and number forms), so writers copy
 // them out unchanged; the json_text_* helpers below read such text.
 #pragma once
@@ -142,13 +143,20 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
 HostTrace read_host_trace(const std::filesystem::path& path);
 
 namespace detail {
+// How the nodes of a window are read: by the scanner that takes the common
+// node straight from the text, with the simdjson walk for what it declines
+// (what the readers do), or by the walk alone. Both give the same trace or
+// the same error; tests and fuzzing compare them.
+enum class NodeReading { kScanFirst, kWalkOnly };
 // parse_host_trace_text with the "nodes" list walked in windows of about
 // `window_bytes` (the readers use a few megabytes); for tests and fuzzing,
 // which must see the same trace whatever the window.
-HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes);
+HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name, size_t window_bytes,
+                                NodeReading reading = NodeReading::kScanFirst);
 // read_host_trace with the same window choice (a plain file is mapped and
 // handed back a window at a time; gzip is inflated into memory).
-HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes);
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes,
+                          NodeReading reading = NodeReading::kScanFirst);
 }  // namespace detail
 
 // Bytes per element of a dtype as it appears in "Tensor(<dtype>)"; 0 if unknown.

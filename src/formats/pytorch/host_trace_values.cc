@@ -31,22 +31,133 @@ constexpr DtypeSize kDtypeSizes[] = {
     {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8},
 };
 
-// Splits the comma-separated element types of "GenericList[a,b]" at top level.
-std::vector<std::string_view> split_element_types(std::string_view inner) {
-  std::vector<std::string_view> parts;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < inner.size(); ++i) {
-    const char c = inner[i];
-    if (c == '[' || c == '(' || c == '<') ++depth;
-    if (c == ']' || c == ')' || c == '>') --depth;
-    if (c == ',' && depth == 0) {
-      parts.push_back(inner.substr(start, i - start));
-      start = i + 1;
+// The comma-separated element types of "GenericList[a,b]", split at top
+// level one at a time (an empty part in the middle counts, a trailing one
+// does not).
+class ElementTypes {
+ public:
+  explicit ElementTypes(std::string_view inner) : inner_(inner) {}
+
+  bool next(std::string_view& part) {
+    if (start_ >= inner_.size()) return false;
+    int depth = 0;
+    for (size_t i = start_; i < inner_.size(); ++i) {
+      const char c = inner_[i];
+      if (c == '[' || c == '(' || c == '<') ++depth;
+      if (c == ']' || c == ')' || c == '>') --depth;
+      if (c == ',' && depth == 0) {
+        part = inner_.substr(start_, i - start_);
+        start_ = i + 1;
+        return true;
+      }
     }
+    part = inner_.substr(start_);
+    start_ = inner_.size();
+    return true;
   }
-  if (start < inner.size()) parts.push_back(inner.substr(start));
-  return parts;
+
+ private:
+  std::string_view inner_;
+  size_t start_ = 0;
+};
+
+// The top-level elements of a compact JSON array's text one at a time, as
+// json_text_elements splits them, without a list.
+class ArrayElements {
+ public:
+  explicit ArrayElements(std::string_view text)
+      : text_(text), is_array_(text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    at_ = is_array_ && text.size() > 2 ? 1 : text.size();
+  }
+
+  [[nodiscard]] bool is_array() const { return is_array_; }
+
+  bool next(std::string_view& element) {
+    if (at_ >= text_.size()) return false;
+    int depth = 0;
+    bool in_string = false;
+    const size_t start = at_;
+    for (size_t i = start; i + 1 < text_.size(); ++i) {
+      const char c = text_[i];
+      if (in_string) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_string = false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ']' || c == '}') {
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        element = text_.substr(start, i - start);
+        at_ = i + 1;
+        return true;
+      }
+    }
+    element = text_.substr(start, text_.size() - 1 - start);
+    at_ = text_.size();
+    return true;
+  }
+
+ private:
+  std::string_view text_;
+  bool is_array_;
+  size_t at_;
+};
+
+// Plain digits (at most 19: no overflow) at `at` of `text`, then `stop`.
+bool take_digits(std::string_view text, size_t& at, char stop, uint64_t& out) {
+  const size_t start = at;
+  out = 0;
+  while (at < text.size() && text[at] >= '0' && text[at] <= '9') out = out * 10 + static_cast<uint64_t>(text[at++] - '0');
+  if (at == start || at - start > 19 || at >= text.size() || text[at] != stop) return false;
+  ++at;
+  return true;
+}
+
+// The usual tensor value, [tensor_id,storage_id,offset,num_elem,elem_bytes]
+// with an optional device string without escapes, read in one pass; false
+// for any other form, which tensor_from_value then splits in general.
+bool read_plain_tensor(std::string_view value, uint64_t (&numbers)[5], std::string_view& device) {
+  size_t at = 1;
+  if (value.size() < 2 || value.front() != '[') return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if (!take_digits(value, at, ',', numbers[i])) return false;
+  }
+  const size_t last = at;
+  if (take_digits(value, at, ']', numbers[4])) {
+    device = {};
+    return at == value.size();
+  }
+  at = last;
+  if (!take_digits(value, at, ',', numbers[4]) || at >= value.size() || value[at] != '"') return false;
+  const size_t close = value.find('"', at + 1);
+  if (close == std::string_view::npos || close + 2 != value.size() || value.back() != ']') return false;
+  device = value.substr(at + 1, close - at - 1);
+  return device.find('\\') == std::string_view::npos;
+}
+
+// The product of a shape written as plain digits ("[8,128,512]", "[]");
+// false for any other form.
+bool plain_shape_elements(std::string_view shape, uint64_t& elements) {
+  if (shape.size() < 2 || shape.front() != '[' || shape.back() != ']') return false;
+  elements = 1;
+  if (shape.size() == 2) return true;
+  size_t at = 1;
+  while (at < shape.size()) {
+    uint64_t dim = 0;
+    const size_t start = at;
+    while (at < shape.size() && shape[at] >= '0' && shape[at] <= '9') dim = dim * 10 + static_cast<uint64_t>(shape[at++] - '0');
+    if (at == start || at - start > 19 || at >= shape.size() || (shape[at] != ',' && shape[at] != ']')) return false;
+    elements *= dim;
+    if (shape[at++] == ']') return at == shape.size();
+  }
+  return false;
 }
 
 bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out) {
@@ -54,33 +165,44 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
   // pair of lists per tensor was most of the reader's remaining allocations.
   thread_local std::vector<std::string_view> fields;
   thread_local std::vector<std::string_view> dims;
-  if (!json_text_elements(value, fields) || fields.size() < 5) return false;
   uint64_t numbers[5];
-  for (size_t i = 0; i < 5; ++i) {
-    if (!json_text_to_uint64(fields[i], numbers[i])) return false;
+  std::string_view plain_device;
+  if (read_plain_tensor(value, numbers, plain_device)) {
+    out.device.assign(plain_device);
+  } else {
+    if (!json_text_elements(value, fields) || fields.size() < 5) return false;
+    for (size_t i = 0; i < 5; ++i) {
+      if (!json_text_to_uint64(fields[i], numbers[i])) return false;
+    }
+    out.device = fields.size() > 5 ? json_text_string(fields[5]).value_or("") : "";
   }
   out.tensor_id = numbers[0];
   out.storage_id = numbers[1];
   out.offset = numbers[2];
   out.num_elem = numbers[3];
   out.elem_bytes = numbers[4];
-  out.device = fields.size() > 5 ? json_text_string(fields[5]).value_or("") : "";
   const auto open = type.find('(');
   const auto close = type.rfind(')');
   uint64_t element_bytes = 0;
   if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
     element_bytes = dtype_size_bytes(type.substr(open + 1, close - open - 1));
   }
-  bool shape_ok = element_bytes != 0 && json_text_elements(shape, dims);
   uint64_t elements = 1;
-  if (shape_ok) {
-    for (std::string_view dim : dims) {
-      uint64_t d = 0;
-      if (!json_text_to_uint64(dim, d)) {
-        shape_ok = false;
-        break;
+  bool shape_ok = false;
+  if (element_bytes != 0) {
+    if (plain_shape_elements(shape, elements)) {
+      shape_ok = true;
+    } else if (json_text_elements(shape, dims)) {
+      shape_ok = true;
+      elements = 1;
+      for (std::string_view dim : dims) {
+        uint64_t d = 0;
+        if (!json_text_to_uint64(dim, d)) {
+          shape_ok = false;
+          break;
+        }
+        elements *= d;
       }
-      elements *= d;
     }
   }
   out.size_bytes = shape_ok ? elements * element_bytes : out.num_elem * out.elem_bytes;
@@ -97,16 +219,26 @@ void collect_tensors(std::string_view type, std::string_view value, std::string_
   }
   const auto open = type.find('[');
   if (open == std::string_view::npos || !type.ends_with("]")) return;
-  std::vector<std::string_view> values;
-  if (!json_text_elements(value, values)) return;
-  const auto element_types = split_element_types(type.substr(open + 1, type.size() - open - 2));
-  if (element_types.empty()) return;
-  std::vector<std::string_view> shapes;
-  json_text_elements(shape, shapes);
-  for (size_t i = 0; i < values.size(); ++i) {
-    const std::string_view element_type = element_types[std::min(i, element_types.size() - 1)];
-    collect_tensors(element_type, values[i], i < shapes.size() ? shapes[i] : std::string_view("null"), out,
-                    depth + 1);
+  ArrayElements values(value);
+  if (!values.is_array()) return;
+  ElementTypes types(type.substr(open + 1, type.size() - open - 2));
+  std::string_view element_type;
+  if (!types.next(element_type)) return;
+  // Past the last listed type, the last one holds for the rest.
+  std::string_view next_type;
+  bool more_types = types.next(next_type);
+  ArrayElements shapes(shape);
+  std::string_view element;
+  bool first = true;
+  while (values.next(element)) {
+    if (!first && more_types) {
+      element_type = next_type;
+      more_types = types.next(next_type);
+    }
+    first = false;
+    std::string_view element_shape;
+    if (!shapes.is_array() || !shapes.next(element_shape)) element_shape = "null";
+    collect_tensors(element_type, element, element_shape, out, depth + 1);
   }
 }
 
@@ -134,8 +266,9 @@ std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out,
     HostValue v;
     const std::string_view type_text = types[i];
     if (type_text.size() >= 2 && type_text.front() == '"' && type_text.find('\\') == std::string_view::npos) {
-      // Compact JSON text without a backslash: the string is what is quoted.
-      v.type = pool.intern(type_text.substr(1, type_text.size() - 2));
+      // Compact JSON text without a backslash: the string is what is quoted,
+      // and the quoted text is already in the pool (equal types share it).
+      v.type = type_text.substr(1, type_text.size() - 2);
     } else {
       auto type = json_text_string(type_text);
       if (!type) return fmt::format("type {} is not a string", i);
@@ -221,7 +354,11 @@ void apply_scalar(std::string_view name, std::string_view value, HostNode& node,
   } else if (name == "fw_tid") {
     if (json_text_to_uint64(value, u)) node.fw_tid = u;
   } else if (name == "op_schema") {
-    if (auto text = json_text_string(value)) node.op_schema = pool.intern(*text);
+    if (const auto plain = plain_string_text(value)) {
+      node.op_schema = pool.intern(*plain);
+    } else if (const auto text = json_text_string(value)) {
+      node.op_schema = pool.intern(*text);
+    }
   }
 }
 

@@ -3,12 +3,17 @@
 // carry either flat (schema 1.0.1) or as attributes (1.0.2+).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/pytorch/host_trace.h"
+#include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch::detail {
 
@@ -35,6 +40,50 @@ struct ArgumentLists {
   }
 };
 
+// One entry of a node's "attrs" list: a scalar field (its name one of
+// scalar_field_name's literals, its value text in RawNode::attr_values) or,
+// for any other name, the whole attribute as interned compact JSON.
+struct RawAttr {
+  std::string_view scalar_name;
+  size_t value_begin = 0, value_size = 0;
+  std::string_view whole;
+};
+
+// The fields of one node, gathered in one pass in any key order and used
+// once the node's object is complete (the layout is known only then). One
+// RawNode is reset and reused for every node, so its lists and strings keep
+// their storage instead of being allocated again per node.
+struct RawNode {
+  bool is_object = false;
+  std::optional<uint64_t> id;  // when it is a non-negative integer
+  std::string id_text;          // the id as written back, when it is a number
+  std::optional<std::string> name;
+  JsonNumber ctrl_deps, parent;  // present: there and not null
+  bool inputs_object = false, outputs_object = false;
+  ArgumentLists inputs, outputs;  // 1.0.2+ "inputs"/"outputs" objects
+  ArgumentLists flat_inputs, flat_outputs;  // the 1.0.1 "inputs"/"input_*" and "outputs"/"output_*" lists
+  bool has_attrs = false;
+  std::vector<RawAttr> attrs;  // in order
+  std::string attr_values;     // the scalar attributes' value texts, back to back
+  std::vector<std::pair<std::string_view, std::string>> flat_scalars;  // 1.0.1 rf_id, tid, ...
+  size_t flat_scalar_count = 0;  // flat_scalars in use (the rest keep their storage)
+
+  void reset() {
+    is_object = false;
+    id.reset();
+    id_text.clear();
+    name.reset();
+    ctrl_deps = JsonNumber{};
+    parent = JsonNumber{};
+    inputs_object = outputs_object = false;
+    for (ArgumentLists* lists : {&inputs, &outputs, &flat_inputs, &flat_outputs}) lists->reset();
+    has_attrs = false;
+    attrs.clear();
+    attr_values.clear();
+    flat_scalar_count = 0;
+  }
+};
+
 // Turns argument lists into values and the tensors in them (the types,
 // unescaped, interned in `pool`); returns an error reason or "".
 std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors,
@@ -48,6 +97,48 @@ std::string_view scalar_field_name(std::string_view name);
 // The text of a compact JSON string literal without escapes, unquoted;
 // nullopt when `text` is not such a literal.
 std::optional<std::string_view> plain_string_text(std::string_view text);
+
+// Adds one "attrs" entry, given as its fields (key, compact value text) in
+// document order, to `raw`: a scalar field by name, or any other attribute
+// whole, its keys sorted as nlohmann's dump() writes an object. Both node
+// readers (the simdjson walk and HostNodeScanner) end an attribute here.
+// `Text` is std::string or std::string_view; `fields` is reordered.
+// `written`, when not empty, is the attribute's text already in that form.
+template <typename Text>
+void add_attribute(std::pair<std::string_view, Text>* fields, size_t count, std::optional<size_t> name_field,
+                   std::optional<size_t> value_field, RawNode& raw, TextPool& pool, std::string& scratch,
+                   std::string_view written = {}) {
+  if (!name_field) return;
+  const std::string_view name_text = fields[*name_field].second;
+  std::optional<std::string> unescaped;
+  std::optional<std::string_view> name = plain_string_text(name_text);
+  if (!name) {
+    unescaped = json_text_string(name_text);
+    if (!unescaped) return;  // a name that is not a string
+    name = *unescaped;
+  }
+  if (const std::string_view scalar = scalar_field_name(*name); !scalar.empty()) {
+    const std::string_view value_text =
+        value_field ? std::string_view(fields[*value_field].second) : std::string_view("null");
+    raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
+    raw.attr_values.append(value_text);
+    return;
+  }
+  if (!written.empty()) {
+    raw.attrs.push_back({{}, 0, 0, pool.intern(written)});
+    return;
+  }
+  std::sort(fields, fields + count, [](const auto& a, const auto& b) { return a.first < b.first; });
+  scratch.assign("{");
+  for (size_t i = 0; i < count; ++i) {
+    if (i != 0) scratch.push_back(',');
+    append_json_string(scratch, fields[i].first);
+    scratch.push_back(':');
+    scratch += fields[i].second;
+  }
+  scratch.push_back('}');
+  raw.attrs.push_back({{}, 0, 0, pool.intern(scratch)});
+}
 
 // Adds the process groups a "## process_group:init ##" node describes (its
 // first input, a JSON list as a string) to `trace`; an unreadable

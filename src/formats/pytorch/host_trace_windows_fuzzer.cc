@@ -1,7 +1,9 @@
 // Fuzz entry point: the host execution-trace reader walks "nodes" in windows
 // (one element each here, and all of them at once); both must give the same
-// trace, or both the same error. So must reading the same bytes from a file
-// (mapped and handed back a window at a time when plain). A difference aborts.
+// trace, or both the same error, and so must the node scanner and the
+// simdjson walk it falls back to (detail::NodeReading). So must reading the
+// same bytes from a file (mapped and handed back a window at a time when
+// plain). A difference aborts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,39 +20,25 @@
 
 #include "common/error.h"
 #include "formats/pytorch/host_trace.h"
+#include "formats/pytorch/host_trace_describe.h"
 
 namespace {
-
-// Everything the reader keeps, as text.
-std::string describe(const snr::pytorch::HostTrace& trace) {
-  std::string out = fmt::format("{} {} {} {} {}\n", trace.schema, trace.pid, trace.rank.value_or(-1), trace.linked,
-                                trace.root_fields.dump());
-  for (const auto& s : trace.skipped) out += fmt::format("skip {} {} {}\n", s.index, s.id, s.reason);
-  for (const auto& g : trace.process_groups) out += fmt::format("pg {} {} {}\n", g.pg_name, g.backend_id, g.group_size);
-  for (const auto& n : trace.nodes) {
-    out += fmt::format("{} {} {} {} {} {} {} {} {} {}\n", n.id, n.name, n.parent_id.value_or(0), n.rf_id.value_or(0),
-                       n.seq_id, n.tid, n.op_schema, static_cast<int>(n.kind), n.ts_ns.value_or(0), n.stream);
-    for (const auto* values : {&n.inputs, &n.outputs}) {
-      for (const auto& v : *values) out += fmt::format(" {} {} {} {}\n", v.type, v.value, v.shape, v.stride);
-    }
-    for (const auto& t : n.input_tensors) out += fmt::format(" t {} {}\n", t.tensor_id, t.size_bytes);
-    for (const auto& a : n.extra_attrs) out += fmt::format(" a {}\n", a);
-    out += fmt::format(" {} {}\n", n.syncs.size(), n.stream_waits.size());
-  }
-  return out;
-}
 
 template <typename Read>
 std::string describe_or_error(Read&& read) {
   try {
-    return describe(read());
+    return snr::pytorch::describe_host_trace(read());
   } catch (const snr::Error& e) {
     return std::string("error: ") + e.what();
   }
 }
 
-std::string read(std::string_view text, const std::string& source, size_t window_bytes) {
-  return describe_or_error([&] { return snr::pytorch::detail::parse_host_trace_text(text, source, window_bytes); });
+using snr::pytorch::detail::NodeReading;
+
+std::string read(std::string_view text, const std::string& source, size_t window_bytes,
+                 NodeReading reading = NodeReading::kScanFirst) {
+  return describe_or_error(
+      [&] { return snr::pytorch::detail::parse_host_trace_text(text, source, window_bytes, reading); });
 }
 
 std::string read_file(const std::filesystem::path& path, size_t window_bytes) {
@@ -78,6 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::string whole = read(text, path.string(), std::numeric_limits<size_t>::max());
   if (read(text, path.string(), 1) != whole) std::abort();
+  // The scanner and the simdjson walk must agree (or the scanner decline).
+  if (read(text, path.string(), std::numeric_limits<size_t>::max(), NodeReading::kWalkOnly) != whole) std::abort();
+  if (read(text, path.string(), 1, NodeReading::kWalkOnly) != whole) std::abort();
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
   if (read_file(path, 1) != whole) std::abort();
   return 0;

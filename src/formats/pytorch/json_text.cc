@@ -27,7 +27,14 @@ bool parse_number_text(std::string_view text, JsonNumber& n) {
   if (text.empty()) return false;
   const char* first = text.data();
   const char* last = text.data() + text.size();
-  if (text.find_first_of(".eE") == std::string_view::npos) {
+  bool integer_literal = true;  // no '.', 'e' or 'E': one pass, these texts are short
+  for (const char c : text) {
+    if (c == '.' || c == 'e' || c == 'E') {
+      integer_literal = false;
+      break;
+    }
+  }
+  if (integer_literal) {
     if (text.front() == '-') {
       const auto [end, ec] = std::from_chars(first, last, n.integer);
       if (ec == std::errc() && end == last) {

@@ -109,30 +109,38 @@ class OndemandWalker {
   template <typename ReadArray>
   void walk_windows(const ArrayWindows& split, std::string_view full_text, std::string_view empty_message,
                     std::string_view array_path, ReadArray&& read_array) {
-    const std::string_view root_text = text_;
-    od::document* const root_doc = doc_;
-    const Piece root_piece = piece_;
+    const WalkState root = save_state();
     od::parser parser;
     od::document doc;
     std::string window;
     if (mapped_ != nullptr) mapped_->begin_pass();
     for (const auto& [begin, end] : split.windows) {
-      window.clear();
-      window.reserve(end - begin + 2 + simdjson::SIMDJSON_PADDING);
-      window.push_back('[');
-      window.append(full_text.substr(begin, end - begin));
-      window.push_back(']');
-      if (mapped_ != nullptr) mapped_->release_before(end);
-      piece_ = {Piece::Kind::kWindow, root_piece.document, 0, 0, begin};
-      start(parser, doc, window, empty_message);
-      od::array items;
-      check(doc.get_array().get(items), array_path);
-      read_array(items);
-      check_no_trailing_content();
+      walk_window(parser, doc, window, root.piece.document, full_text.substr(begin, end - begin), begin,
+                  empty_message, array_path, read_array);
     }
-    text_ = root_text;
-    doc_ = root_doc;
-    piece_ = root_piece;
+    restore_state(root);
+  }
+
+  // One window of walk_windows: `elements` (the text of whole array
+  // elements at byte `begin` of `document`) walked as "[" + elements + "]"
+  // with `parser` and `doc`, `window` holding that text. Leaves the walker
+  // on the window (restore_state goes back).
+  template <typename ReadArray>
+  void walk_window(od::parser& parser, od::document& doc, std::string& window, std::string_view document,
+                   std::string_view elements, size_t begin, std::string_view empty_message,
+                   std::string_view array_path, ReadArray&& read_array) {
+    window.clear();
+    window.reserve(elements.size() + 2 + simdjson::SIMDJSON_PADDING);
+    window.push_back('[');
+    window.append(elements);
+    window.push_back(']');
+    if (mapped_ != nullptr) mapped_->release_before(begin + elements.size());
+    piece_ = {Piece::Kind::kWindow, document, 0, 0, begin};
+    start(parser, doc, window, empty_message);
+    od::array items;
+    check(doc.get_array().get(items), array_path);
+    read_array(items);
+    check_no_trailing_content();
   }
 
   // Where the text being walked sits in the document the user gave, so that
@@ -145,6 +153,19 @@ class OndemandWalker {
     size_t array_begin = 0, array_end = 0;  // kRoot
     size_t window_begin = 0;                // kWindow
   };
+
+  // What walk_window changes, to go back to the root document after it.
+  struct WalkState {
+    std::string_view text;
+    od::document* doc = nullptr;
+    Piece piece;
+  };
+  [[nodiscard]] WalkState save_state() const { return {text_, doc_, piece_}; }
+  void restore_state(const WalkState& state) {
+    text_ = state.text;
+    doc_ = state.doc;
+    piece_ = state.piece;
+  }
 
   std::string_view text_;
   const std::string& source_;

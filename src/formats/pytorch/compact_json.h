@@ -1,0 +1,60 @@
+// Hand validation of JSON values by snr's rules, and their compact text as
+// nlohmann's dump() writes it, for the host-trace node scanner
+// (host_node_scanner.h). Each function is conservative: it refuses (returns
+// false) anything it cannot prove valid and written the one way nlohmann
+// writes it, and the caller leaves such text to the simdjson walk.
+// Internal to formats/pytorch.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "formats/pytorch/ondemand_walker.h"
+
+namespace snr::pytorch::detail {
+
+// Values nested deeper than this are refused, far below the 512 levels
+// snr's JSON rules allow.
+inline constexpr size_t kMaxCompactJsonDepth = 64;
+
+// Past the JSON whitespace at `p`; `compact` turns false when there was any.
+// Inline: it runs between every two tokens.
+inline const char* skip_json_space(const char* p, const char* end, bool& compact) {
+  const char* const start = p;
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+  if (p != start) compact = false;
+  return p;
+}
+
+// `p` on a string's opening quote; past its closing one on success. Only
+// escapes nlohmann writes the same way are taken (\" \\ \b \f \n \r \t and
+// \u00xx, lower case, for the other control characters); raw control
+// characters and invalid UTF-8 are refused. `escaped`: it had an escape.
+bool scan_json_string(const char*& p, const char* end, bool& escaped);
+
+// The number at `p`, into `number` (when given) as OndemandWalker::number
+// reads it. Integers are their own compact text; for other numbers the text
+// nlohmann writes for the double goes to `rewritten` (when given) if it
+// differs from the token, and `compact` turns false. Refused: "-0", integers
+// beyond int64_t (negative) or uint64_t, doubles out of range.
+bool scan_json_number(const char*& p, const char* end, JsonNumber* number, std::string* rewritten, bool& compact);
+
+// `literal` at `p`.
+bool scan_json_literal(const char*& p, const char* end, std::string_view literal);
+
+// Validates the value at `p` (past it on success); `compact` turns false
+// when its text is not already what write_compact_json writes. Objects are
+// taken only with their keys in byte order (so no duplicates) and without
+// escapes in keys.
+bool scan_json_value(const char*& p, const char* end, bool& compact);
+
+// Appends the compact text of the value at `p`, which scan_json_value took.
+void write_compact_json(const char* p, const char* end, std::string& out);
+
+// One past the JSON value that starts at `at` (strings and brackets only
+// followed, not validated), or npos when it does not end before `end` or
+// there is no value at `at`.
+size_t skip_json_value(std::string_view text, size_t at, size_t end);
+
+}  // namespace snr::pytorch::detail
