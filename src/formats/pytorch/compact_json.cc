@@ -155,22 +155,8 @@ bool scan_number(const char*& p, const char* end, JsonNumber* number, std::strin
   JsonNumber& n = number != nullptr ? *number : unused;
   n.numeric = true;
   if (integral) {
-    if (*start == '-') {
-      if (p - start == 2 && start[1] == '0') return false;  // nlohmann writes 0, simdjson reads -0.0
-      const auto [stop, ec] = std::from_chars(start, p, n.integer);
-      n.integral = true;
-      return ec == std::errc() && stop == p;
-    }
-    const auto [stop, ec] = std::from_chars(start, p, n.unsigned_integer);
-    if (ec != std::errc() || stop != p) return false;
-    if (n.unsigned_integer <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      n.integral = true;
-      n.integer = static_cast<int64_t>(n.unsigned_integer);
-    } else {
-      n.big_unsigned = true;
-      n.real = static_cast<double>(n.unsigned_integer);
-    }
-    return true;
+    if (p - start == 2 && start[0] == '-' && start[1] == '0') return false;  // nlohmann writes 0, simdjson reads -0.0
+    return parse_json_integer(start, p, n);
   }
   const auto [stop, ec] = std::from_chars(start, p, n.real);
   if (ec != std::errc() || stop != p || !std::isfinite(n.real)) return false;
@@ -215,24 +201,19 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
     case '[': {
       if (depth >= kMaxCompactJsonDepth) return false;
       emit("[");
-      p = skip_json_space(p + 1, end, compact);
-      if (p < end && *p == ']') {
-        ++p;
+      if (enter_json_container(p, end, ']', compact)) {
         emit("]");
         return true;
       }
       while (true) {
         if (!scan_value<kEmit>(p, end, depth + 1, compact, out)) return false;
-        p = skip_json_space(p, end, compact);
-        if (p >= end) return false;
-        if (*p == ']') {
-          ++p;
+        const JsonSeparator next = after_json_element(p, end, ']', compact);
+        if (next == JsonSeparator::kInvalid) return false;
+        if (next == JsonSeparator::kClosed) {
           emit("]");
           return true;
         }
-        if (*p != ',') return false;
         emit(",");
-        p = skip_json_space(p + 1, end, compact);
       }
     }
     case '{': {
@@ -240,9 +221,7 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
       // already (which also rules out duplicates) is kept, others declined.
       if (depth >= kMaxCompactJsonDepth) return false;
       emit("{");
-      p = skip_json_space(p + 1, end, compact);
-      if (p < end && *p == '}') {
-        ++p;
+      if (enter_json_container(p, end, '}', compact)) {
         emit("}");
         return true;
       }
@@ -263,16 +242,13 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
         emit(":");
         p = skip_json_space(p + 1, end, compact);
         if (!scan_value<kEmit>(p, end, depth + 1, compact, out)) return false;
-        p = skip_json_space(p, end, compact);
-        if (p >= end) return false;
-        if (*p == '}') {
-          ++p;
+        const JsonSeparator next = after_json_element(p, end, '}', compact);
+        if (next == JsonSeparator::kInvalid) return false;
+        if (next == JsonSeparator::kClosed) {
           emit("}");
           return true;
         }
-        if (*p != ',') return false;
         emit(",");
-        p = skip_json_space(p + 1, end, compact);
       }
     }
     default: {

@@ -27,6 +27,33 @@ inline const char* skip_json_space(const char* p, const char* end, bool& compact
   return p;
 }
 
+// `p` on a container's opening bracket: past it and the space after it.
+// True when the container is empty (then `p` is past `close`).
+inline bool enter_json_container(const char*& p, const char* end, char close, bool& compact) {
+  p = skip_json_space(p + 1, end, compact);
+  if (p < end && *p == close) {
+    ++p;
+    return true;
+  }
+  return false;
+}
+
+// What follows a container's element: a ',' (kNext: `p` past it and the
+// space after it), `close` (kClosed: `p` past it) or anything else
+// (kInvalid).
+enum class JsonSeparator { kNext, kClosed, kInvalid };
+inline JsonSeparator after_json_element(const char*& p, const char* end, char close, bool& compact) {
+  p = skip_json_space(p, end, compact);
+  if (p >= end) return JsonSeparator::kInvalid;
+  if (*p == close) {
+    ++p;
+    return JsonSeparator::kClosed;
+  }
+  if (*p != ',') return JsonSeparator::kInvalid;
+  p = skip_json_space(p + 1, end, compact);
+  return JsonSeparator::kNext;
+}
+
 // `p` on a string's opening quote; past its closing one on success. Only
 // escapes nlohmann writes the same way are taken (\" \\ \b \f \n \r \t and
 // \u00xx, lower case, for the other control characters); raw control

@@ -73,11 +73,7 @@ template <typename Field>
 bool HostNodeScanner::scan_keyed_object(const char*& p, std::vector<std::string_view>& keys, Field&& field) {
   keys.clear();
   bool ignored = true;
-  p = skip_json_space(p + 1, end_, ignored);
-  if (p < end_ && *p == '}') {
-    ++p;
-    return true;
-  }
+  if (enter_json_container(p, end_, '}', ignored)) return true;
   while (true) {
     if (p >= end_ || *p != '"') return false;
     const char* const key_start = p;
@@ -92,14 +88,8 @@ bool HostNodeScanner::scan_keyed_object(const char*& p, std::vector<std::string_
     if (p >= end_ || *p != ':') return false;
     p = skip_json_space(p + 1, end_, ignored);
     if (p >= end_ || !field(key, p)) return false;
-    p = skip_json_space(p, end_, ignored);
-    if (p >= end_) return false;
-    if (*p == '}') {
-      ++p;
-      return true;
-    }
-    if (*p != ',') return false;
-    p = skip_json_space(p + 1, end_, ignored);
+    const JsonSeparator next = after_json_element(p, end_, '}', ignored);
+    if (next != JsonSeparator::kNext) return next == JsonSeparator::kClosed;
   }
 }
 
@@ -114,23 +104,13 @@ bool HostNodeScanner::read_list(const char*& p, ListField& field) {
   field.is_list = *p == '[';
   if (!field.is_list) return skip_value(p);
   bool ignored = true;
-  p = skip_json_space(p + 1, end_, ignored);
-  if (p < end_ && *p == ']') {
-    ++p;
-    return true;
-  }
+  if (enter_json_container(p, end_, ']', ignored)) return true;
   while (true) {
     std::string_view text;
     if (!canonical(p, scratch_, text)) return false;
     field.elements.push_back(pool_.intern(text));
-    p = skip_json_space(p, end_, ignored);
-    if (p >= end_) return false;
-    if (*p == ']') {
-      ++p;
-      return true;
-    }
-    if (*p != ',') return false;
-    p = skip_json_space(p + 1, end_, ignored);
+    const JsonSeparator next = after_json_element(p, end_, ']', ignored);
+    if (next != JsonSeparator::kNext) return next == JsonSeparator::kClosed;
   }
 }
 
@@ -215,11 +195,7 @@ bool HostNodeScanner::read_attrs(const char*& p, RawNode& raw) {
   raw.has_attrs = *p == '[';
   if (!raw.has_attrs) return skip_value(p);
   bool ignored = true;
-  p = skip_json_space(p + 1, end_, ignored);
-  if (p < end_ && *p == ']') {
-    ++p;
-    return true;
-  }
+  if (enter_json_container(p, end_, ']', ignored)) return true;
   while (true) {
     if (p >= end_) return false;
     if (*p != '{') {
@@ -243,14 +219,8 @@ bool HostNodeScanner::read_attrs(const char*& p, RawNode& raw) {
       add_attribute(attr_fields_.data(), count, name_field, value_field, raw, pool_, object_,
                     compact_object({object_start, static_cast<size_t>(p - object_start)}, count));
     }
-    p = skip_json_space(p, end_, ignored);
-    if (p >= end_) return false;
-    if (*p == ']') {
-      ++p;
-      return true;
-    }
-    if (*p != ',') return false;
-    p = skip_json_space(p + 1, end_, ignored);
+    const JsonSeparator next = after_json_element(p, end_, ']', ignored);
+    if (next != JsonSeparator::kNext) return next == JsonSeparator::kClosed;
   }
 }
 

@@ -168,7 +168,23 @@ uint64_t dtype_size_bytes(std::string_view dtype);
 bool json_text_to_int64(std::string_view text, int64_t& out);
 bool json_text_to_uint64(std::string_view text, uint64_t& out);
 std::optional<std::string> json_text_string(std::string_view text);
-// The top-level elements of a JSON array's text; false when `text` is not an array.
+// The top-level elements of a compact JSON array's text, one at a time
+// (strings and brackets followed, not validated).
+class JsonTextElements {
+ public:
+  explicit JsonTextElements(std::string_view text)
+      : text_(text), is_array_(text.size() >= 2 && text.front() == '[' && text.back() == ']'),
+        at_(is_array_ && text.size() > 2 ? 1 : text.size()) {}
+  [[nodiscard]] bool is_array() const { return is_array_; }
+  // The next element; false past the last one (or when not an array).
+  bool next(std::string_view& element);
+
+ private:
+  std::string_view text_;
+  bool is_array_;
+  size_t at_;
+};
+// All of them; false when `text` is not an array.
 bool json_text_elements(std::string_view text, std::vector<std::string_view>& out);
 // Appends `text` as a JSON string literal escaped as nlohmann's dump() does
 // (UTF-8 kept; control characters as \b \f \n \r \t or \u00xx).

@@ -3,7 +3,6 @@
 // messages identical to reading the same text from memory.
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <functional>
@@ -14,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "formats/pytorch/gzip_for_tests.h"
 #include "formats/pytorch/host_trace.h"
 #include "formats/pytorch/json_windows.h"
 #include "formats/pytorch/mapped_text.h"
@@ -166,21 +166,6 @@ TEST(HostTraceFile, MappedFileReadsTheSameTraceWhateverTheWindow) {
   EXPECT_EQ(describe(detail::read_host_trace(with_nul.path(), 700)), expected);
 }
 
-// `text` as one gzip member, as `gzip` writes it.
-std::string gzip(const std::string& text) {
-  z_stream stream{};
-  if (deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return "";
-  std::string out(deflateBound(&stream, text.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int status = deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return status == Z_STREAM_END ? out : "";
-}
-
 std::string error_of(const std::function<void()>& read) {
   try {
     read();
@@ -216,19 +201,19 @@ TEST(HostTraceFile, ErrorsInALaterWindowNameTheDocumentsLineAndColumn) {
 TEST(HostTraceFile, GzipFilesReadLikeTheirTextAndBrokenOnesNameTheByte) {
   std::string text = make_trace(200);
   const TempFile plain(text);
-  const TempFile compressed(gzip(text));
+  const TempFile compressed(gzip_member(text));
   EXPECT_EQ(describe(detail::read_host_trace(compressed.path(), 700)),
             describe(detail::read_host_trace(plain.path(), 700)));
   // An error in a later window of a gzip file is placed in the inflated text.
   const size_t at = text.find("\"ctrl_deps\": 1", text.find("\"id\": 152,"));
   text.erase(at + 11, 1);
-  const TempFile broken_text(gzip(text));
+  const TempFile broken_text(gzip_member(text));
   const std::string in_memory =
       error_of([&] { detail::parse_host_trace_text(text, broken_text.path().string(), 700); });
   EXPECT_NE(in_memory.find(": line 153, column "), std::string::npos) << in_memory;
   EXPECT_EQ(error_of([&] { detail::read_host_trace(broken_text.path(), 700); }), in_memory);
   // Cut short, and one byte of the deflate data flipped.
-  const std::string good = gzip(make_trace(200));
+  const std::string good = gzip_member(make_trace(200));
   const TempFile cut(good.substr(0, good.size() / 2));
   EXPECT_NE(error_of([&] { read_host_trace(cut.path()); }).find("corrupt or truncated gzip data near compressed byte"),
             std::string::npos);

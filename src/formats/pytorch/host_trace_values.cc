@@ -61,55 +61,6 @@ class ElementTypes {
   size_t start_ = 0;
 };
 
-// The top-level elements of a compact JSON array's text one at a time, as
-// json_text_elements splits them, without a list.
-class ArrayElements {
- public:
-  explicit ArrayElements(std::string_view text)
-      : text_(text), is_array_(text.size() >= 2 && text.front() == '[' && text.back() == ']') {
-    at_ = is_array_ && text.size() > 2 ? 1 : text.size();
-  }
-
-  [[nodiscard]] bool is_array() const { return is_array_; }
-
-  bool next(std::string_view& element) {
-    if (at_ >= text_.size()) return false;
-    int depth = 0;
-    bool in_string = false;
-    const size_t start = at_;
-    for (size_t i = start; i + 1 < text_.size(); ++i) {
-      const char c = text_[i];
-      if (in_string) {
-        if (c == '\\') {
-          ++i;
-        } else if (c == '"') {
-          in_string = false;
-        }
-        continue;
-      }
-      if (c == '"') {
-        in_string = true;
-      } else if (c == '[' || c == '{') {
-        ++depth;
-      } else if (c == ']' || c == '}') {
-        --depth;
-      } else if (c == ',' && depth == 0) {
-        element = text_.substr(start, i - start);
-        at_ = i + 1;
-        return true;
-      }
-    }
-    element = text_.substr(start, text_.size() - 1 - start);
-    at_ = text_.size();
-    return true;
-  }
-
- private:
-  std::string_view text_;
-  bool is_array_;
-  size_t at_;
-};
-
 // Plain digits (at most 19: no overflow) at `at` of `text`, then `stop`.
 bool take_digits(std::string_view text, size_t& at, char stop, uint64_t& out) {
   const size_t start = at;
@@ -219,7 +170,7 @@ void collect_tensors(std::string_view type, std::string_view value, std::string_
   }
   const auto open = type.find('[');
   if (open == std::string_view::npos || !type.ends_with("]")) return;
-  ArrayElements values(value);
+  JsonTextElements values(value);
   if (!values.is_array()) return;
   ElementTypes types(type.substr(open + 1, type.size() - open - 2));
   std::string_view element_type;
@@ -227,7 +178,7 @@ void collect_tensors(std::string_view type, std::string_view value, std::string_
   // Past the last listed type, the last one holds for the rest.
   std::string_view next_type;
   bool more_types = types.next(next_type);
-  ArrayElements shapes(shape);
+  JsonTextElements shapes(shape);
   std::string_view element;
   bool first = true;
   while (values.next(element)) {

@@ -1,33 +1,15 @@
 #include "formats/pytorch/json_input.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <string>
 #include <utility>
 
 #include "common/error.h"
+#include "formats/pytorch/gzip_for_tests.h"
 
 namespace snr::pytorch {
 namespace {
-
-// `text` as one gzip member; `header_crc` sets FHCRC with the header's CRC.
-std::string gzip_member(const std::string& text, bool header_crc = false) {
-  z_stream stream{};
-  if (deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return "";
-  gz_header header{};
-  header.hcrc = header_crc ? 1 : 0;
-  if (header_crc) deflateSetHeader(&stream, &header);
-  std::string out(deflateBound(&stream, text.size()) + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int status = deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return status == Z_STREAM_END ? out : "";
-}
 
 std::string error_of(std::string_view compressed) {
   try {

@@ -5,16 +5,13 @@
 
 #include <charconv>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <iterator>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "formats/pytorch/host_trace.h"
+#include "formats/pytorch/json_bytes.h"
 #include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
@@ -34,26 +31,7 @@ bool parse_number_text(std::string_view text, JsonNumber& n) {
       break;
     }
   }
-  if (integer_literal) {
-    if (text.front() == '-') {
-      const auto [end, ec] = std::from_chars(first, last, n.integer);
-      if (ec == std::errc() && end == last) {
-        n.numeric = n.integral = true;
-        return true;
-      }
-    } else if (const auto [end, ec] = std::from_chars(first, last, n.unsigned_integer);
-               ec == std::errc() && end == last) {
-      n.numeric = true;
-      if (n.unsigned_integer <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        n.integral = true;
-        n.integer = static_cast<int64_t>(n.unsigned_integer);
-      } else {
-        n.big_unsigned = true;
-        n.real = static_cast<double>(n.unsigned_integer);
-      }
-      return true;
-    }
-  }
+  if (integer_literal && detail::parse_json_integer(first, last, n)) return true;
   const auto [end, ec] = std::from_chars(first, last, n.real);
   n.numeric = ec == std::errc() && end == last;
   return n.numeric;
@@ -82,14 +60,13 @@ std::optional<std::string> json_text_string(std::string_view text) {
   }
 }
 
-bool json_text_elements(std::string_view text, std::vector<std::string_view>& out) {
-  out.clear();
-  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
+bool JsonTextElements::next(std::string_view& element) {
+  if (at_ >= text_.size()) return false;
   int depth = 0;
   bool in_string = false;
-  size_t start = 1;
-  for (size_t i = 1; i + 1 < text.size(); ++i) {
-    const char c = text[i];
+  const size_t start = at_;
+  for (size_t i = start; i + 1 < text_.size(); ++i) {
+    const char c = text_[i];
     if (in_string) {
       if (c == '\\') {
         ++i;
@@ -105,40 +82,34 @@ bool json_text_elements(std::string_view text, std::vector<std::string_view>& ou
     } else if (c == ']' || c == '}') {
       --depth;
     } else if (c == ',' && depth == 0) {
-      out.push_back(text.substr(start, i - start));
-      start = i + 1;
+      element = text_.substr(start, i - start);
+      at_ = i + 1;
+      return true;
     }
   }
-  if (text.size() > 2) out.push_back(text.substr(start, text.size() - 1 - start));
+  element = text_.substr(start, text_.size() - 1 - start);
+  at_ = text_.size();
   return true;
+}
+
+bool json_text_elements(std::string_view text, std::vector<std::string_view>& out) {
+  out.clear();
+  JsonTextElements elements(text);
+  std::string_view element;
+  while (elements.next(element)) out.push_back(element);
+  return elements.is_array();
 }
 
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
-  size_t run_start = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-#if defined(__SSE2__)
-    // Almost every byte is copied as it is: pass sixteen at a time while
-    // none is a quote, a backslash or a control character.
-    while (i + 16 <= text.size()) {
-      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-      const __m128i control_max = _mm_set1_epi8(0x1f);
-      const __m128i special = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(chunk, _mm_set1_epi8('"')), _mm_cmpeq_epi8(chunk, _mm_set1_epi8('\\'))),
-          _mm_cmpeq_epi8(_mm_max_epu8(chunk, control_max), control_max));
-      const int mask = _mm_movemask_epi8(special);
-      if (mask != 0) {
-        i += static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-        break;
-      }
-      i += 16;
-    }
-    if (i >= text.size()) break;
-#endif
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text.data() + run_start, i - run_start);
-    run_start = i + 1;
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  while (true) {
+    // Almost every byte is copied as it is.
+    const char* const special = detail::find_json_special_byte(p, end);
+    out.append(p, static_cast<size_t>(special - p));
+    if (special == end) break;
+    const auto c = static_cast<unsigned char>(*special);
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -149,8 +120,8 @@ void append_json_string(std::string& out, std::string_view text) {
       case '\t': out += "\\t"; break;
       default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c); break;
     }
+    p = special + 1;
   }
-  out.append(text.data() + run_start, text.size() - run_start);
   out.push_back('"');
 }
 

@@ -5,9 +5,7 @@
 
 #include <simdjson.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "formats/pytorch/json_bytes.h"
 
 namespace snr::pytorch::detail {
 
@@ -64,26 +62,7 @@ class FastEventReader {
   // control characters (the walker unescapes or refuses those).
   bool read_string(std::string_view& out) {
     const char* const begin = ++at_;
-    const char* p = begin;
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control_max = _mm_set1_epi8(0x1f);
-    while (end_ - p >= 16) {
-      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      const __m128i is_control = _mm_cmpeq_epi8(_mm_max_epu8(chunk, control_max), control_max);
-      const __m128i is_special =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)), is_control);
-      const int mask = _mm_movemask_epi8(is_special);
-      if (mask != 0) {
-        p += __builtin_ctz(static_cast<unsigned>(mask));
-        return finish_string(begin, p, out);
-      }
-      p += 16;
-    }
-#endif
-    while (p != end_ && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
-    return finish_string(begin, p, out);
+    return finish_string(begin, find_json_special_byte(begin, end_), out);
   }
 
   bool finish_string(const char* begin, const char* p, std::string_view& out) {

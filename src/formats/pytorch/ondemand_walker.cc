@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,30 @@ bool JsonNumber::to_int64(int64_t& out) const {
   }
   if (!std::isfinite(real) || real != std::floor(real) || std::fabs(real) > 9.0e18) return false;
   out = static_cast<int64_t>(real);
+  return true;
+}
+
+bool parse_json_integer(const char* first, const char* last, JsonNumber& n) {
+  if (first != last && *first == '-') {
+    int64_t value = 0;
+    const auto [stop, ec] = std::from_chars(first, last, value);
+    if (ec != std::errc() || stop != last) return false;
+    n.numeric = n.integral = true;
+    n.integer = value;
+    return true;
+  }
+  uint64_t value = 0;
+  const auto [stop, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || stop != last) return false;
+  n.numeric = true;
+  n.unsigned_integer = value;
+  if (value <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    n.integral = true;
+    n.integer = static_cast<int64_t>(value);
+  } else {
+    n.big_unsigned = true;
+    n.real = static_cast<double>(value);
+  }
   return true;
 }
 

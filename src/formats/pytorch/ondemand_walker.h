@@ -41,6 +41,12 @@ struct JsonNumber {
   [[nodiscard]] bool to_uint64(uint64_t& out) const;
 };
 
+// The integer token [first, last) (digits after an optional '-') into `n`:
+// as int64_t where it fits, else, when positive, as uint64_t (big_unsigned,
+// with `real`). False, `n` untouched, where it fits neither or is not all
+// digits.
+bool parse_json_integer(const char* first, const char* last, JsonNumber& n);
+
 class OndemandWalker {
  protected:
   OndemandWalker(std::string_view text, const std::string& source) : text_(text), source_(source) {}
