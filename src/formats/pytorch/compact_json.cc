@@ -228,19 +228,13 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
       std::string_view previous_key;
       bool first = true;
       while (true) {
-        if (p >= end || *p != '"') return false;
-        const char* const key_start = p;
-        bool escaped = false;
-        if (!scan_string(p, end, escaped) || escaped) return false;
-        const std::string_view key(key_start + 1, static_cast<size_t>(p - key_start) - 2);
+        std::string_view key;
+        if (!scan_json_key(p, end, key, compact)) return false;
         if (!first && !(previous_key < key)) return false;
         previous_key = key;
         first = false;
-        emit({key_start, static_cast<size_t>(p - key_start)});
-        p = skip_json_space(p, end, compact);
-        if (p >= end || *p != ':') return false;
+        emit({key.data() - 1, key.size() + 2});  // with its quotes
         emit(":");
-        p = skip_json_space(p + 1, end, compact);
         if (!scan_value<kEmit>(p, end, depth + 1, compact, out)) return false;
         const JsonSeparator next = after_json_element(p, end, '}', compact);
         if (next == JsonSeparator::kInvalid) return false;
@@ -269,6 +263,18 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
 }  // namespace
 
 bool scan_json_string(const char*& p, const char* end, bool& escaped) { return scan_string(p, end, escaped); }
+
+bool scan_json_key(const char*& p, const char* end, std::string_view& key, bool& compact) {
+  if (p >= end || *p != '"') return false;
+  const char* const start = p;
+  bool escaped = false;
+  if (!scan_string(p, end, escaped) || escaped) return false;
+  key = std::string_view(start + 1, static_cast<size_t>(p - start) - 2);
+  p = skip_json_space(p, end, compact);
+  if (p >= end || *p != ':') return false;
+  p = skip_json_space(p + 1, end, compact);
+  return true;
+}
 
 bool scan_json_number(const char*& p, const char* end, JsonNumber* number, std::string* rewritten, bool& compact) {
   return scan_number(p, end, number, rewritten, compact);

@@ -60,6 +60,11 @@ inline JsonSeparator after_json_element(const char*& p, const char* end, char cl
 // characters and invalid UTF-8 are refused. `escaped`: it had an escape.
 bool scan_json_string(const char*& p, const char* end, bool& escaped);
 
+// `p` on an object key: the key (refused when it has escapes) and the ':'
+// after it; `p` past the ':' and the space after it. `key` is the text
+// between the quotes.
+bool scan_json_key(const char*& p, const char* end, std::string_view& key, bool& compact);
+
 // The number at `p`, into `number` (when given) as OndemandWalker::number
 // reads it. Integers are their own compact text; for other numbers the text
 // nlohmann writes for the double goes to `rewritten` (when given) if it

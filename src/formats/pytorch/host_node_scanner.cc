@@ -75,18 +75,12 @@ bool HostNodeScanner::scan_keyed_object(const char*& p, std::vector<std::string_
   bool ignored = true;
   if (enter_json_container(p, end_, '}', ignored)) return true;
   while (true) {
-    if (p >= end_ || *p != '"') return false;
-    const char* const key_start = p;
-    bool escaped = false;
-    if (!scan_json_string(p, end_, escaped) || escaped) return false;
-    const std::string_view key(key_start + 1, static_cast<size_t>(p - key_start) - 2);
+    std::string_view key;
+    if (!scan_json_key(p, end_, key, ignored)) return false;
     for (std::string_view seen : keys) {
       if (seen == key) return false;  // the walk words the error
     }
     keys.push_back(key);
-    p = skip_json_space(p, end_, ignored);
-    if (p >= end_ || *p != ':') return false;
-    p = skip_json_space(p + 1, end_, ignored);
     if (p >= end_ || !field(key, p)) return false;
     const JsonSeparator next = after_json_element(p, end_, '}', ignored);
     if (next != JsonSeparator::kNext) return next == JsonSeparator::kClosed;
