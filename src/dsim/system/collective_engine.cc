@@ -442,8 +442,7 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
     ring->on_packet_received(stream_id, *this);
     return;
   }
-  switch (stream.phase.index()) {
-    case 0: std::get<RingPhase>(stream.phase).on_packet_received(stream_id, *this); return;
+  switch (stream.phase.index()) {  // the ring phase (0) is taken above
     case 1: std::get<DirectPhase>(stream.phase).on_packet_received(stream_id, *this); return;
     case 2: std::get<HalvingDoublingPhase>(stream.phase).on_packet_received(stream_id, *this); return;
     case 3: std::get<DoubleBinaryTreePhase>(stream.phase).on_packet_received(stream_id, *this); return;
@@ -458,8 +457,7 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
     ring->on_packet_ready(stream_id, *this);
     return;
   }
-  switch (stream.phase.index()) {
-    case 0: std::get<RingPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
+  switch (stream.phase.index()) {  // the ring phase (0) is taken above
     case 1: std::get<DirectPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     case 2: std::get<HalvingDoublingPhase>(stream.phase).on_packet_ready(stream_id, *this); return;
     case 3: std::get<DoubleBinaryTreePhase>(stream.phase).on_packet_ready(stream_id, *this); return;
