@@ -4,6 +4,7 @@
 // Writes Chakra traces PREFIX.<rank>.et.
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "common/cli_numbers.h"
 #include "common/file_io.h"
 #include "common/output.h"
+#include "common/parallel.h"
 #include "common/progress.h"
 #include "et/convert/chakra_output.h"
 #include "et/convert/job_process_groups.h"
@@ -32,22 +34,18 @@ struct ConvertArgs {
   std::optional<uint32_t> rank;
   std::optional<uint32_t> npus;
   uint32_t passes = 1;
+  uint32_t jobs = 0;  // 0: one per hardware thread
 };
 
 void print_counts(const snr::et_convert::ConvertedGraph& graph, const std::string& path) {
   fmt::print("{}: {} node(s)\n", path, graph.nodes.size());
 }
 
-snr::pytorch::HostTrace read_trace(const std::string& input) {
-  snr::cli::check_input_file(input, snr::cli::InputKind::kPytorchTrace);
-  auto trace = snr::pytorch::read_host_trace(input);
-  if (!trace.skipped.empty()) {
-    fmt::print("{}: {} bad record(s) skipped", input, trace.skipped.size());
-    const auto& first = trace.skipped.front();
-    fmt::print(" (first: record {}{}: {})\n", first.index,
-               first.id.empty() ? "" : " id " + first.id, first.reason);
-  }
-  return trace;
+void print_skipped(const std::string& input, const snr::pytorch::HostTrace& trace) {
+  if (trace.skipped.empty()) return;
+  fmt::print("{}: {} bad record(s) skipped", input, trace.skipped.size());
+  const auto& first = trace.skipped.front();
+  fmt::print(" (first: record {}{}: {})\n", first.index, first.id.empty() ? "" : " id " + first.id, first.reason);
 }
 
 // The job's process groups, across its ranks, into every rank's trace (a
@@ -77,25 +75,37 @@ void convert_pytorch(const ConvertArgs& args) {
   }
   for (const auto& input : args.inputs) snr::cli::check_input_file(input, snr::cli::InputKind::kPytorchTrace);
   snr::output::check_output_prefix(args.output_prefix);
-  std::vector<snr::pytorch::HostTrace> traces;
-  std::vector<snr::et_convert::ConvertedGraph> graphs;
-  std::vector<snr::et_convert::PytorchConvertStats> stats(args.inputs.size());
+  // Each rank's trace is read and converted on its own (on up to --jobs
+  // threads); what is printed, and the error a broken job gives, is then
+  // taken in input order, as converting one after the other would give.
+  const size_t count = args.inputs.size();
+  std::vector<snr::pytorch::HostTrace> traces(count);
+  std::vector<snr::et_convert::ConvertedGraph> graphs(count);
+  std::vector<snr::et_convert::PytorchConvertStats> stats(count);
+  std::vector<std::function<void()>> jobs;
+  for (size_t i = 0; i < count; ++i) {
+    jobs.emplace_back([&, i] {
+      traces[i] = snr::pytorch::read_host_trace(args.inputs[i]);
+      snr::et_convert::PytorchConvertOptions options;
+      options.rank = args.rank;
+      graphs[i] = snr::et_convert::convert_pytorch_trace(traces[i], options, stats[i]);
+    });
+  }
+  const auto errors = snr::run_jobs(jobs, args.jobs == 0 ? snr::hardware_threads() : args.jobs);
   std::map<int64_t, std::string> input_of_rank;
-  for (size_t i = 0; i < args.inputs.size(); ++i) {
-    traces.push_back(read_trace(args.inputs[i]));
-    snr::et_convert::PytorchConvertOptions options;
-    options.rank = args.rank;
-    graphs.push_back(snr::et_convert::convert_pytorch_trace(traces.back(), options, stats[i]));
-    if (args.inputs.size() > 1) fmt::print("{}:\n", args.inputs[i]);
+  for (size_t i = 0; i < count; ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    print_skipped(args.inputs[i], traces[i]);
+    if (count > 1) fmt::print("{}:\n", args.inputs[i]);
     fmt::print("{}", snr::et_convert::describe(stats[i]));
-    if (!traces.back().linked) {
+    if (!traces[i].linked) {
       fmt::print("note: host trace only (no device nodes); run snr et link first for GPU kernels\n");
     }
-    const auto [it, inserted] = input_of_rank.emplace(graphs.back().rank, args.inputs[i]);
+    const auto [it, inserted] = input_of_rank.emplace(graphs[i].rank, args.inputs[i]);
     if (!inserted) {
       throw snr::Error(fmt::format("{} and {} are both rank {} (one trace per rank; a trace without a rank "
                                    "needs a rank field in its collective records or a root \"rank\")",
-                                   it->second, args.inputs[i], graphs.back().rank));
+                                   it->second, args.inputs[i], graphs[i].rank));
     }
   }
   std::vector<snr::et_convert::JobRank> ranks;
@@ -105,6 +115,8 @@ void convert_pytorch(const ConvertArgs& args) {
     const auto path = snr::et_convert::write_chakra_rank(args.output_prefix, graph, "snr et convert (pytorch)");
     print_counts(graph, path.string());
   }
+  snr::cli::keep_until_exit(std::move(traces));
+  snr::cli::keep_until_exit(std::move(graphs));
 }
 
 void convert_text(const ConvertArgs& args) {
@@ -162,6 +174,10 @@ void setup_et_convert(CLI::App& parent, snr::cli::CommandContext& ctx) {
       ->check(snr::cli::in_range(1, snr::limits::kMaxRanks));
   sub->add_option("--passes", args->passes, "text workloads: training passes (default 1)")
       ->check(snr::cli::in_range(1, snr::limits::kMaxLayers));
+  sub->add_option("-j,--jobs", args->jobs,
+                  "PyTorch traces read and converted at once (default 0: one per hardware thread; 1 reads one "
+                  "at a time, which holds one trace's text in memory at a time)")
+      ->check(snr::cli::in_range(0, 1024));
   snr::cli::set_examples(sub, {"snr et convert linked.json -o out/trace --rank 0",
                                "snr et convert rank0.linked.json rank1.linked.json -o out/job",
                                "snr et convert --from text workload.txt -o out/wl --npus 8"});

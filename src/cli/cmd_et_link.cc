@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/output.h"
+#include "common/parallel.h"
 #include "et/convert/linked_trace_json.h"
 #include "et/convert/trace_linker.h"
 #include "formats/pytorch/host_trace.h"
@@ -66,13 +67,20 @@ void setup_et_link(CLI::App& parent, snr::cli::CommandContext& ctx) {
     snr::cli::check_input_file(args->host);
     snr::cli::check_input_file(args->device);
     snr::output::check_output_file(args->output);
-    auto host = snr::pytorch::read_host_trace(args->host);
-    const auto device = snr::pytorch::read_kineto_trace(args->device);
+    // The two traces are independent until they are linked, so they are read
+    // at once where there are two cores (each read is most of a big link's
+    // time). What is printed, and which error a broken pair gives (the host
+    // trace's first), is what reading one after the other gives.
+    snr::pytorch::HostTrace host;
+    snr::pytorch::KinetoTrace device;
+    snr::rethrow_first(snr::run_jobs({[&] { host = snr::pytorch::read_host_trace(args->host); },
+                                      [&] { device = snr::pytorch::read_kineto_trace(args->device); }},
+                                     snr::hardware_threads()));
     snr::et_convert::LinkOptions options;
     options.min_linked_fraction = args->min_matched;
     snr::et_convert::LinkStats stats;
     // Linked in place: the linked trace keeps the host trace's skipped records.
-    const auto linked = snr::et_convert::link_traces(std::move(host), device, options, stats);
+    auto linked = snr::et_convert::link_traces(std::move(host), device, options, stats);
     print_skipped("host trace", linked.skipped);
     print_skipped("device trace", device.skipped);
     fmt::print("{}", snr::et_convert::describe(stats));
@@ -111,6 +119,8 @@ void setup_et_link(CLI::App& parent, snr::cli::CommandContext& ctx) {
     snr::et_convert::write_linked_trace(args->output, linked, stats,
                                         std::filesystem::path(args->device).filename().string());
     fmt::print("{}: {} node(s)\n", args->output, linked.nodes.size());
+    snr::cli::keep_until_exit(std::move(linked));
+    snr::cli::keep_until_exit(std::move(device));
     ctx.exit_code = 0;
   });
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,15 @@ void setup_commands(CLI::App& app, CommandContext& ctx, std::string_view verb) {
     for (const auto& [child, setup] : group.children) setup(*parent, ctx);
   }
   reject_signs(app);
+}
+
+void keep_pointer_until_exit(const void* object) {
+  static std::mutex mutex;
+  // Never freed, like what it holds: a static vector's destructor would run
+  // before a leak checker looks, and leave the objects unreachable.
+  static auto* const kept = new std::vector<const void*>();
+  const std::lock_guard lock(mutex);
+  kept->push_back(object);
 }
 
 }  // namespace snr::cli

@@ -25,6 +25,8 @@
 #include <CLI/CLI.hpp>
 #include <initializer_list>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace snr::cli {
 
@@ -71,6 +73,17 @@ enum class InputKind { kAny, kChakraTrace, kPytorchTrace };
 // a Kineto trace given where a host execution trace belongs), with the
 // command that would help.
 void check_input_file(const std::string& path, InputKind kind = InputKind::kAny);
+
+// Takes `object` and never destroys it: the process is about to exit, and
+// the kernel takes its memory back at once, where freeing a verb's last big
+// value (a trace of millions of allocations) one piece at a time costs a
+// tenth of the verb's time. What is kept stays reachable from a global, so
+// leak checkers do not report it. Only for values a verb is done with.
+void keep_pointer_until_exit(const void* object);
+template <typename T>
+void keep_until_exit(T&& object) {
+  keep_pointer_until_exit(new std::decay_t<T>(std::forward<T>(object)));
+}
 
 // The registered verb closest to `typed` among `app`'s subcommands, or ""
 // when none is close enough to suggest.

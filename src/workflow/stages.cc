@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <thread>
+
+#include "common/parallel.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -44,26 +43,7 @@ void BackgroundStage::report(std::vector<StageTime>& stages, const Progress& pro
 }
 
 void run_two_at_a_time(const std::vector<std::function<void()>>& jobs) {
-  std::vector<std::exception_ptr> errors(jobs.size());
-  std::atomic<size_t> next = 0;
-  const auto work = [&] {
-    for (size_t k = next++; k < jobs.size(); k = next++) {
-      try {
-        jobs[k]();
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> workers;
-    const size_t threads = std::min<size_t>(jobs.size(), std::thread::hardware_concurrency() > 1 ? 2 : 1);
-    for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
-    work();
-  }
-  for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
+  rethrow_first(run_jobs(jobs, std::min<size_t>(2, hardware_threads())));
 }
 
 std::string format_stage_times(const std::vector<StageTime>& stages, double total_wall_s) {

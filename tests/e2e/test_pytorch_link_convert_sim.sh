@@ -72,6 +72,14 @@ done
 # it; its sync call must not make that op wait for its own kernel.
 "$SNR" et convert "${ranks8[@]}" -o "$WORK/ddp8" >"$WORK/convert.out"
 expect_contains "$WORK/convert.out" "process groups: '0' (8 ranks, described by process_group:init (unused))"
+# The ranks are read and converted at once (--jobs); one at a time writes
+# the same traces and prints the same report, in input order.
+"$SNR" et convert -j 1 "${ranks8[@]}" -o "$WORK/ddp8serial" >"$WORK/convert_serial.out"
+for r in 0 1 2 3 4 5 6 7; do
+  cmp "$WORK/ddp8.$r.et" "$WORK/ddp8serial.$r.et" || fail "convert -j 1 changed rank $r"
+done
+diff <(sed "s|$WORK/ddp8serial\.|PREFIX.|" "$WORK/convert_serial.out") <(sed "s|$WORK/ddp8\.|PREFIX.|" "$WORK/convert.out") ||
+  fail "convert -j 1 printed another report"
 "$SNR" et validate "$WORK/ddp8" >"$WORK/validate.out"
 expect_contains "$WORK/validate.out" "0 error(s)"
 # DDP's group is data-parallel: --input-tp 1. M = N is the input byte for byte.

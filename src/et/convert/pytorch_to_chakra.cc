@@ -288,6 +288,9 @@ class Converter {
 
   void build_nodes() {
     const size_t n = trace_.nodes.size();
+    // At most one node per host node: sized once instead of copied as it
+    // grows (unused capacity is address space, never touched).
+    nodes_.reserve(n);
     // Execution order of host ops: ids are assigned when ops start.
     std::vector<size_t> order(n);
     for (size_t i = 0; i < n; ++i) order[i] = i;
