@@ -2,8 +2,11 @@
 # CPU time and peak memory of `snr et link` and `snr et convert` on one host +
 # Kineto trace pair (docs/benchmarks.md, "snr et link"):
 #   bench/link/run.sh [SNR] HOST.json[.gz] KINETO.json[.gz] [WORK_DIR]
-# Prints, per step: user + sys CPU seconds, peak RSS, records (host nodes +
-# Kineto traceEvents) per CPU second and peak RSS over the inflated inputs.
+# Prints, per step: wall and user + sys CPU seconds, peak RSS, records (host
+# nodes + Kineto traceEvents) per wall second and per CPU second, and peak
+# RSS over the inflated inputs. Both steps read on up to two threads where
+# the machine has two cores (per wall second is then what a user waits for,
+# per CPU second the work done), so run it on an otherwise idle machine.
 set -euo pipefail
 snr=build/snr
 if [[ $# -ge 1 && -x "$1" && ! "$1" == *.json* ]]; then snr=$1; shift; fi
@@ -27,12 +30,12 @@ PY
 measure() {  # measure NAME RECORDS INPUT_BYTES COMMAND...
   local name=$1 records=$2 bytes=$3
   shift 3
-  /usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$@" > "$work/$name.out"
-  read -r user sys rss_kb < "$work/time.txt"
-  awk -v n="$name" -v u="$user" -v s="$sys" -v kb="$rss_kb" -v r="$records" -v b="$bytes" 'BEGIN {
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$@" > "$work/$name.out"
+  read -r wall user sys rss_kb < "$work/time.txt"
+  awk -v n="$name" -v w="$wall" -v u="$user" -v s="$sys" -v kb="$rss_kb" -v r="$records" -v b="$bytes" 'BEGIN {
     cpu = u + s
-    printf "%-8s CPU %.2f s (%.2f + %.2f)  peak RSS %.0f MiB  %.0f k records/s  peak/input %.2f\n",
-           n, cpu, u, s, kb / 1024, r / cpu / 1000, kb * 1024 / b }'
+    printf "%-8s wall %.2f s  CPU %.2f s (%.2f + %.2f)  peak RSS %.0f MiB  %.0f k records/s (wall)  %.0f k records/s (CPU)  peak/input %.2f\n",
+           n, w, cpu, u, s, kb / 1024, r / w / 1000, r / cpu / 1000, kb * 1024 / b }'
 }
 
 host_bytes=$(inflated_bytes "$host")

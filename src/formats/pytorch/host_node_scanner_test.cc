@@ -79,6 +79,8 @@ void expect_same_reading(const std::string& text) {
   EXPECT_EQ(read(text, std::numeric_limits<size_t>::max(), NodeReading::kScanFirst), walked);
   EXPECT_EQ(read(text, 1, NodeReading::kScanFirst), walked);
   EXPECT_EQ(read(text, 64, NodeReading::kScanFirst), walked);
+  EXPECT_EQ(read(text, std::numeric_limits<size_t>::max(), NodeReading::kScanFirstSplit), walked);
+  EXPECT_EQ(read(text, 1, NodeReading::kScanFirstSplit), walked);
 }
 
 const char* const kNode102 =
@@ -182,7 +184,7 @@ TEST(HostNodeScanner, RepeatedIdsAreSkippedDenseOrSparse) {
                      R"j({"id":18446744073709551615,"name":"g"},{"id":18446744073709551615,"name":"h"})j";
   for (int id = 6; id < 70000; ++id) text += R"j(,{"id":)j" + std::to_string(id) + R"j(,"name":"n"})j";
   text += R"j(,{"id":200000,"name":"i"},{"id":3000000,"name":"j"},{"id":1099511627776,"name":"k"}]})j";
-  for (const NodeReading reading : {NodeReading::kScanFirst, NodeReading::kWalkOnly}) {
+  for (const NodeReading reading : {NodeReading::kScanFirst, NodeReading::kScanFirstSplit, NodeReading::kWalkOnly}) {
     const HostTrace trace = detail::parse_host_trace_text(text, "mem", 1 << 20, reading);
     std::vector<size_t> skipped;
     for (const SkippedRecord& record : trace.skipped) skipped.push_back(record.index);
@@ -190,6 +192,60 @@ TEST(HostNodeScanner, RepeatedIdsAreSkippedDenseOrSparse) {
     EXPECT_EQ(skipped, (std::vector<size_t>{5, 7, last, last + 1, last + 2}));
     EXPECT_EQ(trace.skipped.back().reason, "duplicate id");
   }
+}
+
+// A list read in two halves at once is the list read front to back: the
+// second half's skipped records, repeated ids (of either half) and process
+// groups come out in list order with the whole list's indices, and a guessed
+// cut that is not between two nodes, or a second half that fails, leaves the
+// reading to the first thread.
+TEST(HostNodeScanner, TwoHalvesReadAsOne) {
+  std::string nodes;
+  for (int id = 1; id <= 40; ++id) {
+    nodes += (id == 1 ? "\n" : ",\n");
+    if (id == 25) {
+      nodes += R"j({"id":3,"name":"again"})j";  // a repeat of the first half's id
+    } else if (id == 28) {
+      nodes += R"j({"name":"no id"})j";
+    } else if (id == 30) {
+      nodes += R"j({"id":30,"name":"## process_group:init ##","inputs":{"values":["[{\"pg_name\": \"0\", )j"
+               R"j(\"backend_config\": \"cuda:nccl\", \"ranks\": [0, 1], \"group_size\": 2}]"],)j"
+               R"j("shapes":[[]],"types":["String"]}})j";
+    } else if (id == 33) {
+      nodes += R"j({"id":33,"name":"walked","inputs":{"values":[1e5],"shapes":[[]],"types":["Double"]}})j";  // not canonical: the walk reads it
+    } else if (id == 36) {
+      nodes += R"j({"id":36,"name":"x"},{"id":37,"name":"two on a line"})j";
+      ++id;
+    } else {
+      nodes += R"j({"id":)j" + std::to_string(id) + R"j(,"name":"op","attrs":[{"name":"rf_id","type":"uint64","value":)j" +
+               std::to_string(id) + "}]}";
+    }
+  }
+  const std::string text = R"j({"schema":"1.1.1","nodes":[)j" + nodes + "\n]}";
+  expect_same_reading(text);
+  const HostTrace trace = detail::parse_host_trace_text(text, "mem", 64, NodeReading::kScanFirstSplit);
+  ASSERT_EQ(trace.skipped.size(), 2u);
+  EXPECT_EQ(trace.skipped[0].index, 24u);
+  EXPECT_EQ(trace.skipped[0].reason, "duplicate id");
+  EXPECT_EQ(trace.skipped[1].index, 27u);
+  ASSERT_EQ(trace.process_groups.size(), 1u);
+  EXPECT_EQ(trace.process_groups[0].ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(trace.nodes.size(), 38u);
+  EXPECT_EQ(trace.nodes.back().id, 40u);
+
+  // The cut guessed inside a node ("},\n{" between two attributes): the
+  // first half's reading passes it and reads on alone.
+  std::string nested = R"j({"nodes":[{"id":1,"name":"a"},{"id":2,"name":"b","attrs":[)j";
+  for (int k = 0; k < 200; ++k) nested += (k == 0 ? "" : ",\n") + std::string(R"j({"name":"k","value":1})j");
+  nested += R"j(]},{"id":3,"name":"c"}]})j";
+  expect_same_reading(nested);
+  EXPECT_EQ(detail::parse_host_trace_text(nested, "mem", 1, NodeReading::kScanFirstSplit).nodes.size(), 3u);
+
+  // Broken in the second half: the same error as reading front to back.
+  std::string broken = text;
+  broken.insert(broken.rfind(R"j({"id":39)j"), "x");
+  expect_same_reading(broken);
+  EXPECT_EQ(read(broken, 1, NodeReading::kScanFirstSplit).rfind("error: ", 0), 0u);
 }
 
 }  // namespace

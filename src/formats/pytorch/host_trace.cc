@@ -8,15 +8,19 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <stop_token>
+#include <thread>
 
 #include "common/error.h"
 #include "common/json_input.h"
+#include "common/parallel.h"
 #include "formats/pytorch/json_input.h"
 #include "formats/pytorch/host_node_scanner.h"
 #include "formats/pytorch/host_trace_values.h"
 #include "formats/pytorch/json_windows.h"
 #include "formats/pytorch/mapped_text.h"
 #include "formats/pytorch/node_ids.h"
+#include "formats/pytorch/node_list_split.h"
 #include "formats/pytorch/ondemand_walker.h"
 
 namespace snr::pytorch {
@@ -65,10 +69,10 @@ class HostReader : private detail::OndemandWalker {
 
   // walk_scanned's reading of `text` (a mapped file's when `mapped` is
   // given); nullopt or an Error: read it again with read or read_mapped.
-  std::optional<HostTrace> read_scanned(std::string_view text, MappedText* mapped) {
+  std::optional<HostTrace> read_scanned(std::string_view text, MappedText* mapped, bool split_always) {
     mapped_ = mapped;
     text_ = text;
-    return walk_scanned(text);
+    return walk_scanned(text, split_always);
   }
 
  private:
@@ -131,50 +135,50 @@ class HostReader : private detail::OndemandWalker {
   // expect, ends this reading (nullopt or an Error) and the caller reads the
   // text again the way it always has, whose trace or error is then the
   // reader's. So this reading only has to be right on the traces it finishes.
-  std::optional<HostTrace> walk_scanned(std::string_view text) {
+  std::optional<HostTrace> walk_scanned(std::string_view text, bool split_always) {
     full_text_ = text;
     const std::optional<size_t> array_begin = find_nodes_array(text);
     if (!array_begin) return std::nullopt;
-    size_t at = skip_space(text, *array_begin + 1);
+    const size_t at = skip_space(text, *array_begin + 1);
     if (at >= text.size() || text[at] == ']') return std::nullopt;  // no nodes: nothing to gain
     if (mapped_ != nullptr) mapped_->begin_pass();
-    size_t released = at;
-    bool reserved = false;
-    size_t array_end = 0;
-    while (true) {
-      raw_.reset();
-      HostNode node;
-      size_t end = scanner_.scan_node(text, at, text.size(), raw_, node);
-      if (end != std::string_view::npos) {
-        add_node(raw_, node, next_index_++);
-      } else {
-        end = detail::skip_json_value(text, at, text.size());
-        if (end == std::string_view::npos) return std::nullopt;
-        walk_nodes(text, at, end);
-      }
-      at = skip_space(text, end);
-      if (at >= text.size()) return std::nullopt;
-      if (text[at] == ']') {
-        array_end = at + 1;
-        break;
-      }
-      if (text[at] != ',') return std::nullopt;
-      at = skip_space(text, at + 1);
-      if (at - released >= window_bytes_) {
-        if (mapped_ != nullptr) mapped_->release_before(at);
-        released = at;
-        if (!reserved) {
-          // The node list sized once from the first window's nodes per byte
-          // (growing it would briefly hold its old and new storage).
-          reserved = true;
-          const double per_byte = static_cast<double>(trace_.nodes.size()) / static_cast<double>(at - *array_begin);
-          const auto expected = static_cast<size_t>(per_byte * static_cast<double>(text.size() - *array_begin) * 1.05);
-          trace_.nodes.reserve(expected + 16);
-          advise_huge_pages(trace_.nodes.data(), trace_.nodes.capacity() * sizeof(HostNode));
-          seen_ids_.reserve(expected + 16);
+    const bool split = split_always || (text.size() - at >= kSplitMinBytes && hardware_threads() > 1);
+    const size_t second_half = split ? detail::guess_node_list_split(text, at) : std::string_view::npos;
+    NodeScan scan;
+    if (second_half == std::string_view::npos) {
+      scan = scan_nodes(text, at, *array_begin, std::string_view::npos, nullptr);
+    } else {
+      // The second half is read on a thread of its own from a guessed node
+      // boundary, while this one reads the first half. The guess is only
+      // used if this reading, node by node, lands on it exactly; then what
+      // the other reader found is merged in order (duplicate ids and skips
+      // decided here, with the whole list's indices) and the trace is what
+      // one reading front to back gives. Otherwise the other reader is
+      // stopped and this one goes on alone.
+      HostReader second(text, source_, window_bytes_);
+      second.segment_ = std::make_unique<Segment>();
+      second.mapped_ = mapped_;
+      NodeScan second_scan;
+      std::jthread reader([&](std::stop_token stop) {
+        try {
+          second_scan = second.scan_nodes(text, second_half, second_half, std::string_view::npos, nullptr, &stop);
+        } catch (...) {
+          second_scan.stop = NodeScan::Stop::kGaveUp;
+        }
+      });
+      scan = scan_nodes(text, at, *array_begin, second_half, &reader);
+      reader.join();
+      if (scan.stop == NodeScan::Stop::kSplit) {
+        if (second_scan.stop == NodeScan::Stop::kArrayEnd) {
+          merge(second);
+          scan = second_scan;
+        } else {
+          scan = scan_nodes(text, second_half, *array_begin, std::string_view::npos, nullptr);
         }
       }
     }
+    if (scan.stop != NodeScan::Stop::kArrayEnd) return std::nullopt;
+    const size_t array_end = scan.at;
     nodes_scanned_ = true;
     std::string root_text;
     root_text.reserve(text.size() - (array_end - *array_begin) + 2 + simdjson::SIMDJSON_PADDING);
@@ -183,6 +187,72 @@ class HostReader : private detail::OndemandWalker {
     root_text.append(text.substr(array_end));
     piece_ = {Piece::Kind::kRoot, text, *array_begin, array_end, 0};
     return walk_root(root_text, root_text.size());
+  }
+
+  // Below this many bytes of nodes one thread reads them: a second one
+  // would save less than it costs to start.
+  static constexpr size_t kSplitMinBytes = size_t{16} << 20;
+
+  // Where scan_nodes stopped: after the list's ']' (`at` is past it), at
+  // the split (`at` is the split), or where it gave up on the text.
+  struct NodeScan {
+    enum class Stop { kArrayEnd, kSplit, kGaveUp };
+    Stop stop = Stop::kGaveUp;
+    size_t at = 0;
+  };
+
+  // Reads nodes from `at` (the first byte of one) to the end of the list,
+  // stopping early where the next node starts exactly at `split`. Where a
+  // node ends past `split`, the split was not a node boundary: `second`'s
+  // reader is asked to stop and this reading goes on to the end. `stop`: a
+  // request to give up (the second reader's, from the first).
+  NodeScan scan_nodes(std::string_view text, size_t at, size_t list_begin, size_t split, std::jthread* second,
+                      const std::stop_token* stop = nullptr) {
+    const size_t first = at;
+    size_t released = at;
+    bool reserved = false;
+    while (true) {
+      if (stop != nullptr && stop->stop_requested()) return {};
+      raw_.reset();
+      HostNode node;
+      size_t end = scanner_.scan_node(text, at, text.size(), raw_, node);
+      if (end != std::string_view::npos) {
+        add_node(raw_, node, next_index_++);
+      } else {
+        end = detail::skip_json_value(text, at, text.size());
+        if (end == std::string_view::npos) return {};
+        walk_nodes(text, at, end);
+      }
+      at = skip_space(text, end);
+      if (at >= text.size()) return {};
+      if (text[at] == ']') return {NodeScan::Stop::kArrayEnd, at + 1};
+      if (text[at] != ',') return {};
+      at = skip_space(text, at + 1);
+      if (at == split) return {NodeScan::Stop::kSplit, at};
+      if (at > split) {
+        split = std::string_view::npos;
+        second->request_stop();
+      }
+      if (at - released >= window_bytes_) {
+        if (mapped_ != nullptr) {
+          // The second reader's pages by range: the mapping's own cursor is
+          // the first reader's.
+          segment_ ? mapped_->release_range(released, at) : mapped_->release_before(at);
+        }
+        released = at;
+        if (!reserved) {
+          // The node list sized once from the first window's nodes per byte,
+          // generously: growing it would briefly hold its old and new
+          // storage, while capacity never written costs address space only.
+          reserved = true;
+          const double per_byte = static_cast<double>(trace_.nodes.size()) / static_cast<double>(at - first);
+          const auto expected = static_cast<size_t>(per_byte * static_cast<double>(text.size() - list_begin) * 1.5);
+          trace_.nodes.reserve(expected + 16);
+          advise_huge_pages(trace_.nodes.data(), trace_.nodes.capacity() * sizeof(HostNode));
+          seen_ids_.reserve(expected + 16);
+        }
+      }
+    }
   }
 
   static size_t skip_space(std::string_view text, size_t at) {
@@ -592,16 +662,51 @@ class HostReader : private detail::OndemandWalker {
 
   void add_node(RawNode& raw, HostNode& node, size_t index) {
     std::string problem = finish_node(raw, node);
+    if (segment_) {
+      // A second reader's node: whether it stays is decided in the merge.
+      if (problem.empty()) trace_.nodes.push_back(std::move(node));
+      segment_->elements.push_back({index, raw.id_text, std::move(problem)});
+      return;
+    }
+    keep_or_skip(node, index, raw.id_text, std::move(problem));
+  }
+
+  void keep_or_skip(HostNode& node, size_t index, const std::string& id_text, std::string problem) {
     if (problem.empty() && !seen_ids_.insert(node.id)) problem = "duplicate id";
     if (!problem.empty()) {
-      trace_.skipped.push_back({index, raw.id_text, std::move(problem)});
+      trace_.skipped.push_back({index, id_text, std::move(problem)});
     } else {
       if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
       trace_.nodes.push_back(std::move(node));
     }
   }
 
+  // The second reader's elements after this reader's, as if read here.
+  void merge(HostReader& second) {
+    const size_t first_index = next_index_;
+    trace_.nodes.reserve(trace_.nodes.size() + second.trace_.nodes.size());
+    auto node = second.trace_.nodes.begin();
+    HostNode skipped;
+    for (Segment::Element& element : second.segment_->elements) {
+      HostNode& read = element.problem.empty() ? *node++ : skipped;
+      keep_or_skip(read, first_index + element.index, element.id_text, std::move(element.problem));
+    }
+    next_index_ = first_index + second.next_index_;
+    pool_.adopt(std::move(*second.trace_.text_pool));
+  }
+
   static constexpr std::string_view kEmptyMessage = "not JSON: the document is empty";
+
+  // A second reader's elements, in list order (its nodes are trace_.nodes).
+  struct Segment {
+    struct Element {
+      size_t index;  // in the second reader's part of the list
+      std::string id_text;
+      std::string problem;  // "": a node
+    };
+    std::vector<Element> elements;
+  };
+  std::unique_ptr<Segment> segment_;  // set in a second reader only
 
   bool nodes_scanned_ = false;  // walk_scanned read "nodes" before the root walk
   size_t window_bytes_;
@@ -637,9 +742,11 @@ namespace {
 // reader's, as before the scanner existed.
 HostTrace read_text(std::string& text, const std::string& source, size_t window_bytes, detail::NodeReading reading,
                     MappedText* mapped = nullptr) {
-  if (reading == detail::NodeReading::kScanFirst) {
+  if (reading != detail::NodeReading::kWalkOnly) {
     try {
-      if (auto trace = HostReader(text, source, window_bytes).read_scanned(mapped ? mapped->text() : text, mapped)) {
+      if (auto trace = HostReader(text, source, window_bytes)
+                           .read_scanned(mapped ? mapped->text() : text, mapped,
+                                         reading == detail::NodeReading::kScanFirstSplit)) {
         return std::move(*trace);
       }
     } catch (const Error&) {

@@ -145,9 +145,11 @@ HostTrace read_host_trace(const std::filesystem::path& path);
 namespace detail {
 // How the nodes of a window are read: by the scanner that takes the common
 // node straight from the text, with the simdjson walk for what it declines
-// (what the readers do), or by the walk alone. Both give the same trace or
-// the same error; tests and fuzzing compare them.
-enum class NodeReading { kScanFirst, kWalkOnly };
+// (what the readers do; a large list is read in two halves at once where
+// there are two cores), by the scanner with the list always read in two
+// halves, or by the walk alone. All give the same trace or the same error;
+// tests and fuzzing compare them.
+enum class NodeReading { kScanFirst, kScanFirstSplit, kWalkOnly };
 // parse_host_trace_text with the "nodes" list walked in windows of about
 // `window_bytes` (the readers use a few megabytes); for tests and fuzzing,
 // which must see the same trace whatever the window.

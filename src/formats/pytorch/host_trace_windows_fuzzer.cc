@@ -69,6 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The scanner and the simdjson walk must agree (or the scanner decline).
   if (read(text, path.string(), std::numeric_limits<size_t>::max(), NodeReading::kWalkOnly) != whole) std::abort();
   if (read(text, path.string(), 1, NodeReading::kWalkOnly) != whole) std::abort();
+  // Read in two halves at once, from a guessed cut, it must still agree.
+  if (read(text, path.string(), 1, NodeReading::kScanFirstSplit) != whole) std::abort();
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
   if (read_file(path, 1) != whole) std::abort();
   return 0;

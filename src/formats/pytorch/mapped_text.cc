@@ -43,6 +43,14 @@ void MappedText::release_before(size_t offset) {
   released_bytes_ = end;
 }
 
+void MappedText::release_range(size_t begin, size_t end) const {
+  const auto page_bytes = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t first = (begin + page_bytes - 1) / page_bytes * page_bytes;
+  const size_t last = std::min(end, size_bytes_) / page_bytes * page_bytes;
+  if (last <= first) return;
+  (void)::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
+}
+
 size_t find_nul_releasing(std::string_view text, MappedText* mapped) {
   constexpr size_t kStepBytes = size_t{4} << 20;
   if (mapped != nullptr) mapped->begin_pass();

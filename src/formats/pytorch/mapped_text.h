@@ -30,6 +30,9 @@ class MappedText {
   // Drops the whole pages before `offset` (not yet dropped in this pass)
   // from this process's memory.
   void release_before(size_t offset);
+  // Drops the whole pages inside [begin, end), whatever was dropped before;
+  // for a second reader of the same mapping (it keeps no cursor).
+  void release_range(size_t begin, size_t end) const;
 
  private:
   MappedText(const char* data, size_t size_bytes) : data_(data), size_bytes_(size_bytes) {}

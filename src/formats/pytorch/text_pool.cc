@@ -61,6 +61,17 @@ std::string_view TextPool::store(std::string_view text) {
   return {copy, text.size()};
 }
 
+void TextPool::adopt(TextPool&& other) {
+  // Ahead of the chunk being filled, which stays last.
+  const auto at = chunks_.empty() ? chunks_.end() : chunks_.end() - 1;
+  chunks_.insert(at, std::make_move_iterator(other.chunks_.begin()), std::make_move_iterator(other.chunks_.end()));
+  stored_bytes_ += other.stored_bytes_;
+  adopted_texts_ += other.distinct_texts();
+  other.chunks_.clear();
+  other.slots_.clear();
+  other.chunk_capacity_bytes_ = other.chunk_used_bytes_ = other.stored_bytes_ = other.distinct_texts_ = other.adopted_texts_ = 0;
+}
+
 void TextPool::grow_index() {
   std::vector<Slot> old(slots_.size() * 2);
   old.swap(slots_);

@@ -24,7 +24,13 @@ class TextPool {
   // get the same view.
   std::string_view intern(std::string_view text);
 
-  [[nodiscard]] size_t distinct_texts() const { return distinct_texts_; }
+  // Takes `other`'s texts, whose views stay valid (the memory does not
+  // move); they are not added to this pool's index, so interning one of
+  // them again stores another copy.
+  void adopt(TextPool&& other);
+
+  // Adopted texts count as distinct (each pool stored each text once).
+  [[nodiscard]] size_t distinct_texts() const { return distinct_texts_ + adopted_texts_; }
   [[nodiscard]] size_t stored_bytes() const { return stored_bytes_; }
 
  private:
@@ -47,7 +53,8 @@ class TextPool {
   size_t chunk_used_bytes_ = 0;
   size_t stored_bytes_ = 0;
   std::vector<Slot> slots_;  // a power of two of them, or none yet
-  size_t distinct_texts_ = 0;
+  size_t distinct_texts_ = 0;  // in the index
+  size_t adopted_texts_ = 0;
 };
 
 }  // namespace snr::pytorch
