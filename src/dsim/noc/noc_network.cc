@@ -89,12 +89,30 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
   }
   links_.resize(total_links);
   fifo_ = config.arbitration == "fifo";
-  direction_.resize(size_t{routers_} * routers_);
+  mesh_step_.resize(size_t{routers_} * routers_);
   const uint32_t cols = config.columns;
   for (uint32_t r = 0; r < routers_; ++r) {
     for (uint32_t t = 0; t < routers_; ++t) {
-      if (r != t) direction_[size_t{r} * routers_ + t] = routing_->next(r % cols, r / cols, t % cols, t / cols);
+      if (r == t) continue;
+      const Direction d = routing_->next(r % cols, r / cols, t % cols, t / cols);
+      uint32_t next = r;
+      switch (d) {
+        case Direction::kEast: next = r + 1; break;
+        case Direction::kWest: next = r - 1; break;
+        case Direction::kNorth: next = r - cols; break;
+        case Direction::kSouth: next = r + cols; break;
+      }
+      mesh_step_[size_t{r} * routers_ + t] = MeshStep{next, static_cast<uint32_t>(d)};
     }
+  }
+  std::copy(std::begin(latency_ps_), std::end(latency_ps_), std::begin(step_latency_ps_));
+  for (uint32_t l = 0; l < total_links; ++l) {
+    Link& link = links_[l];
+    link.kind = link_kind(l);
+    link.target = link_target(l);
+    // A scale-up link down from a plane: its latency was paid going up (step()).
+    const bool down_from_plane = link.kind == LinkKind::kScaleUp && ((l - scale_up_first_) & 1) != 0;
+    link.latency_index = down_from_plane ? kNoLatency : static_cast<uint8_t>(link.kind);
   }
 }
 
@@ -171,15 +189,8 @@ uint32_t NocNetwork::link_target(uint32_t link) const {
     return Step{endpoint_links + 2 * (target - routers_) + 1, base | target, kind,
                 latency_ps_[static_cast<int>(kind)]};
   }
-  const Direction d = direction_[size_t{local} * routers_ + target_router];
-  uint32_t next = node;
-  switch (d) {
-    case Direction::kEast: next = node + 1; break;
-    case Direction::kWest: next = node - 1; break;
-    case Direction::kNorth: next = node - config_.columns; break;
-    case Direction::kSouth: next = node + config_.columns; break;
-  }
-  return Step{link_base + 4 * local + static_cast<uint32_t>(d), next, LinkKind::kRouter,
+  const MeshStep mesh = mesh_step_[size_t{local} * routers_ + target_router];
+  return Step{link_base + 4 * local + mesh.direction, base | mesh.next, LinkKind::kRouter,
               latency_ps_[static_cast<int>(LinkKind::kRouter)]};
 }
 
@@ -367,8 +378,8 @@ void NocNetwork::Link::grow(int q) {
   // The next message of a long queue was written long ago: start fetching
   // it now, a serialization time before it is needed.
   if (link.size[q] > 2) __builtin_prefetch(&link.slots[q][(link.head[q] + 2) & link.mask(q)]);
-  // The message is still before the link (in its queue): the same step.
-  const Step hop = step(transit.node, transit.dst, transit.port);
+  // The message is still before the link it waited for.
+  const Step hop = link_step(link_index, link);
   kind_queued_ps_[static_cast<int>(hop.kind)] += loop_.now();
   if (timeline_) [[unlikely]] timeline_->dequeued(static_cast<int>(hop.kind), loop_.now());
   transmit(hop, transit, link.size[0] != 0 || link.size[1] != 0);
