@@ -277,7 +277,7 @@ void NocNetwork::respond(uint32_t tag) {
 void NocNetwork::inject(const Transit& transit) {
   ++stats_.messages;
   stats_.max_in_flight = std::max(stats_.max_in_flight, ++in_flight_);
-  forward(transit);
+  forward<false>(transit);
 }
 
 void NocNetwork::Link::grow(int q) {
@@ -291,6 +291,7 @@ void NocNetwork::Link::grow(int q) {
   head[q] = 0;
 }
 
+template <bool kPlain>
 [[gnu::always_inline]] inline void NocNetwork::transmit(const Step& hop, Transit transit, bool rearm) {
   Link& link = links_[hop.link];
   const int kind = static_cast<int>(hop.kind);
@@ -300,7 +301,7 @@ void NocNetwork::Link::grow(int q) {
   ++kind_messages_[kind];
   kind_bytes_[kind] += transit.bytes;
   const TimePs now = loop_.now();
-  if (timeline_) [[unlikely]] timeline_->transmitted(kind, now, serialize, transit.bytes);
+  if (!kPlain && timeline_) [[unlikely]] timeline_->transmitted(kind, now, serialize, transit.bytes);
   // The link-free event takes its place in the order here, before the hop.
   link.free_at_ps = now + serialize;
   link.free_sequence = loop_.reserve_sequence();
@@ -310,13 +311,15 @@ void NocNetwork::Link::grow(int q) {
     link.free_scheduled = true;
     loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
   }
-  const TimePs arrive = flows_ ? flow_arrival_ps(hop, transit, now, serialize) : now + serialize + hop.latency_ps;
+  const TimePs arrive =
+      !kPlain && flows_ ? flow_arrival_ps(hop, transit, now, serialize) : now + serialize + hop.latency_ps;
   transit.node = hop.node;
   loop_.schedule(arrive, handler_, Hop{transit});
 }
 
 // Inlined into the event loop of handle() (its registers stay live across
 // hops instead of being saved and restored per call).
+template <bool kPlain>
 [[gnu::always_inline]] inline void NocNetwork::forward(Transit transit) {
   if (transit.node == transit.dst) {
     if ((transit.node >> node_bits_) == gpus_) [[unlikely]] {
@@ -332,7 +335,7 @@ void NocNetwork::Link::grow(int q) {
     return;
   }
   const Step hop = step(transit.node, transit.dst, transit.port);
-  if (flows_ && striped(hop.kind)) [[unlikely]] {
+  if (!kPlain && flows_ && striped(hop.kind)) [[unlikely]] {
     const TimePs arrive = stripe(hop, transit);
     transit.node = hop.node;
     loop_.schedule(arrive, handler_, Hop{transit});
@@ -341,7 +344,7 @@ void NocNetwork::Link::grow(int q) {
   Link& link = links_[hop.link];
   // Idle unless the message on it leaves after this event (in event order).
   if (!loop_.after_current(link.free_at_ps, link.free_sequence)) {
-    transmit(hop, transit, false);
+    transmit<kPlain>(hop, transit, false);
     return;
   }
   link.push(fifo_ ? 0 : transit.cls, Waiting{transit, sequence_++});
@@ -349,7 +352,7 @@ void NocNetwork::Link::grow(int q) {
   // queues drain, which they always do: a waiting message has its
   // link-free event).
   kind_queued_ps_[static_cast<int>(hop.kind)] -= loop_.now();
-  if (timeline_) [[unlikely]] timeline_->enqueued(static_cast<int>(hop.kind), loop_.now());
+  if (!kPlain && timeline_) [[unlikely]] timeline_->enqueued(static_cast<int>(hop.kind), loop_.now());
   if (!link.free_scheduled) {
     link.free_scheduled = true;
     loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
@@ -357,6 +360,7 @@ void NocNetwork::Link::grow(int q) {
 }
 
 // A message waits for the link: the arbiter picks the next one.
+template <bool kPlain>
 [[gnu::always_inline]] inline void NocNetwork::link_free(uint32_t link_index) {
   Link& link = links_[link_index];
   link.free_scheduled = false;
@@ -381,8 +385,8 @@ void NocNetwork::Link::grow(int q) {
   // The message is still before the link it waited for.
   const Step hop = link_step(link_index, link);
   kind_queued_ps_[static_cast<int>(hop.kind)] += loop_.now();
-  if (timeline_) [[unlikely]] timeline_->dequeued(static_cast<int>(hop.kind), loop_.now());
-  transmit(hop, transit, link.size[0] != 0 || link.size[1] != 0);
+  if (!kPlain && timeline_) [[unlikely]] timeline_->dequeued(static_cast<int>(hop.kind), loop_.now());
+  transmit<kPlain>(hop, transit, link.size[0] != 0 || link.size[1] != 0);
 }
 
 TimePs NocNetwork::ceil_serialize_ps(int kind, uint32_t bytes) const {
@@ -400,6 +404,17 @@ void NocNetwork::at_memory(uint32_t tag) {
 
 void NocNetwork::handle(const Event& first) {
   if (sink_ == nullptr) throw Error("noc network: no GPU model attached");
+  // Request level without a timeline, the loop has no flow or timeline
+  // test per hop.
+  if (flows_ || timeline_) {
+    run<false>(first);
+  } else {
+    run<true>(first);
+  }
+}
+
+template <bool kPlain>
+void NocNetwork::run(const Event& first) {
   // Most events are hops, one after another: they are taken here, in the
   // queue's order, without a round through the loop.
   uint8_t kind = first.kind;
@@ -407,8 +422,8 @@ void NocNetwork::handle(const Event& first) {
   const bool nested = loop_.delivering_now();
   do {
     switch (kind) {
-      case Hop::kKind: forward(data.as<Hop>().transit); break;
-      case LinkFree::kKind: link_free(data.as<LinkFree>().link); break;
+      case Hop::kKind: forward<kPlain>(data.as<Hop>().transit); break;
+      case LinkFree::kKind: link_free<kPlain>(data.as<LinkFree>().link); break;
       case MemoryAccess::kKind: at_memory(data.as<MemoryAccess>().tag); break;
       case PlaneReply::kKind: plane_reply(data.as<PlaneReply>().tag); break;
       default: throw_unknown_event("noc network", Event{loop_.now(), data, handler_, kind});

@@ -229,10 +229,17 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   [[nodiscard]] LinkKind endpoint_kind(uint32_t local) const {
     return local < hbm_first_ ? LinkKind::kCu : local < io_first_ ? LinkKind::kHbm : LinkKind::kIo;
   }
+  // The hop loop of handle(); kPlain: request level without a timeline
+  // (flows_ and timeline_ are not tested per hop).
+  template <bool kPlain>
+  void run(const Event& first);
   void inject(const Transit& transit);
+  template <bool kPlain>
   void forward(Transit transit);
   // Puts a message on an idle link; `rearm`: another waits for it.
+  template <bool kPlain>
   void transmit(const Step& hop, Transit transit, bool rearm);
+  template <bool kPlain>
   void link_free(uint32_t link);
   // Flow level: a message's lines over the HBM channels' or I/O ports'
   // links of a striped stage (noc_network_flow.cc); returns when it
