@@ -108,11 +108,12 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
   std::copy(std::begin(latency_ps_), std::end(latency_ps_), std::begin(step_latency_ps_));
   for (uint32_t l = 0; l < total_links; ++l) {
     Link& link = links_[l];
-    link.kind = link_kind(l);
+    const LinkKind kind = link_kind(l);
+    link.kind_bits = static_cast<uint8_t>(kind) & 7;
     link.target = link_target(l);
     // A scale-up link down from a plane: its latency was paid going up (step()).
-    const bool down_from_plane = link.kind == LinkKind::kScaleUp && ((l - scale_up_first_) & 1) != 0;
-    link.latency_index = down_from_plane ? kNoLatency : static_cast<uint8_t>(link.kind);
+    const bool down_from_plane = kind == LinkKind::kScaleUp && ((l - scale_up_first_) & 1) != 0;
+    link.latency_index = (down_from_plane ? kNoLatency : static_cast<uint8_t>(kind)) & 7;
   }
 }
 

@@ -182,14 +182,15 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
     std::unique_ptr<Waiting[]> slots[2];
     uint32_t head[2] = {0, 0}, size[2] = {0, 0};
     uint8_t capacity_log2[2] = {0, 0};  // 0: no ring yet
+    uint8_t last_class = 1;  // a byte of its own: every message writes it
     uint8_t free_scheduled : 1 = 0;
-    uint8_t last_class : 1 = 1;
     // Where the link leads, its kind and its latency (an index into
     // step_latency_ps_): a message leaving a queue takes the link it waited
     // for without routing again (link_step()).
     uint8_t latency_index : 3 = 0;
-    LinkKind kind = LinkKind::kRouter;
+    uint8_t kind_bits : 3 = 0;
     uint32_t target = 0;
+    [[nodiscard]] LinkKind kind() const { return static_cast<LinkKind>(kind_bits); }
 
     [[nodiscard]] uint32_t mask(int q) const { return (uint32_t{1} << capacity_log2[q]) - 1; }
     void push(int q, const Waiting& w) {
@@ -204,6 +205,7 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
     void grow(int q);
   };
   static_assert(sizeof(Link) == 64, "a link is one cache line");
+  static_assert(static_cast<int>(LinkKind::kCount) < 8, "a link kind and a latency index fit in three bits");
   // The link a message at some node takes next, and where it leads.
   struct Step {
     uint32_t link = 0;
@@ -224,7 +226,7 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   // The step over a given link (what step() returns for a message before
   // it): a scale-up link down from a plane has no latency of its own.
   [[nodiscard]] Step link_step(uint32_t link_index, const Link& link) const {
-    return Step{link_index, link.target, link.kind, step_latency_ps_[link.latency_index]};
+    return Step{link_index, link.target, link.kind(), step_latency_ps_[link.latency_index]};
   }
   [[nodiscard]] LinkKind endpoint_kind(uint32_t local) const {
     return local < hbm_first_ ? LinkKind::kCu : local < io_first_ ? LinkKind::kHbm : LinkKind::kIo;
