@@ -89,12 +89,31 @@ NocNetwork::NocNetwork(const NocConfig& config, uint32_t gpus, EventLoop& loop)
   }
   links_.resize(total_links);
   fifo_ = config.arbitration == "fifo";
-  direction_.resize(size_t{routers_} * routers_);
+  mesh_step_.resize(size_t{routers_} * routers_);
   const uint32_t cols = config.columns;
   for (uint32_t r = 0; r < routers_; ++r) {
     for (uint32_t t = 0; t < routers_; ++t) {
-      if (r != t) direction_[size_t{r} * routers_ + t] = routing_->next(r % cols, r / cols, t % cols, t / cols);
+      if (r == t) continue;
+      const Direction d = routing_->next(r % cols, r / cols, t % cols, t / cols);
+      uint32_t next = r;
+      switch (d) {
+        case Direction::kEast: next = r + 1; break;
+        case Direction::kWest: next = r - 1; break;
+        case Direction::kNorth: next = r - cols; break;
+        case Direction::kSouth: next = r + cols; break;
+      }
+      mesh_step_[size_t{r} * routers_ + t] = MeshStep{next, static_cast<uint32_t>(d)};
     }
+  }
+  std::copy(std::begin(latency_ps_), std::end(latency_ps_), std::begin(step_latency_ps_));
+  for (uint32_t l = 0; l < total_links; ++l) {
+    Link& link = links_[l];
+    const LinkKind kind = link_kind(l);
+    link.kind_bits = static_cast<uint8_t>(kind) & 7;
+    link.target = link_target(l);
+    // A scale-up link down from a plane: its latency was paid going up (step()).
+    const bool down_from_plane = kind == LinkKind::kScaleUp && ((l - scale_up_first_) & 1) != 0;
+    link.latency_index = (down_from_plane ? kNoLatency : static_cast<uint8_t>(kind)) & 7;
   }
 }
 
@@ -171,15 +190,8 @@ uint32_t NocNetwork::link_target(uint32_t link) const {
     return Step{endpoint_links + 2 * (target - routers_) + 1, base | target, kind,
                 latency_ps_[static_cast<int>(kind)]};
   }
-  const Direction d = direction_[size_t{local} * routers_ + target_router];
-  uint32_t next = node;
-  switch (d) {
-    case Direction::kEast: next = node + 1; break;
-    case Direction::kWest: next = node - 1; break;
-    case Direction::kNorth: next = node - config_.columns; break;
-    case Direction::kSouth: next = node + config_.columns; break;
-  }
-  return Step{link_base + 4 * local + static_cast<uint32_t>(d), next, LinkKind::kRouter,
+  const MeshStep mesh = mesh_step_[size_t{local} * routers_ + target_router];
+  return Step{link_base + 4 * local + mesh.direction, base | mesh.next, LinkKind::kRouter,
               latency_ps_[static_cast<int>(LinkKind::kRouter)]};
 }
 
@@ -266,7 +278,7 @@ void NocNetwork::respond(uint32_t tag) {
 void NocNetwork::inject(const Transit& transit) {
   ++stats_.messages;
   stats_.max_in_flight = std::max(stats_.max_in_flight, ++in_flight_);
-  forward(transit);
+  forward<false>(transit);
 }
 
 void NocNetwork::Link::grow(int q) {
@@ -280,6 +292,7 @@ void NocNetwork::Link::grow(int q) {
   head[q] = 0;
 }
 
+template <bool kPlain>
 [[gnu::always_inline]] inline void NocNetwork::transmit(const Step& hop, Transit transit, bool rearm) {
   Link& link = links_[hop.link];
   const int kind = static_cast<int>(hop.kind);
@@ -289,7 +302,7 @@ void NocNetwork::Link::grow(int q) {
   ++kind_messages_[kind];
   kind_bytes_[kind] += transit.bytes;
   const TimePs now = loop_.now();
-  if (timeline_) [[unlikely]] timeline_->transmitted(kind, now, serialize, transit.bytes);
+  if (!kPlain && timeline_) [[unlikely]] timeline_->transmitted(kind, now, serialize, transit.bytes);
   // The link-free event takes its place in the order here, before the hop.
   link.free_at_ps = now + serialize;
   link.free_sequence = loop_.reserve_sequence();
@@ -299,13 +312,15 @@ void NocNetwork::Link::grow(int q) {
     link.free_scheduled = true;
     loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
   }
-  const TimePs arrive = flows_ ? flow_arrival_ps(hop, transit, now, serialize) : now + serialize + hop.latency_ps;
+  const TimePs arrive =
+      !kPlain && flows_ ? flow_arrival_ps(hop, transit, now, serialize) : now + serialize + hop.latency_ps;
   transit.node = hop.node;
   loop_.schedule(arrive, handler_, Hop{transit});
 }
 
 // Inlined into the event loop of handle() (its registers stay live across
 // hops instead of being saved and restored per call).
+template <bool kPlain>
 [[gnu::always_inline]] inline void NocNetwork::forward(Transit transit) {
   if (transit.node == transit.dst) {
     if ((transit.node >> node_bits_) == gpus_) [[unlikely]] {
@@ -321,7 +336,7 @@ void NocNetwork::Link::grow(int q) {
     return;
   }
   const Step hop = step(transit.node, transit.dst, transit.port);
-  if (flows_ && striped(hop.kind)) [[unlikely]] {
+  if (!kPlain && flows_ && striped(hop.kind)) [[unlikely]] {
     const TimePs arrive = stripe(hop, transit);
     transit.node = hop.node;
     loop_.schedule(arrive, handler_, Hop{transit});
@@ -330,7 +345,7 @@ void NocNetwork::Link::grow(int q) {
   Link& link = links_[hop.link];
   // Idle unless the message on it leaves after this event (in event order).
   if (!loop_.after_current(link.free_at_ps, link.free_sequence)) {
-    transmit(hop, transit, false);
+    transmit<kPlain>(hop, transit, false);
     return;
   }
   link.push(fifo_ ? 0 : transit.cls, Waiting{transit, sequence_++});
@@ -338,7 +353,7 @@ void NocNetwork::Link::grow(int q) {
   // queues drain, which they always do: a waiting message has its
   // link-free event).
   kind_queued_ps_[static_cast<int>(hop.kind)] -= loop_.now();
-  if (timeline_) [[unlikely]] timeline_->enqueued(static_cast<int>(hop.kind), loop_.now());
+  if (!kPlain && timeline_) [[unlikely]] timeline_->enqueued(static_cast<int>(hop.kind), loop_.now());
   if (!link.free_scheduled) {
     link.free_scheduled = true;
     loop_.schedule_reserved(link.free_at_ps, link.free_sequence, handler_, LinkFree{hop.link});
@@ -346,6 +361,7 @@ void NocNetwork::Link::grow(int q) {
 }
 
 // A message waits for the link: the arbiter picks the next one.
+template <bool kPlain>
 [[gnu::always_inline]] inline void NocNetwork::link_free(uint32_t link_index) {
   Link& link = links_[link_index];
   link.free_scheduled = false;
@@ -367,11 +383,11 @@ void NocNetwork::Link::grow(int q) {
   // The next message of a long queue was written long ago: start fetching
   // it now, a serialization time before it is needed.
   if (link.size[q] > 2) __builtin_prefetch(&link.slots[q][(link.head[q] + 2) & link.mask(q)]);
-  // The message is still before the link (in its queue): the same step.
-  const Step hop = step(transit.node, transit.dst, transit.port);
+  // The message is still before the link it waited for.
+  const Step hop = link_step(link_index, link);
   kind_queued_ps_[static_cast<int>(hop.kind)] += loop_.now();
-  if (timeline_) [[unlikely]] timeline_->dequeued(static_cast<int>(hop.kind), loop_.now());
-  transmit(hop, transit, link.size[0] != 0 || link.size[1] != 0);
+  if (!kPlain && timeline_) [[unlikely]] timeline_->dequeued(static_cast<int>(hop.kind), loop_.now());
+  transmit<kPlain>(hop, transit, link.size[0] != 0 || link.size[1] != 0);
 }
 
 TimePs NocNetwork::ceil_serialize_ps(int kind, uint32_t bytes) const {
@@ -389,6 +405,17 @@ void NocNetwork::at_memory(uint32_t tag) {
 
 void NocNetwork::handle(const Event& first) {
   if (sink_ == nullptr) throw Error("noc network: no GPU model attached");
+  // Request level without a timeline, the loop has no flow or timeline
+  // test per hop.
+  if (flows_ || timeline_) {
+    run<false>(first);
+  } else {
+    run<true>(first);
+  }
+}
+
+template <bool kPlain>
+void NocNetwork::run(const Event& first) {
   // Most events are hops, one after another: they are taken here, in the
   // queue's order, without a round through the loop.
   uint8_t kind = first.kind;
@@ -396,8 +423,8 @@ void NocNetwork::handle(const Event& first) {
   const bool nested = loop_.delivering_now();
   do {
     switch (kind) {
-      case Hop::kKind: forward(data.as<Hop>().transit); break;
-      case LinkFree::kKind: link_free(data.as<LinkFree>().link); break;
+      case Hop::kKind: forward<kPlain>(data.as<Hop>().transit); break;
+      case LinkFree::kKind: link_free<kPlain>(data.as<LinkFree>().link); break;
       case MemoryAccess::kKind: at_memory(data.as<MemoryAccess>().tag); break;
       case PlaneReply::kKind: plane_reply(data.as<PlaneReply>().tag); break;
       default: throw_unknown_event("noc network", Event{loop_.now(), data, handler_, kind});

@@ -182,8 +182,15 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
     std::unique_ptr<Waiting[]> slots[2];
     uint32_t head[2] = {0, 0}, size[2] = {0, 0};
     uint8_t capacity_log2[2] = {0, 0};  // 0: no ring yet
-    bool free_scheduled = false;
-    uint8_t last_class = 1;
+    uint8_t last_class = 1;  // a byte of its own: every message writes it
+    uint8_t free_scheduled : 1 = 0;
+    // Where the link leads, its kind and its latency (an index into
+    // step_latency_ps_): a message leaving a queue takes the link it waited
+    // for without routing again (link_step()).
+    uint8_t latency_index : 3 = 0;
+    uint8_t kind_bits : 3 = 0;
+    uint32_t target = 0;
+    [[nodiscard]] LinkKind kind() const { return static_cast<LinkKind>(kind_bits); }
 
     [[nodiscard]] uint32_t mask(int q) const { return (uint32_t{1} << capacity_log2[q]) - 1; }
     void push(int q, const Waiting& w) {
@@ -198,6 +205,7 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
     void grow(int q);
   };
   static_assert(sizeof(Link) == 64, "a link is one cache line");
+  static_assert(static_cast<int>(LinkKind::kCount) < 8, "a link kind and a latency index fit in three bits");
   // The link a message at some node takes next, and where it leads.
   struct Step {
     uint32_t link = 0;
@@ -215,13 +223,25 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   };
 
   [[nodiscard]] Step step(uint32_t node, uint32_t dst, uint8_t port) const;
+  // The step over a given link (what step() returns for a message before
+  // it): a scale-up link down from a plane has no latency of its own.
+  [[nodiscard]] Step link_step(uint32_t link_index, const Link& link) const {
+    return Step{link_index, link.target, link.kind(), step_latency_ps_[link.latency_index]};
+  }
   [[nodiscard]] LinkKind endpoint_kind(uint32_t local) const {
     return local < hbm_first_ ? LinkKind::kCu : local < io_first_ ? LinkKind::kHbm : LinkKind::kIo;
   }
+  // The hop loop of handle(); kPlain: request level without a timeline
+  // (flows_ and timeline_ are not tested per hop).
+  template <bool kPlain>
+  void run(const Event& first);
   void inject(const Transit& transit);
+  template <bool kPlain>
   void forward(Transit transit);
   // Puts a message on an idle link; `rearm`: another waits for it.
+  template <bool kPlain>
   void transmit(const Step& hop, Transit transit, bool rearm);
+  template <bool kPlain>
   void link_free(uint32_t link);
   // Flow level: a message's lines over the HBM channels' or I/O ports'
   // links of a striped stage (noc_network_flow.cc); returns when it
@@ -267,11 +287,20 @@ class NocNetwork final : public gpu::MemoryNetwork, public EventHandler {
   uint32_t hbm_first_ = 0, io_first_ = 0, nodes_per_gpu_ = 0, links_per_gpu_ = 0, scale_up_first_ = 0;
   uint32_t node_bits_ = 0;  // a node id's local part
   std::vector<uint32_t> endpoint_router_;  // local endpoint - routers_ -> router
-  // The routing function's direction from router r toward router t, at
-  // r * routers_ + t (a hop reads it instead of calling the function).
-  std::vector<Direction> direction_;
+  // The routing function's step from router r toward router t, at
+  // r * routers_ + t: its direction (the link's index among r's four) and
+  // the next router (a hop reads both instead of calling the function and
+  // branching on the direction).
+  struct MeshStep {
+    uint32_t next = 0;
+    uint32_t direction = 0;
+  };
+  std::vector<MeshStep> mesh_step_;
   double ps_per_byte_[static_cast<int>(LinkKind::kCount)] = {};
   TimePs latency_ps_[static_cast<int>(LinkKind::kCount)] = {};
+  // By Link::latency_index: the kinds' latencies, then none (kNoLatency).
+  static constexpr uint8_t kNoLatency = static_cast<uint8_t>(LinkKind::kCount);
+  TimePs step_latency_ps_[kNoLatency + 1] = {};
   TimePs hbm_access_ps_ = 0;
   // Serialization times of messages up to kTabulatedBytes, by link kind
   // (what a hop computes, looked up).
