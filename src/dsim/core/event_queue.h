@@ -114,6 +114,18 @@ class EventQueue {
     }
   }
 
+  // schedule()'s common case on its own: buckets of one unit, a time
+  // inside the window and a free node. Returns false, having done nothing,
+  // in every other case (the caller then calls schedule). Nothing in it is
+  // a call, so that a caller whose common path is this one, with the rest
+  // as tail calls, needs no stack frame (a network's per-message send).
+  template <EventPayload T>
+  [[gnu::always_inline]] bool try_schedule_unit(TimeNs time_ns, HandlerId handler, const T& payload) {
+    if (!unit_buckets_only_ || time_ns - now_ns_ >= kBuckets || free_ == kNone) return false;
+    schedule_in_unit_bucket(time_ns, next_sequence_++, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
+    return true;
+  }
+
   // The sequence number an event scheduled now would get; it is used up.
   [[nodiscard]] uint64_t reserve_sequence() {
     ++unused_reservations_;
