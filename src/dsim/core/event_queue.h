@@ -431,9 +431,10 @@ class EventQueue {
     free_ = index;
     --pending_;
     // Mostly the next one in the same bucket (a far event may come first).
+    // A bucket one unit wide holds a single time: only the node changes.
     if (next_in_bucket != kNone && far_.empty()) {
       cal_node_ = next_in_bucket;
-      cal_time_ = nodes_[next_in_bucket].time_ns;
+      if (bucket_bits_ != 0) cal_time_ = nodes_[next_in_bucket].time_ns;
     } else {
       find_calendar_first();
     }
