@@ -464,7 +464,10 @@ class EventQueue {
     const uint32_t index = free_;
     Node& node = nodes_[index];
     free_ = node.next;
-    node.data = data;
+    // Word by word: the payload's words come in registers, where a 16-byte
+    // copy would go through the stack.
+    node.data.words[0] = data.words[0];
+    node.data.words[1] = data.words[1];
     node.time_ns = time_ns;
     node.sequence = sequence;
     node.next = kNone;
