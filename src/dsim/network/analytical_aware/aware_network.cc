@@ -43,13 +43,13 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
 
 [[gnu::always_inline]] inline void AwareNetwork::send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
                                                               HandlerId deliver_to) {
+  // A neighbour: one hop clockwise (also the tie on a ring of two) or
+  // anticlockwise; any other peer is more than one hop away.
   Dim& spec = dims_[0];
   const uint32_t n = spec.size;
   const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
-  const uint32_t anticlockwise = n - clockwise;
-  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
-  if ((go_clockwise ? clockwise : anticlockwise) != 1) return send_general(message, src, dst, bytes, deliver_to);
-  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
+  if (clockwise != 1 && clockwise != n - 1) return send_general(message, src, dst, bytes, deliver_to);
+  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (clockwise == 1 ? 0 : 1)];
   TimeNs serialization_ns;
   TimeNs hop_ns;
   spec.cost(bytes, serialization_ns, hop_ns);
