@@ -68,7 +68,7 @@ void EventQueue::schedule_general(TimeNs time_ns, uint64_t sequence, HandlerId h
   const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
   place(index);
   ++pending_;
-  if (cal_node_ == kNone || time_ns < cal_time_ || (time_ns == cal_time_ && sequence < cal_sequence_)) {
+  if (cal_node_ == kNone || time_ns < cal_time_ || (time_ns == cal_time_ && sequence < cal_sequence())) {
     // Placed in the far heap it is that heap's top too.
     const bool far = (time_ns >> bucket_bits_) - (now_ns_ >> bucket_bits_) >= kBuckets;
     set_calendar_first(index, far ? kNone : bucket_of(time_ns));
@@ -113,7 +113,6 @@ void EventQueue::find_calendar_first() {
   cal_node_ = kNone;
   cal_bucket_ = kNone;
   cal_time_ = kNever;
-  cal_sequence_ = 0;
   const uint64_t cal_pending = this->cal_pending();
   if (cal_pending == 0) return;
   // Every bucketed event lies within the window from now: the first

@@ -114,14 +114,30 @@ class EventQueue {
     }
   }
 
+  // schedule()'s common case on its own: buckets of one unit, a time
+  // inside the window and a free node. Returns false, having done nothing,
+  // in every other case (the caller then calls schedule). Nothing in it is
+  // a call, so that a caller whose common path is this one, with the rest
+  // as tail calls, needs no stack frame (a network's per-message send).
+  template <EventPayload T>
+  [[gnu::always_inline]] bool try_schedule_unit(TimeNs time_ns, HandlerId handler, const T& payload) {
+    if (!unit_buckets_only_ || time_ns - now_ns_ >= kBuckets || free_ == kNone) return false;
+    schedule_in_unit_bucket(time_ns, next_sequence_++, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
+    return true;
+  }
+
   // The sequence number an event scheduled now would get; it is used up.
-  [[nodiscard]] uint64_t reserve_sequence() { return next_sequence_++; }
+  [[nodiscard]] uint64_t reserve_sequence() {
+    ++unused_reservations_;
+    return next_sequence_++;
+  }
   // Schedules an event with a sequence number reserved earlier: it runs
   // where it would have run had it been scheduled at the reservation.
   // Precondition: after_current(time_ns, sequence).
   template <EventPayload T>
   [[gnu::always_inline]] void schedule_reserved(TimeNs time_ns, uint64_t sequence, HandlerId handler,
                                                 const T& payload) {
+    --unused_reservations_;
     // Into the delay's lane when it goes last there (a sequence reserved
     // just now), else into the calendar.
     if (lanes_enabled_ && time_ns >= now_ns_) {
@@ -146,7 +162,9 @@ class EventQueue {
   // clock stops before it). Precondition: !empty().
   [[nodiscard]] TimeNs next_time() const { return lane_first() ? lane_head().time_ns : cal_time_; }
   [[nodiscard]] TimeNs now() const { return now_ns_; }
-  [[nodiscard]] uint64_t events_processed() const { return processed_; }
+  // Every sequence number went to an event, except the reserved ones not
+  // scheduled (yet); those events not pending have been popped.
+  [[nodiscard]] uint64_t events_processed() const { return next_sequence_ - 1 - unused_reservations_ - pending_; }
   [[nodiscard]] uint64_t pending() const { return pending_; }
   // Nodes the calendar's pool holds (its high-water mark of pending events).
   [[nodiscard]] size_t pool_capacity() const { return nodes_.size(); }
@@ -277,7 +295,7 @@ class EventQueue {
   // before the calendar's earliest event; an empty lane heap's top is
   // kNoKey). Precondition: !empty().
   [[nodiscard]] bool lane_first() const {
-    return lane_heap_size_ != 0 && lane_heap_[0] < key_of(cal_time_, cal_sequence_ << 16 | 0xFFFF);
+    return lane_heap_size_ != 0 && lane_heap_[0] < key_of(cal_time_, cal_sequence() << 16 | 0xFFFF);
   }
   [[nodiscard]] uint32_t top_lane() const { return static_cast<uint32_t>(lane_heap_[0]) & 0xFFFF; }
   [[nodiscard]] const Slot& lane_head() const {
@@ -292,7 +310,6 @@ class EventQueue {
     lane.head = (lane.head + 1) & (lane.capacity - 1);
     --pending_;
     --lane_pending_;
-    ++processed_;
     ++lane_processed_;
     if (--lane.size != 0) {
       const Slot& next = lane.ring[lane.head];
@@ -413,12 +430,11 @@ class EventQueue {
     node.next = free_;
     free_ = index;
     --pending_;
-    ++processed_;
     // Mostly the next one in the same bucket (a far event may come first).
+    // A bucket one unit wide holds a single time: only the node changes.
     if (next_in_bucket != kNone && far_.empty()) {
       cal_node_ = next_in_bucket;
-      cal_time_ = nodes_[next_in_bucket].time_ns;
-      cal_sequence_ = nodes_[next_in_bucket].sequence;
+      if (bucket_bits_ != 0) cal_time_ = nodes_[next_in_bucket].time_ns;
     } else {
       find_calendar_first();
     }
@@ -429,13 +445,15 @@ class EventQueue {
     cal_node_ = index;
     cal_bucket_ = bucket;
     cal_time_ = nodes_[index].time_ns;
-    cal_sequence_ = nodes_[index].sequence;
   }
+  // The calendar's earliest event's sequence (read where lanes or a
+  // reserved sequence need it, not kept up to date on every pop).
+  [[nodiscard]] uint64_t cal_sequence() const { return cal_node_ == kNone ? 0 : nodes_[cal_node_].sequence; }
   // Events in buckets and the far heap, and calendar pops (the adaptive
   // width's clock): the lanes keep their own counts, so that the
   // calendar's own path updates only the totals.
   [[nodiscard]] uint64_t cal_pending() const { return pending_ - lane_pending_; }
-  [[nodiscard]] uint64_t cal_processed() const { return processed_ - lane_processed_; }
+  [[nodiscard]] uint64_t cal_processed() const { return events_processed() - lane_processed_; }
   // Looks up the calendar's earliest event: the first occupied bucket from
   // now's on, or the far heap's top if it comes first.
   void find_calendar_first();
@@ -446,7 +464,10 @@ class EventQueue {
     const uint32_t index = free_;
     Node& node = nodes_[index];
     free_ = node.next;
-    node.data = data;
+    // Word by word: the payload's words come in registers, where a 16-byte
+    // copy would go through the stack.
+    node.data.words[0] = data.words[0];
+    node.data.words[1] = data.words[1];
     node.time_ns = time_ns;
     node.sequence = sequence;
     node.next = kNone;
@@ -503,7 +524,6 @@ class EventQueue {
   uint32_t cal_node_ = kNone;
   uint32_t cal_bucket_ = kNone;
   TimeNs cal_time_ = kNever;
-  uint64_t cal_sequence_ = 0;
   Lane lanes_[kMaxLanes];
   uint32_t lane_count_ = 0;
   // The non-empty lanes' head keys, a binary min-heap; kNoKey past its end.
@@ -516,7 +536,7 @@ class EventQueue {
   uint64_t next_sequence_ = 1;
   uint64_t current_sequence_ = 0;
   uint64_t pending_ = 0;
-  uint64_t processed_ = 0;
+  uint64_t unused_reservations_ = 0;  // reserved sequence numbers not scheduled
   TimeNs now_ns_ = 0;
 };
 

@@ -54,20 +54,25 @@ struct PacketRounds {
   uint32_t local_left = 0;
   uint32_t network_left = 0;
   bool reducing_round = false;
+  bool round_reduces = false;  // the current round's network packets are reduced
 
   // Accounts one inserted packet; true when it is reduced on arrival.
+  // `kind` is the phase's own (the same on every call): whether a round
+  // reduces is decided once, when it starts.
   bool next_reduces(CollectiveKind kind, uint32_t local_packets, uint32_t network_packets) {
     if (local_left == 0 && network_left == 0) {
       local_left = local_packets;
       network_left = network_packets;
       reducing_round = !reducing_round;
+      round_reduces =
+          kind == CollectiveKind::kReduceScatter || (kind == CollectiveKind::kAllReduce && reducing_round);
     }
     if (local_left > 0) {
       --local_left;
       return false;
     }
     --network_left;
-    return kind == CollectiveKind::kReduceScatter || (kind == CollectiveKind::kAllReduce && reducing_round);
+    return round_reduces;
   }
 };
 

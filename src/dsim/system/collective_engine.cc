@@ -365,7 +365,7 @@ void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream
 
 [[gnu::always_inline]] inline void CollectiveEngine::send(uint32_t stream_id, NpuId dst, uint64_t bytes) {
   Stream& stream = streams_[stream_id];
-  const uint32_t slot = cached_slot(stream.send_slot, MatchKey{dst, stream.npu, stream.tag, bytes}, dst);
+  const uint32_t slot = cached_slot(stream.send_slot, dst, stream.npu, stream.tag, bytes, dst);
   const MessageId id = allocate_message();
   messages_[id] = Message{stream.npu, dst, bytes, stream.tag, uint64_t{matcher_.generation()} << 32 | slot};
   traffic_.count(stream.npu, bytes);
@@ -374,7 +374,7 @@ void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream
 
 [[gnu::always_inline]] inline void CollectiveEngine::post_recv(uint32_t stream_id, NpuId src, uint64_t bytes) {
   Stream& stream = streams_[stream_id];
-  const uint32_t slot = cached_slot(stream.recv_slot, MatchKey{stream.npu, src, stream.tag, bytes}, src);
+  const uint32_t slot = cached_slot(stream.recv_slot, stream.npu, src, stream.tag, bytes, src);
   if (matcher_.post_at(slot, stream_id)) {
     events_.schedule(events_.now(), handler_, DeferredRecv{stream_id});
   }

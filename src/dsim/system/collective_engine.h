@@ -41,11 +41,9 @@ class SystemClient {
 struct TrafficCounters {
   std::vector<uint64_t> bytes_sent_per_npu;
   uint64_t messages_sent = 0;
-  uint64_t bytes_sent = 0;
   void count(NpuId src, uint64_t bytes) {
     bytes_sent_per_npu[src] += bytes;
     ++messages_sent;
-    bytes_sent += bytes;
   }
 };
 
@@ -194,14 +192,19 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   void message_arrived(MessageId message);
   // Arrival of a custom-collective message (off the collective path).
   [[gnu::noinline]] void custom_message_arrived(MessageId message_id);
-  uint32_t cached_slot(SlotCache& cache, const MatchKey& key, NpuId peer) {
-    if (cache.generation != matcher_.generation() || cache.peer != peer || cache.bytes != key.bytes) {
-      cache.index = matcher_.slot_of(key);
-      cache.generation = matcher_.generation();
-      cache.peer = peer;
-      cache.bytes = key.bytes;
+  // The key is built only on a miss (out of line), so that a hit does
+  // not store it first.
+  uint32_t cached_slot(SlotCache& cache, NpuId dst, NpuId src, uint64_t tag, uint64_t bytes, NpuId peer) {
+    if (cache.generation != matcher_.generation() || cache.peer != peer || cache.bytes != bytes) {
+      refill_slot(cache, MatchKey{dst, src, tag, bytes}, peer);
     }
     return cache.index;
+  }
+  [[gnu::noinline]] void refill_slot(SlotCache& cache, const MatchKey& key, NpuId peer) {
+    cache.index = matcher_.slot_of(key);
+    cache.generation = matcher_.generation();
+    cache.peer = peer;
+    cache.bytes = key.bytes;
   }
   Phase make_phase(NpuId npu, const PhasePlan& plan);
   void fill_phase_rings(Stream& stream, const CollectiveRequest& request);

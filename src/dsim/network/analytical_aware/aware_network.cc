@@ -35,68 +35,73 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
   }
 }
 
+// The one-dimensional paths below are each one message's common case, with
+// nothing in them but tail calls (no stack frame to build for every
+// message); whatever else happens (more than one hop, a link not cached, a
+// full node pool) goes through send_general, which takes the same hops
+// through advance().
+
 [[gnu::always_inline]] inline void AwareNetwork::send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
                                                               HandlerId deliver_to) {
+  // A neighbour: one hop clockwise (also the tie on a ring of two) or
+  // anticlockwise; any other peer is more than one hop away.
   Dim& spec = dims_[0];
   const uint32_t n = spec.size;
   const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
-  const uint32_t anticlockwise = n - clockwise;
-  const bool go_clockwise = anticlockwise >= clockwise;  // ties go clockwise
-  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (go_clockwise ? 0 : 1)];
+  if (clockwise != 1 && clockwise != n - 1) return send_general(message, src, dst, bytes, deliver_to);
+  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (clockwise == 1 ? 0 : 1)];
   TimeNs serialization_ns;
   TimeNs hop_ns;
   spec.cost(bytes, serialization_ns, hop_ns);
-  if (perturbed_) {
-    const NpuId neighbour = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-    scale_cost(0, factors_.between(0, src, neighbour), bytes, serialization_ns, hop_ns);
-  }
   const TimeNs hop_done_ns = book(link, bytes, serialization_ns, hop_ns);
-  if ((go_clockwise ? clockwise : anticlockwise) == 1) {
-    loop_.schedule(hop_done_ns, deliver_to, MessageArrived{message});
-    return;
-  }
-  const NpuId next_at = go_clockwise ? (src + 1 == n ? 0 : src + 1) : (src == 0 ? n - 1 : src - 1);
-  keep_in_flight(InFlight{next_at, dst, bytes, message, deliver_to, -1, true, 0}, hop_done_ns);
+  if (loop_.queue().try_schedule_unit(hop_done_ns, deliver_to, MessageArrived{message})) return;
+  schedule_arrival(hop_done_ns, deliver_to, message);
 }
 
 [[gnu::always_inline]] inline void AwareNetwork::send_switch_1d(MessageId message, NpuId src, NpuId dst,
                                                                 uint64_t bytes, HandlerId deliver_to) {
-  // Up to the switch now, down from it at the hop event.
+  // Up to the switch now, down from it at the hop event (the message rides
+  // in the event when its size leaves room for the handler).
+  if (bytes >> AtSwitch::kHandlerShift != 0) return send_general(message, src, dst, bytes, deliver_to);
   TimeNs serialization_ns;
   TimeNs hop_ns;
   dims_[0].cost(bytes, serialization_ns, hop_ns);
-  if (perturbed_) scale_cost(0, factors_.to_switch(0, src), bytes, serialization_ns, hop_ns);
   const TimeNs hop_done_ns = book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
-  if (bytes >> AtSwitch::kHandlerShift == 0) {
-    loop_.schedule(hop_done_ns, hop_handler_,
-                   AtSwitch{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift});
-  } else {
-    keep_in_flight(InFlight{src, dst, bytes, message, deliver_to, 0, true, 0}, hop_done_ns);
-  }
+  const AtSwitch at{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift};
+  if (loop_.queue().try_schedule_unit(hop_done_ns, hop_handler_, at)) return;
+  schedule_at_switch(hop_done_ns, at.message, at.dst, at.bytes_and_handler);
 }
 
 [[gnu::always_inline]] inline void AwareNetwork::send_fully_connected_1d(MessageId message, NpuId src, NpuId dst,
                                                                          uint64_t bytes, HandlerId deliver_to) {
-  // Straight to dst over their own link.
+  // Straight to dst over their own link (the one src used last, or looked
+  // up by send_general).
+  const FcLinkCache& last = fc_last_link_[0][src];
+  if (last.to != dst) return send_general(message, src, dst, bytes, deliver_to);
   TimeNs serialization_ns;
   TimeNs hop_ns;
   dims_[0].cost(bytes, serialization_ns, hop_ns);
-  if (perturbed_) scale_cost(0, factors_.between(0, src, dst), bytes, serialization_ns, hop_ns);
-  loop_.schedule(book(fc_link(0, src, dst), bytes, serialization_ns, hop_ns), deliver_to, MessageArrived{message});
+  const TimeNs hop_done_ns = book(*last.link, bytes, serialization_ns, hop_ns);
+  if (loop_.queue().try_schedule_unit(hop_done_ns, deliver_to, MessageArrived{message})) return;
+  schedule_arrival(hop_done_ns, deliver_to, message);
+}
+
+void AwareNetwork::schedule_arrival(TimeNs time_ns, HandlerId deliver_to, MessageId message) {
+  loop_.schedule(time_ns, deliver_to, MessageArrived{message});
+}
+
+void AwareNetwork::schedule_at_switch(TimeNs time_ns, MessageId message, NpuId dst, uint64_t bytes_and_handler) {
+  loop_.schedule(time_ns, hop_handler_, AtSwitch{message, dst, bytes_and_handler});
 }
 
 void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
-  // One path per one-dimensional topology, chosen once at construction.
-  const OneDim one_dim = src != dst ? one_dim_ : OneDim::kNo;
-  if (one_dim == OneDim::kRing) {
-    send_ring_1d(message, src, dst, bytes, deliver_to);
-  } else if (one_dim == OneDim::kSwitch) {
-    send_switch_1d(message, src, dst, bytes, deliver_to);
-  } else if (one_dim == OneDim::kFullyConnected) {
-    send_fully_connected_1d(message, src, dst, bytes, deliver_to);
-  } else {
-    send_general(message, src, dst, bytes, deliver_to);
-  }
+  // One path per one-dimensional topology, chosen once at construction;
+  // perturbed links (a factor per link) take the general path.
+  const OneDim one_dim = src != dst && !perturbed_ ? one_dim_ : OneDim::kNo;
+  if (one_dim == OneDim::kRing) return send_ring_1d(message, src, dst, bytes, deliver_to);
+  if (one_dim == OneDim::kSwitch) return send_switch_1d(message, src, dst, bytes, deliver_to);
+  if (one_dim == OneDim::kFullyConnected) return send_fully_connected_1d(message, src, dst, bytes, deliver_to);
+  send_general(message, src, dst, bytes, deliver_to);
 }
 
 [[gnu::always_inline]] inline uint32_t AwareNetwork::allocate_flight(const InFlight& m) {

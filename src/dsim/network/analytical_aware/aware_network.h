@@ -110,6 +110,10 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   void send_switch_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to);
   void send_fully_connected_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to);
   [[gnu::noinline]] void send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to);
+  // The one-dimensional paths' events when the queue's call-free schedule
+  // (try_schedule_unit) does not take them.
+  [[gnu::noinline]] void schedule_arrival(TimeNs time_ns, HandlerId deliver_to, MessageId message);
+  [[gnu::noinline]] void schedule_at_switch(TimeNs time_ns, MessageId message, NpuId dst, uint64_t bytes_and_handler);
   uint32_t allocate_flight(const InFlight& m);
   void free_flight(uint32_t flight) {
     in_flight_[flight].active = false;
