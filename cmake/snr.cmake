@@ -9,6 +9,12 @@ if(SNR_SANITIZE)
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+# Data races in the code that runs on several threads (readers of one
+# trace in two halves, jobs run at once, the replayer's workers).
+if(SNR_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
 
 # Libraries linked into the `snr` binary; filled by snr_library().
 set_property(GLOBAL PROPERTY SNR_CLI_LIBRARIES "")
