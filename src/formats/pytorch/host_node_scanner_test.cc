@@ -248,5 +248,20 @@ TEST(HostNodeScanner, TwoHalvesReadAsOne) {
   EXPECT_EQ(read(broken, 1, NodeReading::kScanFirstSplit).rfind("error: ", 0), 0u);
 }
 
+// A fraction of more than 19 significant digits is the nearest double,
+// read alike by the scanner and the walk (simdjson's get_number reads some
+// of them as 0): 3333331111111111111.7 is 3333331111111111168, an integral
+// double a uint64 field takes, as nlohmann's reading gave.
+TEST(HostNodeScanner, LongFractionsReadAsTheNearestDouble) {
+  for (const char* literal : {"3333331111111111111.7", "3333331111111111111.0", "3.333331111111111e+18"}) {
+    const std::string text =
+        std::string(R"j({"schema": "1.0.1", "nodes": [{"name": "x", "id": 2, "scope": )j") + literal + "}]}";
+    expect_same_reading(text);
+    const HostTrace trace = detail::parse_host_trace_text(text, "mem", 1 << 20, NodeReading::kWalkOnly);
+    ASSERT_EQ(trace.nodes.size(), 1u);
+    EXPECT_EQ(trace.nodes[0].scope, 3333331111111111168u) << literal;
+  }
+}
+
 }  // namespace
 }  // namespace snr::pytorch

@@ -196,9 +196,29 @@ JsonNumber OndemandWalker::number(od::value value, size_t depth, const std::stri
       n.unsigned_integer = parsed.get_uint64();
       n.real = static_cast<double>(n.unsigned_integer);
       break;
-    case od::number_type::floating_point_number: n.real = parsed.get_double(); break;
+    case od::number_type::floating_point_number: n.real = parsed_double(value, parsed); break;
   }
   return n;
+}
+
+double OndemandWalker::parsed_double(od::value& value, od::number& parsed) {
+  // simdjson's get_number reads some fractions with more than 19
+  // significant digits as 0 (3333331111111111111.7); the literal, valid by
+  // now, is read again to the nearest double, as nlohmann reads it.
+  std::string_view raw = value.raw_json_token();
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n')) {
+    raw.remove_suffix(1);
+  }
+  size_t digits = 0;
+  for (const char c : raw) {
+    if (c == 'e' || c == 'E') break;
+    digits += c >= '0' && c <= '9' ? 1 : 0;
+  }
+  constexpr size_t kExactDigits = 19;
+  if (digits <= kExactDigits) return parsed.get_double();
+  double real = 0;
+  const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), real);
+  return ec == std::errc() && end == raw.data() + raw.size() ? real : parsed.get_double();
 }
 
 std::optional<std::string_view> OndemandWalker::string_or_other(od::value value, size_t depth,

@@ -98,6 +98,8 @@ class OndemandWalker {
 
   // Walks a value the reader does not use, so that it is validated.
   void validate(od::value value, size_t depth, const std::string& path);
+  // A floating-point literal's value (`parsed` is its get_number result).
+  static double parsed_double(od::value& value, od::number& parsed);
   JsonNumber number(od::value value, size_t depth, const std::string& path);
   std::optional<std::string_view> string_or_other(od::value value, size_t depth, const std::string& path);
 
