@@ -5,6 +5,7 @@
 
 #include <simdjson.h>
 
+#include "formats/pytorch/compact_json.h"
 #include "formats/pytorch/json_bytes.h"
 
 namespace snr::pytorch::detail {
@@ -151,12 +152,7 @@ class FastEventReader {
   // Calls field(key) with `at_` on each value, which field must consume.
   template <typename Field>
   bool read_object(Field&& field) {
-    ++at_;  // '{'
-    skip_space();
-    if (at_ != end_ && *at_ == '}') {
-      ++at_;
-      return true;
-    }
+    if (enter_json_container(at_, end_, '}', compact_text_)) return true;
     // Left uninitialised: only the first key_count are read, and clearing
     // the array for every event and its args was a tenth of the reading.
     struct Key {
@@ -166,7 +162,6 @@ class FastEventReader {
     Key keys[kMaxFastKeys];
     size_t key_count = 0;
     while (true) {
-      skip_space();
       if (at_ == end_ || *at_ != '"') return false;
       std::string_view key;
       if (!read_string(key)) return false;
@@ -179,14 +174,8 @@ class FastEventReader {
       if (!consume(':')) return false;
       skip_space();
       if (at_ == end_ || !field(key)) return false;
-      skip_space();
-      if (at_ == end_) return false;
-      if (*at_ == '}') {
-        ++at_;
-        return true;
-      }
-      if (*at_ != ',') return false;
-      ++at_;
+      const JsonSeparator next = after_json_element(at_, end_, '}', compact_text_);
+      if (next != JsonSeparator::kNext) return next == JsonSeparator::kClosed;
     }
   }
 
@@ -202,23 +191,11 @@ class FastEventReader {
         return read_object([this, depth](std::string_view) { return skip_value(depth + 1); });
       case '[': {
         if (depth >= kMaxFastDepth) return false;
-        ++at_;
-        skip_space();
-        if (at_ != end_ && *at_ == ']') {
-          ++at_;
-          return true;
-        }
+        if (enter_json_container(at_, end_, ']', compact_text_)) return true;
         while (true) {
-          skip_space();
           if (at_ == end_ || !skip_value(depth + 1)) return false;
-          skip_space();
-          if (at_ == end_) return false;
-          if (*at_ == ']') {
-            ++at_;
-            return true;
-          }
-          if (*at_ != ',') return false;
-          ++at_;
+          const JsonSeparator next = after_json_element(at_, end_, ']', compact_text_);
+          if (next != JsonSeparator::kNext) return next == JsonSeparator::kClosed;
         }
       }
       case 't': return read_literal("true");
@@ -279,6 +256,7 @@ class FastEventReader {
   }
 
   const char* at_;
+  bool compact_text_ = true;  // whether spaces were met: the shared bracket steps note it, unread here
   const char* const end_;
 };
 
