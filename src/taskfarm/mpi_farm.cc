@@ -1,5 +1,6 @@
-// The task farm on MPI: rank 0's main thread serves chunks of ids and
-// receives results, rank 0's worker thread and every other rank compute.
+// The task farm on MPI, built into the module libsnr_taskfarm_mpi.so (see
+// mpi_world.h): rank 0's main thread serves chunks of ids and receives
+// results, rank 0's worker thread and every other rank compute.
 // Messages (bytes): a worker sends kRequest carrying the results of its
 // previous chunk (none the first time) and gets kWork with the next ids, an
 // empty kWork meaning "stop"; a task that throws is reported with kFailure.
@@ -19,11 +20,7 @@
 #include "common/error.h"
 #include "taskfarm/mpi_world.h"
 
-namespace snr::taskfarm {
-
-bool built_with_mpi() { return true; }
-
-namespace mpi {
+namespace snr::taskfarm::mpi {
 namespace {
 
 constexpr int kRequest = 1;
@@ -286,9 +283,7 @@ void run_worker(MPI_Comm comm, const World& world, const Task& task) {
   }
 }
 
-}  // namespace
-
-World initialize() {
+World start_world() {
   int provided = 0;
   check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   World world;
@@ -303,7 +298,7 @@ World initialize() {
   return world;
 }
 
-void finalize() {
+void stop_world() {
   // A rank that finished early waits here for the others; the barrier keeps
   // it asleep rather than spinning inside MPI_Finalize.
   MPI_Request request = MPI_REQUEST_NULL;
@@ -317,7 +312,7 @@ void finalize() {
   MPI_Finalize();
 }
 
-void run_farm(const World& world, std::span<const uint64_t> ids, const Task& task, const Sink& sink) {
+void farm(const World& world, std::span<const uint64_t> ids, const Task& task, const Sink& sink) {
   // A communicator per run: a rank that has finished one run and already
   // asks for work in the next must not be answered by the previous run's
   // coordinator, which may still be draining its own thread's results.
@@ -334,7 +329,7 @@ void run_farm(const World& world, std::span<const uint64_t> ids, const Task& tas
   }
 }
 
-std::string broadcast(const World& world, std::string text) {
+std::string broadcast_text(const World& world, std::string text) {
   uint64_t size = world.rank == 0 ? text.size() : 0;
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
@@ -345,5 +340,11 @@ std::string broadcast(const World& world, std::string text) {
   return text;
 }
 
-}  // namespace mpi
-}  // namespace snr::taskfarm
+constexpr Functions kFunctions{&start_world, &stop_world, &farm, &broadcast_text};
+
+}  // namespace
+}  // namespace snr::taskfarm::mpi
+
+extern "C" [[gnu::visibility("default")]] const snr::taskfarm::mpi::Functions* snr_taskfarm_mpi_functions() {
+  return &snr::taskfarm::mpi::kFunctions;
+}
