@@ -3,9 +3,9 @@
 // or by mpi_absent.cc in a build without MPI.
 //
 // Why a module: linking Open MPI into `snr` makes every run of every command
-// map and relocate libmpi, Open PAL/RTE, hwloc and libevent (about 4 M
-// instructions and 2.5 ms of a 10 ms `snr --version`) for the few runs that
-// are started by mpirun. mpi_farm.cc is built into libsnr_taskfarm_mpi.so,
+// map and relocate libmpi, Open PAL/RTE, hwloc and libevent (3.7 M of the
+// 21 M instructions `snr --version` took) for the few runs that are
+// started by mpirun. mpi_farm.cc is built into libsnr_taskfarm_mpi.so,
 // next to `snr`, and loaded when a Session finds an MPI launcher; it takes
 // snr's own functions from the executable that loads it.
 #pragma once
