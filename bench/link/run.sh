@@ -7,6 +7,10 @@
 # RSS over the inflated inputs. Both steps read on up to two threads where
 # the machine has two cores (per wall second is then what a user waits for,
 # per CPU second the work done), so run it on an otherwise idle machine.
+# SNR_BENCH_RUNS=N runs each step N times (default 1) and prints the
+# minimum, median and maximum wall time with the mean CPU time and the
+# largest peak: single runs of the same binary on a shared virtual machine
+# differ by 50% and more, so compare builds by alternating several runs.
 set -euo pipefail
 snr=build/snr
 if [[ $# -ge 1 && -x "$1" && ! "$1" == *.json* ]]; then snr=$1; shift; fi
@@ -28,14 +32,24 @@ with opener(path, "rb") as f:
 PY
 }
 measure() {  # measure NAME RECORDS INPUT_BYTES COMMAND...
-  local name=$1 records=$2 bytes=$3
+  local name=$1 records=$2 bytes=$3 runs=${SNR_BENCH_RUNS:-1}
   shift 3
-  /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$@" > "$work/$name.out"
-  read -r wall user sys rss_kb < "$work/time.txt"
-  awk -v n="$name" -v w="$wall" -v u="$user" -v s="$sys" -v kb="$rss_kb" -v r="$records" -v b="$bytes" 'BEGIN {
-    cpu = u + s
-    printf "%-8s wall %.2f s  CPU %.2f s (%.2f + %.2f)  peak RSS %.0f MiB  %.0f k records/s (wall)  %.0f k records/s (CPU)  peak/input %.2f\n",
-           n, w, cpu, u, s, kb / 1024, r / w / 1000, r / cpu / 1000, kb * 1024 / b }'
+  rm -f "$work/time.txt"
+  for ((run = 0; run < runs; run++)); do
+    /usr/bin/time -a -f "%e %U %S %M" -o "$work/time.txt" "$@" > "$work/$name.out"
+  done
+  sort -n "$work/time.txt" | awk -v n="$name" -v r="$records" -v b="$bytes" '
+    { wall[NR] = $1; user += $2; sys += $3; if ($4 > kb) kb = $4 }
+    END {
+      median = NR % 2 ? wall[(NR + 1) / 2] : (wall[NR / 2] + wall[NR / 2 + 1]) / 2
+      user /= NR; sys /= NR; cpu = user + sys
+      if (NR == 1) printf "%-8s wall %.2f s", n, median
+      else printf "%-8s wall %.2f / %.2f / %.2f s (min / median / max of %d)", n, wall[1], median, wall[NR], NR
+      # time(1) counts in hundredths: a step shorter than that has no rate.
+      rate_wall = median > 0 ? sprintf("%.0f k", r / median / 1000) : "-"
+      rate_cpu = cpu > 0 ? sprintf("%.0f k", r / cpu / 1000) : "-"
+      printf "  CPU %.2f s (%.2f + %.2f)  peak RSS %.0f MiB  %s records/s (wall)  %s records/s (CPU)  peak/input %.2f\n",
+             cpu, user, sys, kb / 1024, rate_wall, rate_cpu, kb * 1024 / b }'
 }
 
 host_bytes=$(inflated_bytes "$host")
