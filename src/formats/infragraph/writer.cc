@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -99,6 +100,22 @@ Json document_json(const Infrastructure& infra) {
   return j;
 }
 
+// Whether `s` written as a literal block (yaml-cpp writes `|`, which keeps
+// exactly one final newline, and indents by the emitter's step) reads back
+// as `s`: several lines ending in one newline, the first line not starting
+// with a space, a tab or a newline (that needs an indentation indicator),
+// and no control character but the newlines. Anything else is written
+// double-quoted, with escapes: less readable, always the same text.
+bool reads_back_as_literal(const std::string& s) {
+  if (s.size() < 2 || s.back() != '\n' || s[s.size() - 2] == '\n') return false;
+  if (s.find('\n') == s.size() - 1) return false;  // one line: quoted
+  if (s.front() == ' ' || s.front() == '\t' || s.front() == '\n') return false;
+  return std::none_of(s.begin(), s.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && c != '\n') || byte == 0x7f;
+  });
+}
+
 void emit(YAML::Emitter& out, const Json& j) {
   switch (j.type()) {
     case Json::value_t::object:
@@ -120,7 +137,7 @@ void emit(YAML::Emitter& out, const Json& j) {
       break;
     case Json::value_t::string: {
       const auto& s = j.get_ref<const std::string&>();
-      if (s.find('\n') != std::string::npos) {
+      if (reads_back_as_literal(s)) {
         out << YAML::Literal << s;
       } else {
         out << YAML::DoubleQuoted << s;
