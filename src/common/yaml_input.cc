@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -81,6 +82,54 @@ bool yaml_printable(uint32_t c) {
   return c != 0xFFFE && c != 0xFFFF;
 }
 
+// The scalar `text` with yaml-cpp's two wrong escapes put right: it decodes
+// the double-quoted escapes \N (U+0085) and \_ (U+00A0) to the single bytes
+// 0x85 and 0xA0 instead of their UTF-8. The document's text was UTF-8 (see
+// check_utf8), so a byte that starts no valid sequence in a scalar is one of
+// those two; anything else is an error. Empty when `text` needs nothing.
+std::string utf8_scalar(std::string_view text, const YAML::Mark& mark, std::string_view source_name) {
+  std::string fixed;
+  size_t copied = 0;  // text[0, copied) is in `fixed`
+  for (size_t i = 0; i < text.size();) {
+    if (const size_t length = utf8_sequence_length(text, i); length != 0) {
+      i += length;
+      continue;
+    }
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte != 0x85 && byte != 0xA0) {
+      throw Error(fmt::format("{}:{}: a string decodes to byte 0x{:02X}, which is not UTF-8", source_name,
+                              mark.line + 1, byte));
+    }
+    fixed.append(text.substr(copied, i - copied));
+    fixed.push_back(static_cast<char>(0xC2));  // U+0080..U+00BF: C2, then the byte itself
+    fixed.push_back(static_cast<char>(byte));
+    copied = ++i;
+  }
+  if (copied == 0) return {};
+  fixed.append(text.substr(copied));
+  return fixed;
+}
+
+// Every scalar of `node` (keys too) made UTF-8 by utf8_scalar.
+void fix_scalar_escapes(YAML::Node node, std::string_view source_name) {
+  if (node.IsScalar()) {
+    const std::string& text = node.Scalar();
+    // Most scalars are ASCII: nothing to look at.
+    if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return;
+    if (std::string fixed = utf8_scalar(text, node.Mark(), source_name); !fixed.empty()) node = fixed;
+    return;
+  }
+  if (node.IsSequence()) {
+    for (YAML::Node item : node) fix_scalar_escapes(item, source_name);
+    return;
+  }
+  if (!node.IsMap()) return;
+  for (auto entry : node) {
+    fix_scalar_escapes(entry.first, source_name);
+    fix_scalar_escapes(entry.second, source_name);
+  }
+}
+
 }  // namespace
 
 void check_utf8(std::string_view text, std::string_view source_name) {
@@ -116,6 +165,7 @@ YAML::Node load_yaml_document(std::string_view text, std::string_view source_nam
   if (!root.IsDefined() || root.IsNull()) {
     throw Error(fmt::format("{}: no YAML content (empty or only comments); expected {}", source_name, what));
   }
+  fix_scalar_escapes(root, source_name);
   check_no_duplicate_keys(root, source_name);
   return root;
 }

@@ -51,5 +51,19 @@ TEST(YamlInput, ControlCharactersAreErrors) {
   EXPECT_EQ(error_of("a: \"tab\there\"\r\nb: \xC2\x85\n"), "");            // tab, CR LF and NEL are allowed
 }
 
+TEST(YamlInput, EscapesOfNelAndNoBreakSpaceDecodeToUtf8) {
+  // yaml-cpp alone gives the single bytes 0x85 and 0xA0, which no JSON or
+  // YAML writer can emit again (found by the InfraGraph reader's fuzzer).
+  const YAML::Node root = load_yaml_document(
+      "a: \"x\\_y\\Nz\"\nb: [\"\\_\", plain, \"\xC3\xA9\\_\"]\n\"k\\_\": 1\nc: \"\\L\\x85\"\n", "t.yaml",
+      "a test document");
+  EXPECT_EQ(root["a"].as<std::string>(), "x\xC2\xA0y\xC2\x85z");
+  EXPECT_EQ(root["b"][0].as<std::string>(), "\xC2\xA0");
+  EXPECT_EQ(root["b"][1].as<std::string>(), "plain");
+  EXPECT_EQ(root["b"][2].as<std::string>(), "\xC3\xA9\xC2\xA0");
+  EXPECT_EQ(root["k\xC2\xA0"].as<int>(), 1);
+  EXPECT_EQ(root["c"].as<std::string>(), "\xE2\x80\xA8\xC2\x85");  // yaml-cpp's own \L and \x85 were right
+}
+
 }  // namespace
 }  // namespace snr
