@@ -25,7 +25,9 @@ void check_no_duplicate_keys(const YAML::Node& node, std::string_view source_nam
 void check_utf8(std::string_view text, std::string_view source_name);
 
 // Parses `text`; `what` says what the document should be ("a workload
-// spec") in the error for an empty one.
+// spec") in the error for an empty one. The double-quoted escapes \N and \_
+// come out as the UTF-8 of U+0085 and U+00A0 (yaml-cpp alone gives single
+// bytes that are not UTF-8).
 YAML::Node load_yaml_document(std::string_view text, std::string_view source_name, std::string_view what);
 
 }  // namespace snr
