@@ -8,11 +8,9 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <nlohmann/json.hpp>
+
+#include "formats/pytorch/json_bytes.h"
 
 namespace snr::pytorch::detail {
 
@@ -52,24 +50,13 @@ bool skip_utf8_sequence(const char*& p, const char* end) {
 }
 
 // The first byte in [p, end) a string scan must look at: '"', '\\', a
-// control character or a non-ASCII byte. Sixteen bytes at a time with SSE2,
-// else eight: strings are most of a trace's bytes.
+// control character or a non-ASCII byte. With SSE2 the shared scan of
+// json_bytes.h; else eight bytes at a time: strings are most of a trace's
+// bytes.
 const char* find_string_special(const char* p, const char* end) {
 #if defined(__SSE2__)
-  const __m128i quotes = _mm_set1_epi8('"');
-  const __m128i backslashes = _mm_set1_epi8('\\');
-  const __m128i spaces = _mm_set1_epi8(0x20);
-  while (end - p >= 16) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // Signed: bytes of 0x80 and up are negative, so below 0x20 as well.
-    const __m128i below_space_or_high = _mm_cmplt_epi8(chunk, spaces);
-    const __m128i hits = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)), below_space_or_high);
-    const int mask = _mm_movemask_epi8(hits);
-    if (mask != 0) return p + std::countr_zero(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
+  return find_json_special_byte<true>(p, end);
+#else
   if constexpr (std::endian::native == std::endian::little) {
     constexpr uint64_t kOnes = 0x0101010101010101ull;
     constexpr uint64_t kHigh = 0x8080808080808080ull;
@@ -93,6 +80,7 @@ const char* find_string_special(const char* p, const char* end) {
     if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
   }
   return end;
+#endif
 }
 
 int lower_hex_digit(char c) {
