@@ -25,9 +25,18 @@ not the GPUs' work (2 GPUs take longer than 8 there), the host-bound launch
 of the profiled kernels. NCCL's own estimate (its tuning model) is shown
 beside the simulation for comparison.
 
+The floor: no model of the hardware can be closer to these medians than
+the closest fit that is monotone where any all-reduce is (a larger buffer
+never takes less time; on one NVSwitch node, neither do more GPUs: every
+ring or chain step count and per-GPU share of the bytes grows with the
+GPU count). The script prints that floor, exp(min mean |ln(fit /
+measured)|) - 1 over all such fits, per GPU count (monotone in size) and
+over all points (monotone in both); --floor-only prints it without
+simulating.
+
 Usage: nccl_fidelity.py [--snr PATH] [--csv PATH] [--gpus 2 4 8]
                         [--sizes 65536 ...] [--jobs N] [--max-error 0.10] [--split-at BYTES]
-                        [--json FILE] [-- extra snr arguments]
+                        [--json FILE] [--floor-only] [-- extra snr arguments]
 """
 import argparse
 import csv
@@ -83,6 +92,69 @@ def geo_error(pairs):
     return math.exp(sum(abs(math.log(p / m)) for p, m in pairs) / len(pairs)) - 1
 
 
+def monotone_floor(points, monotone_in_gpus):
+    """Smallest mean |ln(fit / measured)| of any fit f(gpus, size) that is
+    non-decreasing in size (and in gpus, when asked) over `points`, a dict
+    {(gpus, size): measured}. By the threshold decomposition of the L1
+    distance: sum |f - y| is the integral over t of the number of points on
+    the wrong side of t, and for every t the points with f >= t form an
+    up-set of the order, so the sum of the least misclassification of each
+    threshold, weighted by the gap to the next data value, is a lower
+    bound, attained by nested up-sets. An up-set of a grid ordered by size
+    (and gpus) is one cut-off size per GPU count (non-increasing with the
+    GPU count when monotone in it); the grids here are small enough to try
+    every cut-off."""
+    if not points:
+        return float("nan")
+    gpu_counts = sorted({n for n, _ in points})
+    by_gpus = {n: [math.log(points[(n, s)]) for s in sorted(s for m, s in points if m == n)] for n in gpu_counts}
+    values = sorted({v for logs in by_gpus.values() for v in logs})
+
+    def least_misclassified(threshold):
+        # wrong[n][c]: points of row n on the wrong side when the row's
+        # up-set starts at index c.
+        wrong = {}
+        for n, logs in by_gpus.items():
+            above = [v >= threshold for v in logs]
+            wrong[n] = [sum(1 for i, a in enumerate(above) if (i >= c) != a) for c in range(len(logs) + 1)]
+        if not monotone_in_gpus:
+            return sum(min(w) for w in wrong.values())
+        # Cut-offs non-increasing with the GPU count (rows sorted by size
+        # index; rows of different lengths compare by position, as the
+        # sizes of the sweep are shared). best[c]: least cost of the rows so
+        # far with the last row's cut-off at c.
+        best = None
+        for n in gpu_counts:
+            w = wrong[n]
+            if best is None:
+                best = list(w)
+                continue
+            new = []
+            for c in range(len(w)):
+                previous = [best[p] for p in range(c, len(best))] or [float("inf")]
+                new.append(w[c] + min(previous))
+            best = new
+        return min(best)
+
+    total = sum((values[k + 1] - values[k]) * least_misclassified(values[k + 1]) for k in range(len(values) - 1))
+    return total / len(points)
+
+
+def print_floor(measured):
+    print("floor: the closest any monotone fit comes to the measured medians")
+    floors = {}
+    for n in sorted({n for n, _ in measured}):
+        row = {k: v[0] for k, v in measured.items() if k[0] == n}
+        floors[str(n)] = math.exp(monotone_floor(row, False)) - 1
+        print(f"  {n} GPUs ({len(row)} points), monotone in size: {floors[str(n)]:.1%}")
+    everything = {k: v[0] for k, v in measured.items()}
+    floors["all_size"] = math.exp(monotone_floor(everything, False)) - 1
+    floors["all"] = math.exp(monotone_floor(everything, True)) - 1
+    print(f"  all ({len(everything)} points), monotone in size: {floors['all_size']:.1%}; "
+          f"in size and GPU count: {floors['all']:.1%}")
+    return floors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", default=os.path.join(ROOT, "build", "snr"))
@@ -95,12 +167,20 @@ def main():
     ap.add_argument("--json", default=None, help="write every point here")
     ap.add_argument("--split-at", type=int, default=4 << 20,
                     help="also summarize the sizes from here up (default 4 MiB)")
+    ap.add_argument("--floor-only", action="store_true",
+                    help="print the floor of any monotone fit to the measured points and stop")
     ap.add_argument("extra", nargs="*", help="more snr arguments, after --")
     args = ap.parse_args()
     if not args.csv or not os.path.exists(args.csv):
         sys.exit("nccl_fidelity: the measured CSV is missing (give --csv)")
 
     measured = measured_points(args.csv, args.gpus, args.sizes)
+    if args.floor_only:
+        floors = print_floor(measured)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"floor": floors}, f, indent=2)
+        return 0
     points = sorted(measured)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         runs = list(pool.map(lambda p: simulate(args.snr, p[0], p[1], args.extra), points))
@@ -146,9 +226,11 @@ def main():
         nccl = geo_error([(r["nccl_estimate_us"], r["measured_us"]) for r in large])
         summary["all_large"] = {"sim": err, "nccl": nccl, "points": len(large)}
         print(f"  all ({len(large)} points): simulated {err:.1%}, NCCL's estimate {nccl:.1%}")
+    print()
+    floors = print_floor(measured)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"points": table, "geo_mean_error": summary}, f, indent=2)
+            json.dump({"points": table, "geo_mean_error": summary, "floor": floors}, f, indent=2)
     if args.max_error is not None and summary["all"]["sim"] > args.max_error:
         print(f"FAIL: geometric-mean error {summary['all']['sim']:.1%} > {args.max_error:.1%}")
         return 1
