@@ -29,8 +29,10 @@ if [[ -d "$A" ]]; then
   expect_fail sim "$AR4" "$WORK/two.yml" -o "$WORK/sim"
   (cd "$WORK/sim" && sha256sum -c --quiet "$WORK/sim.sums") || fail "a failed sim changed the result directory"
   no_staging "$WORK"
-  # Interrupted mid-simulation: nothing appears.
-  "$SNR" et generate --pattern allreduce --npus 256 --layers 64 --size 16MiB -o "$WORK/big/ar" >/dev/null
+  # Interrupted mid-simulation: nothing appears. The run must outlast the
+  # interrupt at 1 s by far: 1024 layers simulate in about 13 s on a
+  # 2-core machine (64 layers took 0.9 s and finished before the signal).
+  "$SNR" et generate --pattern allreduce --npus 256 --layers 1024 --size 16MiB -o "$WORK/big/ar" >/dev/null
   printf 'topology: [ Ring ]\nnpus_count: [ 256 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' >"$WORK/r256.yml"
   status=0
   timeout -s INT 1 "$SNR" sim --workload-configuration="$WORK/big/ar" --system-configuration="$SYS" \

@@ -1,7 +1,6 @@
 #include "formats/pytorch/compact_json.h"
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -50,38 +49,8 @@ bool skip_utf8_sequence(const char*& p, const char* end) {
 }
 
 // The first byte in [p, end) a string scan must look at: '"', '\\', a
-// control character or a non-ASCII byte. With SSE2 the shared scan of
-// json_bytes.h; else eight bytes at a time: strings are most of a trace's
-// bytes.
-const char* find_string_special(const char* p, const char* end) {
-#if defined(__SSE2__)
-  return find_json_special_byte<true>(p, end);
-#else
-  if constexpr (std::endian::native == std::endian::little) {
-    constexpr uint64_t kOnes = 0x0101010101010101ull;
-    constexpr uint64_t kHigh = 0x8080808080808080ull;
-    while (end - p >= 8) {
-      uint64_t word = 0;
-      std::memcpy(&word, p, 8);
-      const uint64_t quote = word ^ (kOnes * '"');
-      const uint64_t backslash = word ^ (kOnes * '\\');
-      // A byte's high bit is set below for a zero byte of `quote` or
-      // `backslash`, a byte under 0x20 or a byte of 0x80 and up; borrows only
-      // run upwards from such a byte, so the lowest one found is exact.
-      const uint64_t hits = (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
-                             ((word - kOnes * 0x20) & ~word) | word) &
-                            kHigh;
-      if (hits != 0) return p + (std::countr_zero(hits) >> 3);
-      p += 8;
-    }
-  }
-  for (; p < end; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-  }
-  return end;
-#endif
-}
+// control character or a non-ASCII byte.
+const char* find_string_special(const char* p, const char* end) { return find_json_special_byte<true>(p, end); }
 
 int lower_hex_digit(char c) {
   if (is_digit(c)) return c - '0';
