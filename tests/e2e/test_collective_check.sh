@@ -75,4 +75,20 @@ expect_contains "$WORK/expect_fail.out" "gpu 1 threadblock 0 op 1 ('put') dst_bu
 expect_fail "$SNR" collective check "$WORK/deadlock.json"
 expect_contains "$WORK/expect_fail.out" "deadlock: gpu 0 threadblock 0 op 3 ('wait') waits on semaphore"
 expect_contains "$WORK/expect_fail.out" "a wait without a matching signal"
+# Plans as MSCCL++'s own DSL writes them: a multicast packet store with the
+# owning GPU on its source ('rank'), reused scratch (the fixed 64 MiB buffer,
+# here in chunks of 32 MiB under 128 MiB message chunks), and a plan that
+# only synchronizes (no chunks at all).
+"$SNR" collective check "$T/allgather_packet_multicast_self.json" > "$WORK/self.out"
+expect_contains "$WORK/self.out" "without deadlock or race; all 4 output granules"
+"$SNR" collective check "$T/reuse_scratch_pipeline.json" --size 268435456 > "$WORK/reuse.out"
+expect_contains "$WORK/reuse.out" "16 ops ran without deadlock or race"
+"$SNR" collective "$T/signal_wait_only.json" --json > "$WORK/sync.json"
+python3 - "$WORK/sync.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+# A signal each way over 1 us links, nothing else: time is the handshake.
+assert r["size_bytes"] == 0 and r["data_bytes"] == 0 and r["control_bytes"] > 0, r
+assert 2000 < r["time_ns"] < 3000, r["time_ns"]
+PY
 echo "collective check: OK"

@@ -200,23 +200,32 @@ void Checker::write(State& s, const MemRange& r, const std::vector<Value>& value
   for (uint32_t gpu : gpus_of(r)) {
     for (uint64_t e = 0; e < values.size(); ++e) {
       Access& a = access(s, gpu, r.space, r.offset_bytes / granule_ + e);
-      if (a.write_wg != kNone && a.write_wg != s.wg && mine[a.write_wg] < a.write_epoch) {
-        race(s, "overwrites", a.write_op, r, values.size() * granule_);
-      } else {
-        for (const Read& read : a.reads) {
-          if (read.wg != s.wg && mine[read.wg] < read.epoch) {
-            race(s, "overwrites", read.op, r, values.size() * granule_);
-            break;
+      const Location l = resolve(gpu, r.space, r.offset_bytes / granule_ + e);
+      Value& held = s.memory[l.gpu][static_cast<size_t>(l.space)][l.element];
+      // An LL packet written again with the value it holds (a multicast
+      // store that includes its own GPU's copy, say): data and flag travel
+      // in one write, so a reader sees the same packet whichever write it
+      // meets; not a hazard. Earlier readers stay on record for later writes.
+      const bool same_packet =
+          r.packet() && s.ready[l.gpu][static_cast<size_t>(l.space)][l.element] && held == values[e];
+      if (!same_packet) {
+        if (a.write_wg != kNone && a.write_wg != s.wg && mine[a.write_wg] < a.write_epoch) {
+          race(s, "overwrites", a.write_op, r, values.size() * granule_);
+        } else {
+          for (const Read& read : a.reads) {
+            if (read.wg != s.wg && mine[read.wg] < read.epoch) {
+              race(s, "overwrites", read.op, r, values.size() * granule_);
+              break;
+            }
           }
         }
+        a.reads.clear();
       }
-      a.reads.clear();
       a.write_wg = s.wg;
       a.write_epoch = mine[s.wg];
       a.write_op = s.op;
       a.write_snapshot = snapshot;
-      const Location l = resolve(gpu, r.space, r.offset_bytes / granule_ + e);
-      s.memory[l.gpu][static_cast<size_t>(l.space)][l.element] = values[e];
+      held = values[e];
       if (r.packet()) s.ready[l.gpu][static_cast<size_t>(l.space)][l.element] = 1;
     }
   }

@@ -30,6 +30,20 @@ TEST(DataCheck, HandMadePlansMoveExactlyTheirCollective) {
   }
 }
 
+// A multicast packet store that includes the GPU's own copy writes the
+// packets its own GPU already wrote and another workgroup may be reading:
+// the same data and flags, so no hazard. A different value there is one.
+TEST(DataCheck, RewritingAPacketWithItsOwnValueIsNoRace) {
+  const auto plan = load_plan("allgather_packet_multicast_self.json");
+  const DataCheckResult result = check_plan(plan);
+  EXPECT_TRUE(result.ok()) << joined(result);
+  const auto crossed = load_plan("allgather_packet_multicast_self.json", [](json& j) {
+    // gpu 1 stores its packets into gpu 0's slot on every member.
+    j["gpus"][1]["threadblocks"][0]["ops"][1]["dst_buff"][0]["index"] = 0;
+  });
+  EXPECT_THAT(joined(check_plan(crossed)), HasSubstr("gpu 1 threadblock 0 op 1 ('gstorepkt') overwrites scratch"));
+}
+
 TEST(DataCheck, WrongDestinationIsReportedPerChunk) {
   const auto plan = load_plan("allgather_put.json", [](json& j) {
     j["gpus"][1]["threadblocks"][0]["ops"][0]["dst_buff"][0]["index"] = 0;  // copies its chunk to the wrong place

@@ -28,14 +28,29 @@ Space space_of(m::BufferType type) {
   return Space::kInput;
 }
 
+// MSCCL++'s fixed scratch buffer for plans with reuse_resources: every
+// message size shares it, cut into scratch_chunks equal chunks.
+constexpr uint64_t kReusedScratchBytes = uint64_t{1} << 26;
+
 struct Geometry {
   uint64_t rank_bytes = 0;  // the size chunks are cut from (input, or output without input chunks)
   uint32_t chunks = 0;
   uint64_t alignment = 16;
+  // reuse_resources with scratch chunks: the scratch buffer is the fixed one
+  // and a scratch operand's offset inside a pipeline wraps at a scratch chunk.
+  bool reuse_scratch = false;
+  uint64_t scratch_chunk_bytes = 0;
 
   uint64_t offset(uint64_t index) const {  // MSCCL++ calcOffset over the rank's buffer
     const uint64_t units = rank_bytes / alignment;
     return (index * (units / chunks) + std::min<uint64_t>(index, units % chunks)) * alignment;
+  }
+  uint64_t chunk_upper_bytes() const { return (rank_bytes + chunks - 1) / chunks; }
+  // Where a scratch chunk starts: the fixed buffer's chunks when the
+  // message's chunks do not fit in them, else as any other buffer.
+  uint64_t scratch_offset(uint64_t index) const {
+    if (reuse_scratch && scratch_chunk_bytes < chunk_upper_bytes()) return index * scratch_chunk_bytes;
+    return offset(index);
   }
 };
 
@@ -51,6 +66,7 @@ class Lowerer {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}: {}", where_, what)); }
+  void add_gpu(const Geometry& geo, const GpuBuffers& buffers, const m::Gpu& gpu);
   void lower_op(const m::Op& op, const m::Gpu& gpu, uint64_t pipeline_offset, uint64_t unit_bytes, bool in_pipeline);
   MemRange range(const m::BufferRef& ref, uint64_t offset, bool packet);
   uint32_t channel_semaphore(const m::Gpu& gpu, m::ChannelType type, uint32_t channel, bool signal);
@@ -82,15 +98,17 @@ Program Lowerer::run() {
   const uint64_t alignment = plan_.buffer_alignment_bytes;
   const uint64_t size = options_.input_bytes;
   for (const m::Gpu& gpu : plan_.gpus) {
-    if (plan_.reuse_resources && gpu.scratch_chunks > 0) {
-      throw Error(fmt::format("gpu {}: plans with reuse_resources and scratch chunks (a fixed, shared scratch "
-                              "buffer) are not modelled",
-                              gpu.id));
-    }
     Geometry geo;
     geo.alignment = alignment;
     geo.rank_bytes = size;
     geo.chunks = gpu.input_chunks != 0 ? gpu.input_chunks : gpu.output_chunks;
+    if (geo.chunks == 0) {
+      // Only synchronization (the reader refused any buffer operand): no
+      // buffers, whatever the message size.
+      geo.rank_bytes = 0;
+      add_gpu(geo, GpuBuffers{}, gpu);
+      continue;
+    }
     if (size == 0 || size % alignment != 0 || (size / alignment) % geo.chunks != 0) {
       throw Error(fmt::format("gpu {}: a {}-byte {} buffer does not split into {} chunks of whole {}-byte units", gpu.id,
                               size, gpu.input_chunks != 0 ? "input" : "output", geo.chunks, alignment));
@@ -101,18 +119,23 @@ Program Lowerer::run() {
     buffers.input_bytes = uint64_t{gpu.input_chunks} * chunk;
     buffers.output_bytes = uint64_t{gpu.output_chunks} * chunk;
     buffers.scratch_bytes = uint64_t{gpu.scratch_chunks} * chunk;
+    if (plan_.reuse_resources && gpu.scratch_chunks > 0) {
+      // MSCCL++ (calMaxScratchChunkSize): the fixed buffer, halved when the
+      // plan double-buffers, in equal chunks rounded up to the alignment.
+      const uint64_t usable = plan_.double_scratch_buffer ? kReusedScratchBytes / 2 : kReusedScratchBytes;
+      const uint64_t per_chunk = (usable + gpu.scratch_chunks - 1) / gpu.scratch_chunks;
+      geo.reuse_scratch = true;
+      geo.scratch_chunk_bytes = (per_chunk + alignment - 1) / alignment * alignment;
+      if (geo.scratch_chunk_bytes < geo.chunk_upper_bytes()) {
+        buffers.scratch_bytes = uint64_t{gpu.scratch_chunks} * geo.scratch_chunk_bytes;
+      }
+    }
     const uint64_t message = plan_.collective == "allgather" ? buffers.output_bytes : size;
     if (message < plan_.min_message_size_bytes || message > plan_.max_message_size_bytes) {
       throw Error(fmt::format("gpu {}: message size {} B is outside the plan's range [{}, {}] B", gpu.id, message,
                               plan_.min_message_size_bytes, plan_.max_message_size_bytes));
     }
-    geometry_.push_back(geo);
-    program_.gpus.push_back(buffers);
-    gpu_semaphore_base_.push_back(static_cast<uint32_t>(program_.semaphores.size()));
-    for (size_t s = 0; s < gpu.semaphores.size(); ++s) {
-      program_.semaphores.push_back(
-          Semaphore{gpu.id, gpu.semaphores[s], program_.add_name(fmt::format("gpu {} semaphore {}", gpu.id, s))});
-    }
+    add_gpu(geo, buffers, gpu);
   }
   const uint32_t kernel_name = program_.add_name(plan_.name.empty() ? plan_.collective : plan_.name);
   std::map<m::OpType, uint32_t> op_names;
@@ -139,7 +162,8 @@ Program Lowerer::run() {
           continue;
         }
         const Geometry& geo = geometry_[gpu.id];
-        const uint64_t upper_chunk = (geo.rank_bytes / geo.alignment + geo.chunks - 1) / geo.chunks * geo.alignment;
+        const uint64_t upper_chunk =
+            geo.chunks == 0 ? 0 : (geo.rank_bytes / geo.alignment + geo.chunks - 1) / geo.chunks * geo.alignment;
         const uint64_t iterations = (op.pipeline_chunks * upper_chunk + op.unit_size_bytes - 1) / op.unit_size_bytes;
         if (iterations > (1u << 20)) fail(fmt::format("{} pipeline iterations is more than modelled", iterations));
         for (uint64_t it = 0; it < iterations; ++it) {
@@ -158,6 +182,16 @@ Program Lowerer::run() {
     program_.kernels.push_back(kernel);
   }
   return std::move(program_);
+}
+
+void Lowerer::add_gpu(const Geometry& geo, const GpuBuffers& buffers, const m::Gpu& gpu) {
+  geometry_.push_back(geo);
+  program_.gpus.push_back(buffers);
+  gpu_semaphore_base_.push_back(static_cast<uint32_t>(program_.semaphores.size()));
+  for (size_t s = 0; s < gpu.semaphores.size(); ++s) {
+    program_.semaphores.push_back(
+        Semaphore{gpu.id, gpu.semaphores[s], program_.add_name(fmt::format("gpu {} semaphore {}", gpu.id, s))});
+  }
 }
 
 MemRange Lowerer::range(const m::BufferRef& ref, uint64_t offset, bool packet) {
@@ -279,15 +313,24 @@ void Lowerer::lower_op(const m::Op& op, const m::Gpu& gpu, uint64_t pipeline_off
   const Geometry& geo = geometry_[gpu.id];
   const m::BufferRef& first = op.src[0];
   const uint64_t op_bytes = geo.offset(uint64_t{first.index} + first.size) - geo.offset(first.index);
-  uint64_t start = slice_offset(op_bytes, op.tbg.tb_id, op.tbg.size, geo.alignment);
-  uint64_t bytes = slice_offset(op_bytes, op.tbg.tb_id + 1, op.tbg.size, geo.alignment) - start;
+  const uint64_t slice_start = slice_offset(op_bytes, op.tbg.tb_id, op.tbg.size, geo.alignment);
+  uint64_t bytes = slice_offset(op_bytes, op.tbg.tb_id + 1, op.tbg.size, geo.alignment) - slice_start;
   if (in_pipeline) {
     if (pipeline_offset >= bytes) return;  // this iteration is past the op's end: MSCCL++ does nothing
-    start += pipeline_offset;
     bytes = std::min(bytes - pipeline_offset, unit_bytes);
+  } else {
+    pipeline_offset = 0;
   }
   if (bytes == 0) return;  // a threadblock-group slice of a tiny message: nothing to move
-  auto at = [&](const m::BufferRef& ref, bool packet) { return range(ref, geo.offset(ref.index) + start, packet); };
+  auto at = [&](const m::BufferRef& ref, bool packet) {
+    if (geo.reuse_scratch && ref.type == m::BufferType::kScratch) {
+      // The executor's kernel with reused scratch: a pipeline iteration's
+      // offset wraps at a scratch chunk (packet ops are never pipelined).
+      return range(ref, geo.scratch_offset(ref.index) + slice_start + pipeline_offset % geo.scratch_chunk_bytes,
+                   packet);
+    }
+    return range(ref, geo.offset(ref.index) + slice_start + pipeline_offset, packet);
+  };
   auto all = [&](const std::vector<m::BufferRef>& refs, size_t from, size_t to, bool packet) {
     std::vector<MemRange> out;
     for (size_t i = from; i < std::min(to, refs.size()); ++i) out.push_back(at(refs[i], packet));
@@ -383,6 +426,7 @@ Program lower_mscclpp(const mscclpp::Plan& plan, const MscclppLowering& options)
 
 uint64_t smallest_exact_input_bytes(const mscclpp::Plan& plan) {
   uint64_t bytes = 1;
+  bool sized = false;
   for (const mscclpp::Gpu& gpu : plan.gpus) {
     uint64_t slices = 1;
     auto visit = [&](const auto& self, const std::vector<mscclpp::Op>& ops) -> void {
@@ -393,8 +437,11 @@ uint64_t smallest_exact_input_bytes(const mscclpp::Plan& plan) {
     };
     for (const mscclpp::Threadblock& tb : gpu.threadblocks) visit(visit, tb.ops);
     const uint64_t chunks = gpu.input_chunks != 0 ? gpu.input_chunks : gpu.output_chunks;
+    if (chunks == 0) continue;  // no buffers
+    sized = true;
     bytes = std::lcm(bytes, chunks * slices * plan.buffer_alignment_bytes);
   }
+  if (!sized) return 0;  // a plan that only synchronizes
   if (bytes < plan.min_message_size_bytes) bytes *= (plan.min_message_size_bytes + bytes - 1) / bytes;
   return bytes;
 }

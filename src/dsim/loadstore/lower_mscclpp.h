@@ -24,7 +24,7 @@ Program lower_mscclpp(const mscclpp::Plan& plan, const MscclppLowering& options)
 
 // The smallest per-GPU input size for which every op of the plan, including
 // threadblock-group slices, covers whole buffer_alignment units on every GPU
-// (the data-movement checker's default size).
+// (the data-movement checker's default size); 0 for a plan without buffers.
 uint64_t smallest_exact_input_bytes(const mscclpp::Plan& plan);
 
 }  // namespace snr::dsim::loadstore

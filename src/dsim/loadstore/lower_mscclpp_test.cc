@@ -101,6 +101,55 @@ TEST(LowerMscclpp, SwitchOpsArePipelinedMulticastLoadsAndStores) {
   EXPECT_EQ(p.where(p.workgroups[0].first_op + 5), "gpu 0 threadblock 0 op 3.0 (iteration 1) ('glres')");
 }
 
+// reuse_resources: scratch is MSCCL++'s fixed 64 MiB buffer in
+// scratch_chunks chunks (here 2 of 32 MiB, 2 of 16 MiB when double-buffered);
+// a message chunk larger than that puts scratch chunk i at i x 32 MiB, and a
+// pipeline iteration's scratch offset wraps at 32 MiB.
+TEST(LowerMscclpp, ReusedScratchWrapsPipelineIterationsAtItsChunk) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  struct Case {
+    uint64_t input_bytes;
+    bool double_buffer;
+    uint64_t scratch_base, scratch_wrap;
+  };
+  // input chunk 1 of 2 is at input_bytes / 2; 16 MiB per iteration.
+  for (const Case& c : {Case{64 * kMiB, false, 32 * kMiB, UINT64_MAX},  // chunk 32 MiB fits: plain offsets
+                        Case{256 * kMiB, false, 32 * kMiB, 32 * kMiB},   // chunk 128 MiB: fixed chunks
+                        Case{256 * kMiB, true, 16 * kMiB, 16 * kMiB}}) {
+    SCOPED_TRACE(c.input_bytes);
+    const Program p = lower(load_plan("reuse_scratch_pipeline.json",
+                                      [&](nlohmann::json& j) { j["use_double_scratch_buffer"] = c.double_buffer; }),
+                            c.input_bytes);
+    const Workgroup& wg = p.workgroups[0];
+    const uint64_t chunk = c.input_bytes / 2;
+    ASSERT_EQ(wg.op_count, 2 * chunk / (16 * kMiB));
+    for (uint32_t it = 0; it < wg.op_count / 2; ++it) {
+      const uint64_t step = it * 16 * kMiB;
+      const MemRange* in = p.ranges_of(p.ops[wg.first_op + 2 * it]);
+      const MemRange* out = p.ranges_of(p.ops[wg.first_op + 2 * it + 1]);
+      EXPECT_EQ(in[0].offset_bytes, chunk + step);  // input: never wraps
+      const uint64_t scratch = (c.scratch_wrap == UINT64_MAX ? chunk : c.scratch_base) + step % c.scratch_wrap;
+      EXPECT_EQ(in[1].space, Space::kScratch);
+      EXPECT_EQ(in[1].offset_bytes, scratch) << it;
+      EXPECT_EQ(out[0].offset_bytes, scratch) << it;
+      EXPECT_EQ(out[1].offset_bytes, chunk + step);
+    }
+    EXPECT_EQ(p.gpus[0].scratch_bytes, c.scratch_wrap == UINT64_MAX ? 2 * chunk : 2 * c.scratch_base);
+  }
+}
+
+TEST(LowerMscclpp, PlanWithoutBuffersLowersItsSynchronization) {
+  const auto plan = load_plan("signal_wait_only.json");
+  EXPECT_EQ(smallest_exact_input_bytes(plan), 0u);
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{1} << 20}) {  // no buffers, whatever the size
+    const Program p = lower(plan, bytes);
+    EXPECT_EQ(kinds(p, 0), (std::vector<OpKind>{OpKind::kSemaphoreRelease, OpKind::kSemaphoreAcquire,
+                                                 OpKind::kBarrier}));
+    EXPECT_EQ(p.gpus[1].input_bytes + p.gpus[1].output_bytes + p.gpus[1].scratch_bytes, 0u);
+  }
+  EXPECT_TRUE(testing::check_plan(plan).ok());
+}
+
 TEST(LowerMscclpp, PortPutWithSignalAndFlushUsesTheProxy) {
   const Program p = lower(load_plan("allgather_port.json"), 16);
   EXPECT_EQ(kinds(p, 0), (std::vector<OpKind>{OpKind::kMemcpy, OpKind::kMemcpy, OpKind::kSemaphoreRelease,

@@ -225,9 +225,6 @@ void Reader::read_gpu_header(const json& gpu, size_t index, Gpu& out) {
   out.input_chunks = static_cast<uint32_t>(uint_key(gpu, where, "input_chunks", kMaxChunks));
   out.output_chunks = static_cast<uint32_t>(uint_key(gpu, where, "output_chunks", kMaxChunks));
   out.scratch_chunks = static_cast<uint32_t>(uint_key(gpu, where, "scratch_chunks", kMaxChunks));
-  if (out.input_chunks == 0 && out.output_chunks == 0) {
-    fail(where, "input_chunks and output_chunks are both 0 (MSCCL++ sizes chunks from one of them)");
-  }
   const size_t ngpus = plan_.gpus.size();
 
   const json& channels = array(gpu, where, "channels");
@@ -508,7 +505,7 @@ Op Reader::read_op(const json& opj, const Gpu& gpu, const Threadblock& tb, const
 
 BufferRef Reader::read_ref(const json& ref, const Gpu& gpu, const Threadblock& tb, const Op& op,
                            const std::string& where) {
-  check_keys(ref, where, {"type", "buffer_id", "switch_channel_id", "index", "size", "offset"});
+  check_keys(ref, where, {"type", "buffer_id", "switch_channel_id", "index", "size", "offset", "rank"});
   BufferRef out;
   out.index = static_cast<uint32_t>(uint_key(ref, where, "index", 1u << 24));
   out.size = static_cast<uint32_t>(uint_key(ref, where, "size", 1u << 24));
@@ -524,6 +521,14 @@ BufferRef Reader::read_ref(const json& ref, const Gpu& gpu, const Threadblock& t
     out.type = buffer_type(ref["type"], where, "type");
     out.rank = gpu.id;
     chunks = gpu.chunks(out.type);
+    // MSCCL++'s DSL writes the owning GPU on the local operands of switch
+    // ops (its executor ignores it): a local buffer is the executing GPU's.
+    if (ref.contains("rank") && uint_key(ref, where, "rank", UINT32_MAX) != gpu.id) {
+      fail(where, fmt::format("'rank' is {} but a buffer with 'type' is gpu {}'s own",
+                              uint_key(ref, where, "rank", UINT32_MAX), gpu.id));
+    }
+  } else if (ref.contains("rank")) {
+    fail(where, "'rank' goes only with 'type' (a local buffer); remote and switch buffers name theirs elsewhere");
   } else if (ref.contains("buffer_id")) {
     out.kind = BufferRef::Kind::kRemote;
     const uint64_t id = uint_key(ref, where, "buffer_id", UINT32_MAX);
@@ -568,6 +573,23 @@ BufferRef Reader::read_ref(const json& ref, const Gpu& gpu, const Threadblock& t
     out.rank = gpu.id;
     chunks = UINT32_MAX;
     for (uint32_t member : sc.ranks) chunks = std::min(chunks, plan_.gpus[member].chunks(sc.buffer));
+  }
+  // A GPU with neither input nor output chunks (a plan that only
+  // synchronizes) has buffers of no size: MSCCL++ sizes every chunk, scratch
+  // too, from one of the two.
+  auto unsized = [&](uint32_t rank) {
+    return plan_.gpus[rank].input_chunks == 0 && plan_.gpus[rank].output_chunks == 0;
+  };
+  uint32_t unsized_owner = unsized(out.rank) ? out.rank : UINT32_MAX;
+  if (out.kind == BufferRef::Kind::kSwitch) {
+    for (uint32_t member : gpu.switch_channels[out.resolved].ranks) {
+      if (unsized(member)) unsized_owner = std::min(unsized_owner, member);
+    }
+  }
+  if (unsized_owner != UINT32_MAX) {
+    fail(where, fmt::format("gpu {} has neither input nor output chunks, so its '{}' chunks have no size (MSCCL++ "
+                            "sizes every chunk from one of the two)",
+                            unsized_owner, to_string(out.type)));
   }
   if (!out.offset && (uint64_t{out.index} + out.size > chunks || out.size == 0)) {
     fail(where, fmt::format("chunks [{}, {}) of buffer '{}' on gpu {} are out of range: it has {} chunks", out.index,

@@ -105,6 +105,18 @@ TEST(MscclppReader, UnknownKeysAreErrors) {
   EXPECT_THAT(error_of(plan), HasSubstr("plan: unknown key 'colective'"));
 }
 
+// MSCCL++'s DSL names the owning GPU on a switch op's local operand.
+TEST(MscclppReader, RankOfALocalBufferIsTheExecutingGpu) {
+  json plan = load("allgather_packet_multicast_self.json");
+  EXPECT_EQ(parse_plan(plan.dump(), "t.json").gpus[1].threadblocks[0].ops[1].src[0].rank, 1u);
+  plan["gpus"][1]["threadblocks"][0]["ops"][1]["src_buff"][0]["rank"] = 0;
+  EXPECT_THAT(error_of(plan), HasSubstr("gpu 1 threadblock 0 op 1 ('gstorepkt') src_buff[0]: 'rank' is 0 but a "
+                                        "buffer with 'type' is gpu 1's own"));
+  plan = load("allgather_packet_multicast_self.json");
+  plan["gpus"][1]["threadblocks"][0]["ops"][1]["dst_buff"][0]["rank"] = 1;
+  EXPECT_THAT(error_of(plan), HasSubstr("dst_buff[0]: 'rank' goes only with 'type'"));
+}
+
 TEST(MscclppReader, BadChunkIndexIsAnError) {
   json plan = load("allgather_put.json");
   plan["gpus"][0]["threadblocks"][0]["ops"][0]["dst_buff"][0]["index"] = 2;
@@ -153,6 +165,19 @@ TEST(MscclppReader, PacketOpsCannotBePipelined) {
       {"dst_buff", {{{"type", "s"}, {"index", 0}, {"size", 1}}}}};
   plan["gpus"][0]["scratch_chunks"] = 2;
   EXPECT_THAT(error_of(plan), HasSubstr("op 3.0 ('cpkt'): packet ops cannot run inside a pipeline"));
+}
+
+// A plan that only synchronizes (MSCCL++'s DSL writes such tests) has GPUs
+// without input or output chunks; a buffer operand on such a GPU has no size.
+TEST(MscclppReader, GpusWithoutChunksOnlySynchronize) {
+  json plan = load("signal_wait_only.json");
+  EXPECT_EQ(parse_plan(plan.dump(), "t.json").gpus[1].threadblocks[0].ops.size(), 3u);
+  plan["gpus"][1]["scratch_chunks"] = 1;
+  plan["gpus"][1]["threadblocks"][1]["ops"][0] = {{"name", "copy"},
+                                                   {"src_buff", {{{"type", "s"}, {"index", 0}, {"size", 1}}}},
+                                                   {"dst_buff", {{{"type", "s"}, {"index", 0}, {"size", 1}}}}};
+  EXPECT_THAT(error_of(plan), HasSubstr("gpu 1 threadblock 1 op 0 ('copy') src_buff[0]: gpu 1 has neither input nor "
+                                        "output chunks, so its 's' chunks have no size"));
 }
 
 TEST(MscclppReader, WrongTypesAndRangesAreErrors) {
