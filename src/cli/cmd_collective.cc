@@ -101,7 +101,7 @@ int check(const CollectiveArgs& args) {
   const ls::Program program = plan.lower(size_bytes, args.wavefront_threads);
   ls::DataCheckOptions options;
   options.collective = plan.collective;
-  options.inplace = plan.inplace;
+  options.inplace = plan.buffers_alias;
   const ls::DataCheckResult result = ls::check_data_movement(program, options);
   if (args.json) {
     nlohmann::json out{{"plan", args.plan},

@@ -91,4 +91,12 @@ r = json.load(open(sys.argv[1]))
 assert r["size_bytes"] == 0 and r["data_bytes"] == 0 and r["control_bytes"] > 0, r
 assert 2000 < r["time_ns"] < 3000, r["time_ns"]
 PY
+# MSCCLang's in-place shapes: an all-gather without input chunks starts from
+# its slice of the output; a reduce-scatter without output chunks ends in its
+# slice of the input.
+X="$SRC/src/formats/msccllang/testdata"
+"$SNR" collective check "$X/ring_allgather_inplace_3.xml" > "$WORK/ag.out"
+expect_contains "$WORK/ag.out" "all 9 output granules of 16 B hold exactly what the allgather requires"
+"$SNR" collective check "$X/ring_reducescatter_inplace_3.xml" > "$WORK/rs.out"
+expect_contains "$WORK/rs.out" "all 3 output granules of 16 B hold exactly what the reducescatter requires"
 echo "collective check: OK"

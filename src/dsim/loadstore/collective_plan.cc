@@ -24,10 +24,11 @@ CollectivePlan load_msccllang(const std::string& path) {
   CollectivePlan out;
   out.format = "MSCCLang";
   out.name = algorithm->name;
-  out.collective = algorithm->collective;
+  out.collective = msccllang_collective(*algorithm);
   out.protocol = algorithm->protocol;
   out.schema = "MSCCLang XML";
   out.inplace = algorithm->inplace;
+  out.buffers_alias = msccllang_buffers_alias(*algorithm);
   out.gpus = static_cast<uint32_t>(algorithm->gpus.size());
   out.summary = msccllang::summarize(*algorithm);
   std::map<std::string, uint64_t> counts;
@@ -62,6 +63,7 @@ CollectivePlan load_collective_plan(const std::string& path) {
   out.protocol = std::string(mscclpp::to_string(plan->protocol));
   out.schema = std::string(mscclpp::to_string(plan->variant));
   out.inplace = plan->inplace;
+  out.buffers_alias = plan->inplace;  // MSCCL++ runs in-place plans on one buffer
   out.gpus = static_cast<uint32_t>(plan->gpus.size());
   out.summary = mscclpp::summarize(*plan);
   for (const auto& [type, count] : mscclpp::count_ops(*plan)) {

@@ -16,7 +16,8 @@ namespace snr::dsim::loadstore {
 struct CollectivePlan {
   std::string format;  // "MSCCL++" or "MSCCLang"
   std::string name, collective, protocol, schema;
-  bool inplace = false;
+  bool inplace = false;          // as the plan says
+  bool buffers_alias = false;    // whether input and output share memory (what the checker follows)
   uint32_t gpus = 0;
   std::string summary;                                     // the reader's text summary
   std::vector<std::pair<std::string, uint64_t>> op_counts;  // by the format's op/step name

@@ -82,8 +82,17 @@ Program Lowerer::run() {
   }
   p_.origin_unit = "step";
   packet_flag_ = a_.protocol == "LL" ? MemRange::kPacket : a_.protocol == "LL128" ? MemRange::kPacket128 : 0;
+  const std::string collective = msccllang_collective(a_);
+  const bool alias = msccllang_buffers_alias(a_);
+  const auto gpu_count = static_cast<uint32_t>(a_.gpus.size());
   for (const x::Gpu& g : a_.gpus) {
-    const uint32_t chunks = g.input_chunks != 0 ? g.input_chunks : g.output_chunks;
+    // An in-place all-gather that names no input chunks has as its input
+    // its slice of the output: one GPU's share of the output chunks.
+    uint32_t input_chunks = g.input_chunks;
+    if (alias && collective == "allgather" && input_chunks == 0 && g.output_chunks % gpu_count == 0) {
+      input_chunks = g.output_chunks / gpu_count;
+    }
+    const uint32_t chunks = input_chunks != 0 ? input_chunks : g.output_chunks;
     if (chunks == 0) throw Error(fmt::format("gpu {}: no input or output chunks to size the buffers from", g.id));
     if (o_.input_bytes == 0 || o_.input_bytes % (uint64_t{chunks} * kAlignmentBytes) != 0) {
       throw Error(fmt::format("gpu {}: a {}-byte buffer does not split into {} chunks of whole {}-byte units", g.id,
@@ -92,8 +101,15 @@ Program Lowerer::run() {
     chunk_.push_back(o_.input_bytes / chunks);
     GpuBuffers b;
     b.chunk_bytes = chunk_.back();
-    b.input_bytes = uint64_t{g.input_chunks} * b.chunk_bytes;
-    b.output_bytes = g.output_chunks == 0 && a_.inplace ? b.input_bytes : uint64_t{g.output_chunks} * b.chunk_bytes;
+    b.input_bytes = uint64_t{input_chunks} * b.chunk_bytes;
+    b.output_bytes = uint64_t{g.output_chunks} * b.chunk_bytes;
+    if (g.output_chunks == 0 && a_.inplace) {
+      // Without output chunks in place, the output lives in the input: all of
+      // it, or for a reduce-scatter the GPU's slice.
+      b.output_bytes = collective == "reducescatter" && alias && b.input_bytes % gpu_count == 0
+                           ? b.input_bytes / gpu_count
+                           : b.input_bytes;
+    }
     b.scratch_bytes = uint64_t{g.scratch_chunks} * b.chunk_bytes;
     p_.gpus.push_back(b);
   }
@@ -216,11 +232,24 @@ Program lower_msccllang(const msccllang::Algorithm& algorithm, const MsccllangLo
 
 uint64_t smallest_exact_input_bytes(const msccllang::Algorithm& algorithm) {
   uint64_t bytes = 1;
+  const bool gather_slice = msccllang_collective(algorithm) == "allgather" && msccllang_buffers_alias(algorithm);
   for (const msccllang::Gpu& g : algorithm.gpus) {
-    const uint64_t chunks = g.input_chunks != 0 ? g.input_chunks : std::max<uint32_t>(1, g.output_chunks);
+    uint64_t chunks = g.input_chunks != 0 ? g.input_chunks : std::max<uint32_t>(1, g.output_chunks);
+    if (g.input_chunks == 0 && gather_slice && g.output_chunks % algorithm.gpus.size() == 0) {
+      chunks = std::max<uint64_t>(1, g.output_chunks / algorithm.gpus.size());
+    }
     bytes = std::lcm(bytes, chunks * kAlignmentBytes);
   }
   return bytes;
+}
+
+std::string msccllang_collective(const msccllang::Algorithm& algorithm) {
+  return algorithm.collective == "reduce_scatter" ? "reducescatter" : algorithm.collective;
+}
+
+bool msccllang_buffers_alias(const msccllang::Algorithm& algorithm) {
+  const std::string c = msccllang_collective(algorithm);
+  return algorithm.inplace && (c == "allreduce" || c == "alltoall" || c == "allgather" || c == "reducescatter");
 }
 
 }  // namespace snr::dsim::loadstore

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "dsim/loadstore/program.h"
 #include "formats/msccllang/algorithm.h"
@@ -27,5 +28,17 @@ Program lower_msccllang(const msccllang::Algorithm& algorithm, const MsccllangLo
 
 // The smallest input size every GPU's chunk count splits into whole 16-byte units.
 uint64_t smallest_exact_input_bytes(const msccllang::Algorithm& algorithm);
+
+// The algorithm's collective under the names the checker knows (MSCCLang
+// writes reduce-scatter as "reduce_scatter").
+std::string msccllang_collective(const msccllang::Algorithm& algorithm);
+
+// Whether the algorithm's input and output alias, as MSCCLang defines in
+// place per collective: all-reduce and all-to-all write over their input,
+// an all-gather's input is the GPU's slice of its output, a
+// reduce-scatter's output the GPU's slice of its input. A custom
+// collective's buffers stay apart (MSCCLang's base collective does not
+// alias them, whatever the XML's inplace says).
+bool msccllang_buffers_alias(const msccllang::Algorithm& algorithm);
 
 }  // namespace snr::dsim::loadstore

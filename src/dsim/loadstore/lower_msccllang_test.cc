@@ -36,8 +36,8 @@ DataCheckResult check(const msccllang::Algorithm& a, uint64_t bytes, Program* ou
   options.input_bytes = bytes;
   Program program = lower_msccllang(a, options);
   DataCheckOptions check;
-  check.collective = a.collective;
-  check.inplace = a.inplace;
+  check.collective = msccllang_collective(a);
+  check.inplace = msccllang_buffers_alias(a);
   DataCheckResult result = check_data_movement(program, check);
   if (out) *out = std::move(program);
   return result;
@@ -102,6 +102,40 @@ TEST(LowerMsccllang, AstraSimRingAllReduceMovesExactlyAnAllReduce) {
   const std::string golden = std::string(SNR_LOADSTORE_TESTDATA) + "/custom_allreduce.lowered.txt";
   if (std::getenv("SNR_UPDATE_GOLDEN")) std::ofstream(golden, std::ios::binary) << summary;
   EXPECT_EQ(summary, read_text(golden));
+}
+
+// In place as MSCCLang defines it per collective: an all-gather that names
+// no input chunks starts from its slice of the output, a reduce-scatter
+// without output chunks ends in its slice of the input (MSCCLang writes it
+// "reduce_scatter"); a custom collective's input and output stay apart.
+TEST(LowerMsccllang, InPlaceBuffersFollowTheCollective) {
+  const auto gather = load("ring_allgather_inplace_3.xml");
+  EXPECT_TRUE(msccllang_buffers_alias(gather));
+  EXPECT_EQ(smallest_exact_input_bytes(gather), 16u);  // one output chunk per GPU
+  Program p;
+  DataCheckResult result = check(gather, 16, &p);
+  EXPECT_TRUE(result.ok() && result.collective_checked) << joined(result);
+  EXPECT_EQ(p.gpus[1].input_bytes, 16u);
+  EXPECT_EQ(p.gpus[1].output_bytes, 48u);
+  // GPU 2 relays GPU 1's chunk (output chunk 1) where GPU 0's belongs: wrong data.
+  const auto wrong_gather = load("ring_allgather_inplace_3.xml",
+                                 R"(type="rcs" srcbuf="o" srcoff="1" dstbuf="o" dstoff="1")",
+                                 R"(type="rcs" srcbuf="o" srcoff="1" dstbuf="o" dstoff="0")");
+  EXPECT_THAT(joined(check(wrong_gather, 16)), HasSubstr("but allgather needs"));
+
+  const auto scatter = load("ring_reducescatter_inplace_3.xml");
+  EXPECT_EQ(msccllang_collective(scatter), "reducescatter");
+  result = check(scatter, 48, &p);
+  EXPECT_TRUE(result.ok() && result.collective_checked) << joined(result);
+  EXPECT_EQ(p.gpus[0].output_bytes, 16u);
+
+  // Receives into the output while the input is sent: no race, as a custom
+  // collective's buffers stay apart even with inplace="1".
+  const auto custom = load("exchange_custom_inplace_2.xml");
+  EXPECT_FALSE(msccllang_buffers_alias(custom));
+  result = check(custom, 16);
+  EXPECT_TRUE(result.ok()) << joined(result);
+  EXPECT_FALSE(result.collective_checked);
 }
 
 }  // namespace
