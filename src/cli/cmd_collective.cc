@@ -73,9 +73,19 @@ nlohmann::json plan_json(const ls::CollectivePlan& plan) {
           {"gpus", plan.gpus},         {"ops", ops}};
 }
 
+// The per-GPU size to lower at: --size, else the plan's smallest exact one.
+// A plan without buffers (it only synchronizes) has nothing to size.
+uint64_t lowering_size(const ls::CollectivePlan& plan, uint64_t size_bytes, const std::string& path) {
+  if (plan.default_input_bytes == 0) {
+    if (size_bytes != 0) fmt::print(stderr, "note: {} has no buffers (it only synchronizes): --size is ignored\n", path);
+    return 0;
+  }
+  return size_bytes != 0 ? size_bytes : plan.default_input_bytes;
+}
+
 int info(const CollectiveArgs& args) {
   const ls::CollectivePlan plan = ls::load_collective_plan(args.plan);
-  const uint64_t size_bytes = args.size_bytes != 0 ? args.size_bytes : plan.default_input_bytes;
+  const uint64_t size_bytes = lowering_size(plan, args.size_bytes, args.plan);
   if (!args.json) fmt::print("{}", plan.summary);
   const ls::Program program = plan.lower(size_bytes, args.wavefront_threads);
   if (args.json) {
@@ -97,7 +107,7 @@ int info(const CollectiveArgs& args) {
 
 int check(const CollectiveArgs& args) {
   const ls::CollectivePlan plan = ls::load_collective_plan(args.plan);
-  const uint64_t size_bytes = args.size_bytes != 0 ? args.size_bytes : plan.default_input_bytes;
+  const uint64_t size_bytes = lowering_size(plan, args.size_bytes, args.plan);
   const ls::Program program = plan.lower(size_bytes, args.wavefront_threads);
   ls::DataCheckOptions options;
   options.collective = plan.collective;
@@ -170,7 +180,7 @@ int run_plan(const RunArgs& args) {
                                  "plan of the protocol you want)",
                                  args.plan, plan.protocol, args.protocol));
   }
-  const uint64_t size_bytes = args.size_bytes != 0 ? args.size_bytes : plan.default_input_bytes;
+  const uint64_t size_bytes = lowering_size(plan, args.size_bytes, args.plan);
   const ls::Program program = plan.lower(size_bytes, args.model->wavefront_threads);
   const snr::cli::ModelConfigs configs = snr::cli::load_model_configs(*args.model, "generic-448");
   snr::cli::RunDescription description;

@@ -83,7 +83,8 @@ expect_contains "$WORK/expect_fail.out" "a wait without a matching signal"
 expect_contains "$WORK/self.out" "without deadlock or race; all 4 output granules"
 "$SNR" collective check "$T/reuse_scratch_pipeline.json" --size 268435456 > "$WORK/reuse.out"
 expect_contains "$WORK/reuse.out" "16 ops ran without deadlock or race"
-"$SNR" collective "$T/signal_wait_only.json" --json > "$WORK/sync.json"
+"$SNR" collective "$T/signal_wait_only.json" --json --size 4096 > "$WORK/sync.json" 2> "$WORK/sync.err"
+expect_contains "$WORK/sync.err" "has no buffers (it only synchronizes): --size is ignored"
 python3 - "$WORK/sync.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
