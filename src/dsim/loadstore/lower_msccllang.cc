@@ -15,6 +15,17 @@ namespace x = snr::msccllang;
 
 constexpr uint64_t kAlignmentBytes = 16;
 
+// A GPU's input chunks: an in-place all-gather that names none has as its
+// input its slice of the output, one GPU's share of the output chunks.
+uint32_t input_chunks_of(const x::Algorithm& a, const x::Gpu& g) {
+  const auto gpu_count = static_cast<uint32_t>(a.gpus.size());
+  if (g.input_chunks == 0 && g.output_chunks % gpu_count == 0 && msccllang_collective(a) == "allgather" &&
+      msccllang_buffers_alias(a)) {
+    return g.output_chunks / gpu_count;
+  }
+  return g.input_chunks;
+}
+
 // One direction of a (sender, receiver, channel) connection.
 struct Link {
   uint32_t from = 0, to = 0;
@@ -86,12 +97,7 @@ Program Lowerer::run() {
   const bool alias = msccllang_buffers_alias(a_);
   const auto gpu_count = static_cast<uint32_t>(a_.gpus.size());
   for (const x::Gpu& g : a_.gpus) {
-    // An in-place all-gather that names no input chunks has as its input
-    // its slice of the output: one GPU's share of the output chunks.
-    uint32_t input_chunks = g.input_chunks;
-    if (alias && collective == "allgather" && input_chunks == 0 && g.output_chunks % gpu_count == 0) {
-      input_chunks = g.output_chunks / gpu_count;
-    }
+    const uint32_t input_chunks = input_chunks_of(a_, g);
     const uint32_t chunks = input_chunks != 0 ? input_chunks : g.output_chunks;
     if (chunks == 0) throw Error(fmt::format("gpu {}: no input or output chunks to size the buffers from", g.id));
     if (o_.input_bytes == 0 || o_.input_bytes % (uint64_t{chunks} * kAlignmentBytes) != 0) {
@@ -232,12 +238,9 @@ Program lower_msccllang(const msccllang::Algorithm& algorithm, const MsccllangLo
 
 uint64_t smallest_exact_input_bytes(const msccllang::Algorithm& algorithm) {
   uint64_t bytes = 1;
-  const bool gather_slice = msccllang_collective(algorithm) == "allgather" && msccllang_buffers_alias(algorithm);
   for (const msccllang::Gpu& g : algorithm.gpus) {
-    uint64_t chunks = g.input_chunks != 0 ? g.input_chunks : std::max<uint32_t>(1, g.output_chunks);
-    if (g.input_chunks == 0 && gather_slice && g.output_chunks % algorithm.gpus.size() == 0) {
-      chunks = std::max<uint64_t>(1, g.output_chunks / algorithm.gpus.size());
-    }
+    const uint32_t input_chunks = input_chunks_of(algorithm, g);
+    const uint64_t chunks = std::max<uint32_t>(1, input_chunks != 0 ? input_chunks : g.output_chunks);
     bytes = std::lcm(bytes, chunks * kAlignmentBytes);
   }
   return bytes;

@@ -36,20 +36,23 @@ struct Geometry {
   uint64_t rank_bytes = 0;  // the size chunks are cut from (input, or output without input chunks)
   uint32_t chunks = 0;
   uint64_t alignment = 16;
-  // reuse_resources with scratch chunks: the scratch buffer is the fixed one
-  // and a scratch operand's offset inside a pipeline wraps at a scratch chunk.
-  bool reuse_scratch = false;
+  // reuse_resources with scratch chunks: the fixed scratch buffer's chunk
+  // (0 otherwise); a scratch operand's offset inside a pipeline wraps at it.
   uint64_t scratch_chunk_bytes = 0;
 
   uint64_t offset(uint64_t index) const {  // MSCCL++ calcOffset over the rank's buffer
     const uint64_t units = rank_bytes / alignment;
     return (index * (units / chunks) + std::min<uint64_t>(index, units % chunks)) * alignment;
   }
-  uint64_t chunk_upper_bytes() const { return (rank_bytes + chunks - 1) / chunks; }
+  // A chunk's size rounded up (MSCCL++ getUpperBoundChunkSize); 0 without chunks.
+  uint64_t chunk_upper_bytes() const {
+    return chunks == 0 ? 0 : (rank_bytes / alignment + chunks - 1) / chunks * alignment;
+  }
+  bool reuses_scratch() const { return scratch_chunk_bytes != 0; }
   // Where a scratch chunk starts: the fixed buffer's chunks when the
   // message's chunks do not fit in them, else as any other buffer.
   uint64_t scratch_offset(uint64_t index) const {
-    if (reuse_scratch && scratch_chunk_bytes < chunk_upper_bytes()) return index * scratch_chunk_bytes;
+    if (reuses_scratch() && scratch_chunk_bytes < chunk_upper_bytes()) return index * scratch_chunk_bytes;
     return offset(index);
   }
 };
@@ -124,7 +127,6 @@ Program Lowerer::run() {
       // plan double-buffers, in equal chunks rounded up to the alignment.
       const uint64_t usable = plan_.double_scratch_buffer ? kReusedScratchBytes / 2 : kReusedScratchBytes;
       const uint64_t per_chunk = (usable + gpu.scratch_chunks - 1) / gpu.scratch_chunks;
-      geo.reuse_scratch = true;
       geo.scratch_chunk_bytes = (per_chunk + alignment - 1) / alignment * alignment;
       if (geo.scratch_chunk_bytes < geo.chunk_upper_bytes()) {
         buffers.scratch_bytes = uint64_t{gpu.scratch_chunks} * geo.scratch_chunk_bytes;
@@ -162,9 +164,8 @@ Program Lowerer::run() {
           continue;
         }
         const Geometry& geo = geometry_[gpu.id];
-        const uint64_t upper_chunk =
-            geo.chunks == 0 ? 0 : (geo.rank_bytes / geo.alignment + geo.chunks - 1) / geo.chunks * geo.alignment;
-        const uint64_t iterations = (op.pipeline_chunks * upper_chunk + op.unit_size_bytes - 1) / op.unit_size_bytes;
+        const uint64_t iterations =
+            (op.pipeline_chunks * geo.chunk_upper_bytes() + op.unit_size_bytes - 1) / op.unit_size_bytes;
         if (iterations > (1u << 20)) fail(fmt::format("{} pipeline iterations is more than modelled", iterations));
         for (uint64_t it = 0; it < iterations; ++it) {
           for (size_t j = 0; j < op.body.size(); ++j) {
@@ -323,7 +324,7 @@ void Lowerer::lower_op(const m::Op& op, const m::Gpu& gpu, uint64_t pipeline_off
   }
   if (bytes == 0) return;  // a threadblock-group slice of a tiny message: nothing to move
   auto at = [&](const m::BufferRef& ref, bool packet) {
-    if (geo.reuse_scratch && ref.type == m::BufferType::kScratch) {
+    if (geo.reuses_scratch() && ref.type == m::BufferType::kScratch) {
       // The executor's kernel with reused scratch: a pipeline iteration's
       // offset wraps at a scratch chunk (packet ops are never pipelined).
       return range(ref, geo.scratch_offset(ref.index) + slice_start + pipeline_offset % geo.scratch_chunk_bytes,

@@ -523,9 +523,10 @@ BufferRef Reader::read_ref(const json& ref, const Gpu& gpu, const Threadblock& t
     chunks = gpu.chunks(out.type);
     // MSCCL++'s DSL writes the owning GPU on the local operands of switch
     // ops (its executor ignores it): a local buffer is the executing GPU's.
-    if (ref.contains("rank") && uint_key(ref, where, "rank", UINT32_MAX) != gpu.id) {
-      fail(where, fmt::format("'rank' is {} but a buffer with 'type' is gpu {}'s own",
-                              uint_key(ref, where, "rank", UINT32_MAX), gpu.id));
+    if (ref.contains("rank")) {
+      if (const uint64_t rank = uint_key(ref, where, "rank", UINT32_MAX); rank != gpu.id) {
+        fail(where, fmt::format("'rank' is {} but a buffer with 'type' is gpu {}'s own", rank, gpu.id));
+      }
     }
   } else if (ref.contains("rank")) {
     fail(where, "'rank' goes only with 'type' (a local buffer); remote and switch buffers name theirs elsewhere");
