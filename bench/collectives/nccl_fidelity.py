@@ -175,6 +175,9 @@ def main():
         sys.exit("nccl_fidelity: the measured CSV is missing (give --csv)")
 
     measured = measured_points(args.csv, args.gpus, args.sizes)
+    if not measured:
+        sys.exit(f"nccl_fidelity: {args.csv} has no single-node all-reduce rows for GPUs {args.gpus} "
+                 f"within a quarter octave of the sizes asked")
     if args.floor_only:
         floors = print_floor(measured)
         if args.json:

@@ -50,4 +50,8 @@ assert 0.10 < floor["all"] < 0.13, floor
 assert floor["all_size"] < floor["all"], floor
 assert floor["4"] > 0.10 and floor["2"] < 0.05, floor
 PY
+# No measured point for the GPU counts asked: an error, not a floor of nan.
+expect_fail python3 "$SRC/bench/collectives/nccl_fidelity.py" --floor-only \
+  --csv "$DATA/vidur/network/a100_dgx/all_reduce.csv" --gpus 3
+expect_contains "$WORK/expect_fail.out" "has no single-node all-reduce rows"
 echo "PASS"
