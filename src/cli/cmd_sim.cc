@@ -182,6 +182,11 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
     }
     const auto result = simulate(opts->inputs, translation, opts->infragraph);
     fmt::print("{}", snr::dsim::astra_summary_lines(result));
+    for (const std::string& note : result.notes) fmt::print(stderr, "snr: note: {}\n", note);
+    if (const auto traces = snr::dsim::write_memory_traces(result); !traces.empty()) {
+      fmt::print(stderr, "snr: memory traces (track-local-mem): {} .. {}\n", traces.front().string(),
+                 traces.back().string());
+    }
     if (result.dangling_dependencies_dropped > 0) {
       fmt::print(stderr, "snr: warning: {} dependencies on nodes not in their trace were dropped "
                          "(--dangling-dependencies=ignore)\n",

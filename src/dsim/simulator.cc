@@ -24,6 +24,36 @@ TimeNs SimulationResult::finish_ns() const {
   return latest;
 }
 
+namespace {
+
+// What the tracker could not use, summed over the NPUs.
+void add_memory_notes(SimulationResult& result) {
+  uint64_t without_lists = 0, nodes = 0, read_before_write = 0, written_again = 0;
+  for (size_t npu = 0; npu < result.memory.size(); ++npu) {
+    without_lists += result.memory[npu].nodes_without_lists;
+    read_before_write += result.memory[npu].read_before_write;
+    written_again += result.memory[npu].written_again;
+    nodes += result.npus[npu].nodes_completed;
+  }
+  if (without_lists > 0) {
+    result.notes.push_back(fmt::format(
+        "track-local-mem: {} of {} nodes name no tensors (no \"inputs\"/\"outputs\" attribute); they hold no "
+        "memory in the profile",
+        without_lists, nodes));
+  }
+  if (read_before_write > 0) {
+    result.notes.push_back(fmt::format(
+        "track-local-mem: {} tensors are read before any node writes them; they count as live from time 0",
+        read_before_write));
+  }
+  if (written_again > 0) {
+    result.notes.push_back(fmt::format(
+        "track-local-mem: {} writes name a tensor already written or read; the first naming stays", written_again));
+  }
+}
+
+}  // namespace
+
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
                           std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
                           const CustomCollectives* custom, const Perturbations* perturbations) {
@@ -42,7 +72,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   }
   if (perturbations != nullptr) apply_compute_slowdown(graphs, perturbations->compute_slowdown);
   EventLoop loop;
-  Workload workload(std::move(graphs), groups, loop, record_timeline);
+  Workload workload(std::move(graphs), groups, loop, record_timeline, system.track_local_mem);
   const std::unique_ptr<NetworkBackend> net = backend_spec.create(network, loop);
   if (perturbations != nullptr && !perturbations->bandwidth.empty()) net->set_bandwidth_factors(perturbations->bandwidth);
   SystemLayer system_layer(system, network, loop, *net, workload, custom);
@@ -78,8 +108,18 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   result.dangling_dependencies_dropped = dangling;
   if (record_timeline) {
     result.timeline = workload.timeline();
-    result.graphs = workload.graphs();
     for (const auto& [name, members] : groups.groups) result.group_members.push_back(members);
+  }
+  if (system.track_local_mem) {
+    result.memory = workload.memory_profiles();
+    result.memory_trace_prefix = system.local_mem_trace_filename;
+    add_memory_notes(result);
+  }
+  if (record_timeline || system.track_local_mem) result.graphs = workload.graphs();
+  if (system.trace_enabled) {
+    result.notes.push_back(
+        "trace-enabled: 1 asks ASTRA-sim for a debug line per issued and finished node; snr prints none (its "
+        "per-node record is timeline.json of snr sim -o DIR)");
   }
   return result;
 }
@@ -145,8 +185,28 @@ std::string astra_summary_lines(const SimulationResult& result) {
     const auto& r = result.npus[npu];
     out += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", npu, r.finish_ns,
                        r.finish_ns - r.compute_ns);
+    if (npu < result.memory.size()) {
+      out += fmt::format("sys[{}] peak memory usage: {}\n", npu, format_peak_memory(result.memory[npu].peak_bytes));
+    }
   }
   return out;
+}
+
+std::vector<std::filesystem::path> write_memory_traces(const SimulationResult& result) {
+  std::vector<std::filesystem::path> written;
+  if (result.memory.empty()) return written;
+  if (result.graphs.size() != result.memory.size()) throw Error("the graphs were not kept for the memory traces");
+  for (size_t npu = 0; npu < result.memory.size(); ++npu) {
+    const RankGraph& graph = result.graphs[npu];
+    std::vector<NodeLabel> labels;
+    labels.reserve(graph.nodes.size());
+    for (const WorkNode& node : graph.nodes) labels.push_back(NodeLabel{node.name, node.chakra_id});
+    const std::filesystem::path path = fmt::format("{}.{}.json", result.memory_trace_prefix, npu);
+    write_memory_trace(result.memory[npu], graph.tensors, labels, static_cast<NpuId>(npu), result.npus[npu].finish_ns,
+                       path);
+    written.push_back(path);
+  }
+  return written;
 }
 
 nlohmann::ordered_json npus_json(const SimulationResult& result) {
@@ -159,6 +219,10 @@ nlohmann::ordered_json npus_json(const SimulationResult& result) {
                     {"exposed_communication_ns", r.finish_ns - r.compute_ns},
                     {"bytes_sent", result.bytes_sent_per_npu[i]},
                     {"nodes_completed", r.nodes_completed}});
+    if (i < result.memory.size()) {
+      npus.back()["peak_memory_bytes"] = result.memory[i].peak_bytes;
+      npus.back()["peak_memory_ns"] = result.memory[i].peak_ns;
+    }
   }
   return npus;
 }
@@ -183,6 +247,22 @@ nlohmann::ordered_json summary_json(const SimulationResult& result) {
                         {"fct_min_ns", min_ns},
                         {"fct_avg_ns", sum_ns / static_cast<double>(result.flows.size())},
                         {"fct_max_ns", max_ns}};
+  }
+  if (!result.memory.empty()) {
+    uint64_t peak = 0, tensors = 0, without_lists = 0, read_before_write = 0, written_again = 0;
+    for (const MemoryProfile& m : result.memory) {
+      peak = std::max(peak, m.peak_bytes);
+      tensors += m.tensors.size();
+      without_lists += m.nodes_without_lists;
+      read_before_write += m.read_before_write;
+      written_again += m.written_again;
+    }
+    summary["memory"] = {{"trace_prefix", result.memory_trace_prefix},
+                         {"peak_bytes", peak},
+                         {"tensors", tensors},
+                         {"nodes_without_tensor_lists", without_lists},
+                         {"tensors_read_before_write", read_before_write},
+                         {"tensors_written_again", written_again}};
   }
   if (result.packets) {
     summary["packets"] = {{"sent", result.packets->packets_sent},

@@ -48,13 +48,20 @@ struct SimulationResult {
   std::vector<LinkStats> links;
   std::vector<FlowStats> flows;                          // packet-level backends only
   std::optional<PacketStats> packets;                    // packet-level backends only
-  std::vector<RankGraph> graphs;                         // kept for timeline names
+  std::vector<RankGraph> graphs;                         // kept for timeline names and memory traces
   std::vector<std::vector<TimelineSlice>> timeline;
   std::vector<std::vector<uint32_t>> group_members;      // by WorkNode::group (with the timeline)
   uint64_t events_processed = 0;
   uint64_t messages_sent = 0;
   uint64_t skipped_records = 0;
   uint64_t dangling_dependencies_dropped = 0;
+  // With track-local-mem: per NPU, and the trace files' prefix
+  // (<prefix>.<npu>.json, ASTRA-sim's local-mem-trace-filename).
+  std::vector<MemoryProfile> memory;
+  std::string memory_trace_prefix;
+  // What the user should know that changes no result (a setting accepted
+  // but not applied, records the tracker could not use), one sentence each.
+  std::vector<std::string> notes;
   [[nodiscard]] TimeNs finish_ns() const;
 };
 
@@ -97,12 +104,17 @@ SimulationDocuments read_simulation_documents(const SimulationInputs& inputs,
 SimulationResult simulate_documents(const SimulationInputs& inputs, const SimulationDocuments& documents);
 
 // The lines ASTRA-sim prints per NPU:
-// "sys[R] finished, T cycles, exposed communication E cycles."
+// "sys[R] finished, T cycles, exposed communication E cycles." and, with
+// track-local-mem, "sys[R] peak memory usage: 1.50 MB" after it.
 std::string astra_summary_lines(const SimulationResult& result);
+// With track-local-mem: each NPU's memory trace, <prefix>.<npu>.json
+// (parent folders created); returns the paths written. No-op otherwise.
+std::vector<std::filesystem::path> write_memory_traces(const SimulationResult& result);
 // What npus.json and summary.json hold (per NPU: total_ns, compute_ns,
-// exposed_communication_ns, bytes_sent, nodes_completed; the run: backend,
+// exposed_communication_ns, bytes_sent, nodes_completed, and with
+// track-local-mem peak_memory_bytes and peak_memory_ns; the run: backend,
 // npus, finish_ns, messages, events, skipped_records,
-// dangling_dependencies_dropped).
+// dangling_dependencies_dropped, and with track-local-mem "memory").
 nlohmann::ordered_json npus_json(const SimulationResult& result);
 nlohmann::ordered_json summary_json(const SimulationResult& result);
 // Writes npus.json, npus.csv, links.csv and summary.json into `dir`.

@@ -58,8 +58,11 @@ CommGroups parse_comm_groups(std::string_view json_text, std::string_view source
     if (!root.is_object()) throw Error("top level must be an object of group id -> list of NPU ids");
     CommGroups result;
     for (const auto& [name, members] : root.items()) {
-      if (!members.is_array() || members.size() < 2) {
-        throw Error(fmt::format("group '{}' must list at least two NPU ids", name));
+      // A group of one is valid (ASTRA-sim reads it; Symbolic Tensor Graph
+      // writes one per rank for a parallel dimension of size 1): its
+      // collectives move nothing and finish at once.
+      if (!members.is_array() || members.empty()) {
+        throw Error(fmt::format("group '{}' must list at least one NPU id", name));
       }
       result.groups.emplace(name, read_group_members(members, name, npus_count));
     }

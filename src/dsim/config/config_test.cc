@@ -110,7 +110,7 @@ TEST(NetworkConfig, DuplicateKeysAreErrorsNamingBothLines) {
 }
 
 TEST(SystemConfig, KnownAstraSimKeysAreRefusedWithTheReasonTyposStayUnknown) {
-  for (const char* key : {"L", "o", "g", "G", "local-reduction-delay", "local-mem-trace-filename"}) {
+  for (const char* key : {"L", "o", "g", "G", "local-reduction-delay"}) {
     try {
       (void)parse_system_config(fmt::format(R"({{"{}": 0}})", key), "sys.json");
       FAIL() << key << " accepted";
@@ -160,6 +160,28 @@ TEST(AuxConfig, RemoteMemoryAndGroups) {
   EXPECT_EQ(groups.groups.at("1")[1], 3u);
   EXPECT_THROW((void)parse_comm_groups(R"({"0": [0, 9]})", "t", 4), Error);
   EXPECT_THROW((void)parse_comm_groups(R"({"0": [1, 1]})", "t", 4), Error);
+  // A group of one, as Symbolic Tensor Graph writes per rank for a parallel
+  // dimension of size 1; an empty group is an error.
+  EXPECT_EQ(parse_comm_groups(R"({"9": [2]})", "t", 4).groups.at("9"), (std::vector<uint32_t>{2}));
+  EXPECT_THROW((void)parse_comm_groups(R"({"9": []})", "t", 4), Error);
+}
+
+TEST(SystemConfig, TheLocalMemoryTrackerAndTraceEnabledAreRead) {
+  const auto tracked = parse_system_config(
+      R"({"track-local-mem": 1, "local-mem-trace-filename": "mem_trace/local_memory_trace", "trace-enabled": 1})",
+      "sys.json");
+  EXPECT_TRUE(tracked.track_local_mem);
+  EXPECT_EQ(tracked.local_mem_trace_filename, "mem_trace/local_memory_trace");
+  EXPECT_TRUE(tracked.trace_enabled);
+  const auto defaults = parse_system_config("{}", "sys.json");
+  EXPECT_FALSE(defaults.track_local_mem);
+  EXPECT_EQ(defaults.local_mem_trace_filename, "local_mem_trace");  // ASTRA-sim's default
+  // The file name is read even with the tracker off, as ASTRA-sim does.
+  EXPECT_EQ(parse_system_config(R"({"local-mem-trace-filename": "m"})", "t").local_mem_trace_filename, "m");
+  EXPECT_THROW((void)parse_system_config(R"({"local-mem-trace-filename": ""})", "t"), Error);
+  EXPECT_THROW((void)parse_system_config(R"({"local-mem-trace-filename": 3})", "t"), Error);
+  EXPECT_THROW((void)parse_system_config(R"({"track-local-mem": 2})", "t"), Error);
+  EXPECT_THROW((void)parse_system_config(R"({"replay-only": 1})", "t"), Error);
 }
 
 }  // namespace

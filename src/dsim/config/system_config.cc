@@ -68,14 +68,14 @@ std::vector<CollectiveImplementation> parse_implementations(const Json& value, s
   return result;
 }
 
-// ASTRA-sim's shared memory-bus model (LogGP between NPU and memory) and
-// its local-memory tracker read these keys only when switched on, and snr
-// refuses to switch them on; the value would have no effect in ASTRA-sim
-// either, so it is refused rather than silently dropped.
 // Every chunk of a collective is a stream with its own state on every NPU:
 // a bound keeps a typo (1e9 splits) from asking for terabytes.
 constexpr int64_t kMaxChunks = 1 << 16;
 
+// ASTRA-sim's shared memory-bus model (LogGP between NPU and memory) reads
+// these keys only when switched on, and snr refuses to switch it on; the
+// value would have no effect in ASTRA-sim either, so it is refused rather
+// than silently dropped.
 constexpr std::string_view kSharedBusReason =
     "a parameter of ASTRA-sim's shared memory-bus (LogGP) model, used only with model-shared-bus: 1, which snr "
     "does not model; without it the key has no effect in ASTRA-sim either, so remove it";
@@ -85,10 +85,6 @@ constexpr std::string_view kSharedBusReason =
 const char* unmodelled_astra_sim_key_reason(std::string_view key) {
   if (key == "L" || key == "o" || key == "g" || key == "G" || key == "local-reduction-delay") {
     return kSharedBusReason.data();
-  }
-  if (key == "local-mem-trace-filename") {
-    return "the file of ASTRA-sim's local-memory tracker, used only with track-local-mem: 1, which snr does not "
-           "model; remove it";
   }
   return nullptr;
 }
@@ -157,8 +153,15 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         saw_peak_perf = true;
       } else if (key == "roofline-enabled") {
         config.roofline_enabled = require_flag(value, key);
-      } else if (key == "boost-mode" || key == "model-shared-bus" || key == "trace-enabled" ||
-                 key == "replay-only" || key == "track-local-mem") {
+      } else if (key == "track-local-mem") {
+        config.track_local_mem = require_flag(value, key);
+      } else if (key == "local-mem-trace-filename") {
+        // Read (like ASTRA-sim) whether or not the tracker is on.
+        config.local_mem_trace_filename = require_string(value, key);
+        if (config.local_mem_trace_filename.empty()) throw Error("local-mem-trace-filename is empty");
+      } else if (key == "trace-enabled") {
+        config.trace_enabled = require_flag(value, key);
+      } else if (key == "boost-mode" || key == "model-shared-bus" || key == "replay-only") {
         // Accepted for compatibility only when off: the feature is not modelled.
         if (require_flag(value, key)) throw Error(fmt::format("key '{}' = 1 is not supported", key));
       } else if (key == "all-reduce-implementation") {

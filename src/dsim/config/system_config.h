@@ -36,6 +36,15 @@ struct SystemConfig {
   double local_mem_bytes_per_ns = 0;  // the file's "local-mem-bw" in GB/s (1 GB = 1e9 B), which is bytes per ns
   double peak_perf_tflops = 0;
   bool roofline_enabled = false;
+  // ASTRA-sim's local-memory tracker: tensor lifetimes from the nodes'
+  // "inputs"/"outputs" attributes, a peak per NPU and a trace file per NPU
+  // named <local_mem_trace_filename>.<npu>.json (dsim/workload/memory_tracker.h).
+  bool track_local_mem = false;
+  std::string local_mem_trace_filename = "local_mem_trace";
+  // ASTRA-sim's trace-enabled: debug log lines for every issued and finished
+  // node. snr accepts it and prints none (its per-node record is the
+  // timeline of `snr sim -o DIR`); the flag lets the command say so.
+  bool trace_enabled = false;
   std::vector<CollectiveImplementation> all_reduce;
   std::vector<CollectiveImplementation> all_gather;
   std::vector<CollectiveImplementation> reduce_scatter;

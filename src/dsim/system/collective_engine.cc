@@ -124,6 +124,9 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
     if (it == members.end()) {
       throw Error(fmt::format("NPU {} runs a collective on a communicator group it is not in", npu));
     }
+    // A group of one moves nothing: no phase, and the collective finishes
+    // when it starts.
+    if (members.size() == 1) return;
     PhaseRing ring;
     ring.size = static_cast<uint32_t>(members.size());
     ring.my_position = static_cast<uint32_t>(it - members.begin());

@@ -66,7 +66,6 @@ void parse_process_group_metadata(std::string_view values_text, std::string_view
       if (members.empty()) {
         for (uint64_t r = 0; r < npus_count; ++r) members.push_back(static_cast<uint32_t>(r));
       }
-      if (members.size() < 2) continue;
       const auto [it, inserted] = groups.groups.emplace(name, members);
       if (!inserted && it->second != members) {
         throw Error(fmt::format("group '{}' is described with different ranks than before", name));

@@ -21,8 +21,9 @@ namespace snr::dsim {
 inline constexpr std::string_view kProcessGroupInitNode = chakra::kProcessGroupInitNode;
 
 // Parses one METADATA node's input values into `groups` (merged: a name
-// seen before must have the same members). Groups of fewer than two ranks
-// need no communicator and are left out. Throws snr::Error naming `source`.
+// seen before must have the same members). A group of one rank is kept:
+// its collectives move nothing and finish at once. Throws snr::Error
+// naming `source`.
 void parse_process_group_metadata(std::string_view values_text, std::string_view source, uint64_t npus_count,
                                   CommGroups& groups);
 

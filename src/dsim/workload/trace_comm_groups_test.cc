@@ -22,9 +22,10 @@ TEST(TraceCommGroups, ReadsChakrasReprAndJsonForms) {
                                "t", 4, groups);
   parse_process_group_metadata(R"(["[{\"pg_name\": \"1\", \"ranks\": [2, 0]}, {\"pg_name\": \"9\", \"ranks\": [3]}]"])",
                                "t", 4, groups);
-  ASSERT_EQ(groups.groups.size(), 2u);  // the one-rank group needs no communicator
+  ASSERT_EQ(groups.groups.size(), 3u);
   EXPECT_EQ(groups.groups.at("0"), (std::vector<uint32_t>{0, 1, 2, 3}));
   EXPECT_EQ(groups.groups.at("1"), (std::vector<uint32_t>{2, 0}));  // ring order as written
+  EXPECT_EQ(groups.groups.at("9"), (std::vector<uint32_t>{3}));     // a group of one: its collectives move nothing
 }
 
 TEST(TraceCommGroups, BadDescriptionsAreErrors) {

@@ -61,6 +61,7 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
   auto trace = chakra::read_trace(path);
   RankGraph graph;
   graph.skipped_records = trace.stats.skipped_records;
+  RankTensorsBuilder tensors;
   std::unordered_map<uint64_t, uint32_t> index_of;
   index_of.reserve(trace.nodes.size());
   graph.nodes.resize(trace.nodes.size());
@@ -76,6 +77,7 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
     node.name = proto.name();
     with_error_context(fmt::format("{}: node {}", path.string(), proto.id()), [&] {
       const chakra::NodeView view(proto);
+      if (system.track_local_mem) tensors.add_node(proto);
       const bool cpu = view.is_cpu_op().value_or(false);
       switch (proto.type()) {
         case ChakraProtoMsg::COMP_NODE: {
@@ -159,11 +161,23 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
       }
     });
   }
+  if (system.track_local_mem) graph.tensors = tensors.finish();
   return graph;
 }
 
-Workload::Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventLoop& loop, bool record_timeline)
+Workload::Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventLoop& loop, bool record_timeline,
+                   bool track_memory)
     : graphs_(std::move(graphs)), loop_(loop), record_timeline_(record_timeline) {
+  if (track_memory) {
+    std::vector<const RankTensors*> ranks;
+    for (const RankGraph& graph : graphs_) {
+      if (graph.tensors.node_begin.size() != graph.nodes.size() + 1) {
+        throw Error("memory tracking needs every rank's tensors (load the traces with track-local-mem)");
+      }
+      ranks.push_back(&graph.tensors);
+    }
+    memory_ = std::make_unique<MemoryTracker>(std::move(ranks));
+  }
   handler_ = loop.add_handler("workload", *this);
   for (const auto& [name, members] : groups.groups) group_members_.push_back(members);
   state_.resize(graphs_.size());
@@ -265,6 +279,7 @@ void Workload::complete(NpuId npu, uint32_t node_index) {
   const TimeNs now = loop_.now();
   if (holds_lane(node)) --s.in_flight[static_cast<int>(node.node_class)];
   if (node.node_class == NodeClass::kGpuCompute) results_[npu].compute_ns += now - s.started_ns[node_index];
+  if (memory_) memory_->node_finished(npu, node_index, s.started_ns[node_index], now);
   if (record_timeline_ && node.node_class != NodeClass::kInstant) {
     timeline_[npu].push_back(TimelineSlice{s.started_ns[node_index], now, node_index, node.node_class});
   }
@@ -281,6 +296,10 @@ void Workload::complete(NpuId npu, uint32_t node_index) {
     return;
   }
   issue_ready(npu);
+}
+
+std::vector<MemoryProfile> Workload::memory_profiles() const {
+  return memory_ ? memory_->profiles() : std::vector<MemoryProfile>{};
 }
 
 void Workload::communication_finished(NpuId npu, uint64_t node_index) {

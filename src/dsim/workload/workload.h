@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "dsim/config/system_config.h"
 #include "dsim/core/event_loop.h"
 #include "dsim/system/system_layer.h"
+#include "dsim/workload/memory_tracker.h"
 #include "dsim/workload/workload_options.h"
 
 namespace snr::dsim {
@@ -44,12 +46,14 @@ struct RankGraph {
   std::vector<WorkNode> nodes;
   uint64_t skipped_records = 0;  // unreadable records the reader skipped
   uint64_t dangling_dependencies_dropped = 0;  // with DanglingDependencies::kIgnore
+  RankTensors tensors;  // the nodes' tensors, read only with track-local-mem
 };
 
 // Reads `<prefix>.<rank>.et` into a graph. Compute times come from
 // duration_micros, or from the roofline when enabled and num_ops is set
 // (at most kMaxNodeNs); sizes are at most kMaxMessageBytes. A dependency on
 // an id not in the trace is an error, or dropped and counted with kIgnore.
+// With track-local-mem, the nodes' "inputs"/"outputs" tensor lists too.
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
                           const CommGroups& groups, uint64_t npus_count,
                           DanglingDependencies dangling = DanglingDependencies::kError);
@@ -70,8 +74,10 @@ struct NpuResult {
 
 class Workload final : public SystemClient, public EventHandler {
  public:
-  // Registers the workload's handler on `loop`.
-  Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventLoop& loop, bool record_timeline);
+  // Registers the workload's handler on `loop`. `track_memory`: follow the
+  // graphs' tensors (RankGraph::tensors) through a MemoryTracker.
+  Workload(std::vector<RankGraph> graphs, const CommGroups& groups, EventLoop& loop, bool record_timeline,
+           bool track_memory = false);
   // GPU compute nodes run on the system's compute device when it has one.
   void attach(SystemLayer& system) {
     system_ = &system;
@@ -92,6 +98,8 @@ class Workload final : public SystemClient, public EventHandler {
   [[nodiscard]] const std::vector<NpuResult>& results() const { return results_; }
   [[nodiscard]] const std::vector<RankGraph>& graphs() const { return graphs_; }
   [[nodiscard]] const std::vector<std::vector<TimelineSlice>>& timeline() const { return timeline_; }
+  // Per NPU; empty unless constructed with track_memory.
+  [[nodiscard]] std::vector<MemoryProfile> memory_profiles() const;
   // Throws snr::Error naming the first NPU that did not finish (deadlock).
   void check_all_finished() const;
 
@@ -117,6 +125,7 @@ class Workload final : public SystemClient, public EventHandler {
   std::vector<NpuResult> results_;
   bool record_timeline_;
   std::vector<std::vector<TimelineSlice>> timeline_;
+  std::unique_ptr<MemoryTracker> memory_;
 };
 
 }  // namespace snr::dsim
