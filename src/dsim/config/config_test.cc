@@ -181,7 +181,8 @@ TEST(SystemConfig, TheLocalMemoryTrackerAndTraceEnabledAreRead) {
   EXPECT_THROW((void)parse_system_config(R"({"local-mem-trace-filename": ""})", "t"), Error);
   EXPECT_THROW((void)parse_system_config(R"({"local-mem-trace-filename": 3})", "t"), Error);
   EXPECT_THROW((void)parse_system_config(R"({"track-local-mem": 2})", "t"), Error);
-  EXPECT_THROW((void)parse_system_config(R"({"replay-only": 1})", "t"), Error);
+  EXPECT_TRUE(parse_system_config(R"({"replay-only": 1})", "t").replay_only);
+  EXPECT_THROW((void)parse_system_config(R"({"boost-mode": 1})", "t"), Error);
 }
 
 }  // namespace

@@ -161,7 +161,9 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         if (config.local_mem_trace_filename.empty()) throw Error("local-mem-trace-filename is empty");
       } else if (key == "trace-enabled") {
         config.trace_enabled = require_flag(value, key);
-      } else if (key == "boost-mode" || key == "model-shared-bus" || key == "replay-only") {
+      } else if (key == "replay-only") {
+        config.replay_only = require_flag(value, key);
+      } else if (key == "boost-mode" || key == "model-shared-bus") {
         // Accepted for compatibility only when off: the feature is not modelled.
         if (require_flag(value, key)) throw Error(fmt::format("key '{}' = 1 is not supported", key));
       } else if (key == "all-reduce-implementation") {

@@ -45,6 +45,9 @@ struct SystemConfig {
   // node. snr accepts it and prints none (its per-node record is the
   // timeline of `snr sim -o DIR`); the flag lets the command say so.
   bool trace_enabled = false;
+  // ASTRA-sim's replay-only: every node takes its trace duration
+  // (duration_micros, 1 ns when 0) on its lane; nothing is simulated.
+  bool replay_only = false;
   std::vector<CollectiveImplementation> all_reduce;
   std::vector<CollectiveImplementation> all_gather;
   std::vector<CollectiveImplementation> reduce_scatter;

@@ -53,6 +53,34 @@ bool holds_lane(const WorkNode& node) {
   return node.node_class != NodeClass::kInstant && node.action != NodeAction::kRecv;
 }
 
+uint64_t trace_duration_ns(const ChakraProtoMsg::Node& proto) {
+  if (proto.duration_micros() > kMaxNodeNs / 1000) {
+    throw Error(fmt::format("duration_micros {} is out of range: valid 0 .. 2^60 ns (about 36 years)",
+                            proto.duration_micros()));
+  }
+  return proto.duration_micros() * 1000;
+}
+
+// replay-only (ASTRA-sim's issue_replay): every node takes its trace
+// duration, 1 ns when it has none; its lane is the one ASTRA-sim's hardware
+// resource gives it: CPU ops the CPU, compute the GPU compute lane, every
+// other kind (collectives, sends, metadata, memory) the communication lane,
+// receives none.
+void make_replayed(WorkNode& node, const ChakraProtoMsg::Node& proto, bool cpu) {
+  node.replayed = true;
+  node.duration_ns = std::max<uint64_t>(trace_duration_ns(proto), 1);
+  switch (proto.type()) {
+    case ChakraProtoMsg::COMP_NODE: node.action = NodeAction::kCompute; break;
+    case ChakraProtoMsg::COMM_COLL_NODE: node.action = NodeAction::kCollective; break;
+    case ChakraProtoMsg::COMM_SEND_NODE: node.action = NodeAction::kSend; break;
+    case ChakraProtoMsg::COMM_RECV_NODE: node.action = NodeAction::kRecv; break;
+    default: node.action = NodeAction::kInstant; break;
+  }
+  node.node_class = cpu                                        ? NodeClass::kCpu
+                    : proto.type() == ChakraProtoMsg::COMP_NODE ? NodeClass::kGpuCompute
+                                                                : NodeClass::kGpuComm;
+}
+
 }  // namespace
 
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
@@ -79,67 +107,67 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
       const chakra::NodeView view(proto);
       if (system.track_local_mem) tensors.add_node(proto);
       const bool cpu = view.is_cpu_op().value_or(false);
-      switch (proto.type()) {
-        case ChakraProtoMsg::COMP_NODE: {
-          node.action = NodeAction::kCompute;
-          node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuCompute;
-          const auto ops = view.num_ops();
-          if (system.roofline_enabled && ops.has_value()) {
-            node.duration_ns = roofline_ns(system, *ops, view.tensor_size_bytes().value_or(0));
-          } else {
-            if (proto.duration_micros() > kMaxNodeNs / 1000) {
-              throw Error(fmt::format("duration_micros {} is out of range: valid 0 .. 2^60 ns (about 36 years)",
-                                      proto.duration_micros()));
+      if (system.replay_only) {
+        make_replayed(node, proto, cpu);
+      } else {
+        switch (proto.type()) {
+          case ChakraProtoMsg::COMP_NODE: {
+            node.action = NodeAction::kCompute;
+            node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuCompute;
+            const auto ops = view.num_ops();
+            if (system.roofline_enabled && ops.has_value()) {
+              node.duration_ns = roofline_ns(system, *ops, view.tensor_size_bytes().value_or(0));
+            } else {
+              node.duration_ns = trace_duration_ns(proto);
             }
-            node.duration_ns = proto.duration_micros() * 1000;
+            break;
           }
-          break;
-        }
-        case ChakraProtoMsg::COMM_COLL_NODE:
-        case ChakraProtoMsg::COMM_SEND_NODE:
-        case ChakraProtoMsg::COMM_RECV_NODE: {
-          node.node_class = NodeClass::kGpuComm;
-          node.comm_bytes = view.comm_size_bytes().value_or(0);
-          if (node.comm_bytes > kMaxMessageBytes) {
-            throw Error(
-                fmt::format("comm_size {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", node.comm_bytes));
-          }
-          node.group = group_index_of(groups, view.pg_name().value_or(""));
-          if (const auto dims = view.involved_dim(); dims.has_value()) node.involved_dimensions = *dims;
-          if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE) {
-            node.action = NodeAction::kCollective;
-            const auto type = view.comm_type();
-            if (!type.has_value()) throw Error("collective without comm_type");
-            node.collective = collective_from_chakra(*type, proto.id());
-            // A rooted collective's root: comm_src when the trace names it
-            // (Chakra has no root field), else the group's first member.
-            if (is_rooted(node.collective)) {
-              if (const auto root = view.comm_src(); root.has_value()) {
-                if (*root < 0 || static_cast<uint64_t>(*root) >= npus_count) {
-                  throw Error(fmt::format("comm_src (the root) {} is not one of the {} NPUs", *root, npus_count));
+          case ChakraProtoMsg::COMM_COLL_NODE:
+          case ChakraProtoMsg::COMM_SEND_NODE:
+          case ChakraProtoMsg::COMM_RECV_NODE: {
+            node.node_class = NodeClass::kGpuComm;
+            node.comm_bytes = view.comm_size_bytes().value_or(0);
+            if (node.comm_bytes > kMaxMessageBytes) {
+              throw Error(
+                  fmt::format("comm_size {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", node.comm_bytes));
+            }
+            node.group = group_index_of(groups, view.pg_name().value_or(""));
+            if (const auto dims = view.involved_dim(); dims.has_value()) node.involved_dimensions = *dims;
+            if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+              node.action = NodeAction::kCollective;
+              const auto type = view.comm_type();
+              if (!type.has_value()) throw Error("collective without comm_type");
+              node.collective = collective_from_chakra(*type, proto.id());
+              // A rooted collective's root: comm_src when the trace names it
+              // (Chakra has no root field), else the group's first member.
+              if (is_rooted(node.collective)) {
+                if (const auto root = view.comm_src(); root.has_value()) {
+                  if (*root < 0 || static_cast<uint64_t>(*root) >= npus_count) {
+                    throw Error(fmt::format("comm_src (the root) {} is not one of the {} NPUs", *root, npus_count));
+                  }
+                  node.peer = *root;
                 }
-                node.peer = *root;
               }
+              if (node.comm_bytes == 0) throw Error("collective without a positive comm_size");
+            } else {
+              const bool send = proto.type() == ChakraProtoMsg::COMM_SEND_NODE;
+              node.action = send ? NodeAction::kSend : NodeAction::kRecv;
+              const auto peer = send ? view.comm_dst() : view.comm_src();
+              if (!peer.has_value() || *peer < 0 || static_cast<uint64_t>(*peer) >= npus_count) {
+                throw Error(fmt::format("{} needs {} naming one of the {} NPUs", send ? "send" : "recv",
+                                        send ? "comm_dst" : "comm_src", npus_count));
+              }
+              node.peer = *peer;
+              node.tag = view.comm_tag().value_or(0);
             }
-            if (node.comm_bytes == 0) throw Error("collective without a positive comm_size");
-          } else {
-            const bool send = proto.type() == ChakraProtoMsg::COMM_SEND_NODE;
-            node.action = send ? NodeAction::kSend : NodeAction::kRecv;
-            const auto peer = send ? view.comm_dst() : view.comm_src();
-            if (!peer.has_value() || *peer < 0 || static_cast<uint64_t>(*peer) >= npus_count) {
-              throw Error(fmt::format("{} needs {} naming one of the {} NPUs", send ? "send" : "recv",
-                                      send ? "comm_dst" : "comm_src", npus_count));
-            }
-            node.peer = *peer;
-            node.tag = view.comm_tag().value_or(0);
+            break;
           }
-          break;
+          default:
+            // METADATA, memory (no remote-memory expansion) and other kinds take no time.
+            node.action = NodeAction::kInstant;
+            node.node_class = NodeClass::kInstant;
+            break;
         }
-        default:
-          // METADATA, memory (no remote-memory expansion) and other kinds take no time.
-          node.action = NodeAction::kInstant;
-          node.node_class = NodeClass::kInstant;
-          break;
       }
       auto link = [&](uint64_t parent_id) {
         const auto it = index_of.find(parent_id);
@@ -233,6 +261,10 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
   const WorkNode& node = graphs_[npu].nodes[node_index];
   s.started_ns[node_index] = loop_.now();
   if (holds_lane(node)) ++s.in_flight[static_cast<int>(node.node_class)];
+  if (node.replayed) {
+    loop_.schedule(loop_.now() + node.duration_ns, handler_, ComputeDone{npu, node_index});
+    return;
+  }
   switch (node.action) {
     case NodeAction::kInstant:
       complete(npu, node_index);
@@ -278,6 +310,9 @@ void Workload::complete(NpuId npu, uint32_t node_index) {
   const WorkNode& node = graphs_[npu].nodes[node_index];
   const TimeNs now = loop_.now();
   if (holds_lane(node)) --s.in_flight[static_cast<int>(node.node_class)];
+  // Replayed too, only the compute lane's time is compute: ASTRA-sim adds
+  // every replayed GPU node's (communication included), which can exceed
+  // the finish time and wrap its exposed-communication figure below zero.
   if (node.node_class == NodeClass::kGpuCompute) results_[npu].compute_ns += now - s.started_ns[node_index];
   if (memory_) memory_->node_finished(npu, node_index, s.started_ns[node_index], now);
   if (record_timeline_ && node.node_class != NodeClass::kInstant) {

@@ -38,6 +38,9 @@ struct WorkNode {
   int64_t tag = 0;
   int32_t group = -1;  // index into the communicator groups, -1 for all NPUs
   std::vector<bool> involved_dimensions;
+  // replay-only: the node takes duration_ns on its lane whatever its action
+  // (its comm attributes are not read).
+  bool replayed = false;
   uint32_t parents = 0;
   std::vector<uint32_t> children;
 };

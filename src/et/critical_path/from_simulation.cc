@@ -31,7 +31,9 @@ TimedJob from_simulation(const dsim::SimulationResult& result) {
         case dsim::NodeClass::kGpuComm: n.category = Category::kCommunication; break;
         case dsim::NodeClass::kInstant: n.instant = true; break;
       }
-      switch (w.action) {
+      // Replayed nodes (replay-only) only took their trace time: no
+      // collective or message ties them to other ranks.
+      switch (w.replayed ? dsim::NodeAction::kCompute : w.action) {
         case dsim::NodeAction::kCollective:
           n.comm = CommRole::kCollective;
           n.group = w.group;
