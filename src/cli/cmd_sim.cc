@@ -15,6 +15,7 @@
 #include "common/file_io.h"
 #include "common/output.h"
 #include "dsim/inputs_file.h"
+#include "dsim/network/ns3/astra_sim_ns3_input.h"
 #include "dsim/network/registry.h"
 #include "dsim/simulator.h"
 #include "dsim/system/load_store/load_store_collective.h"
@@ -44,6 +45,7 @@ struct SimOptions {
   std::string logging_folder = "log";
   std::string infragraph;
   std::string infragraph_annotations;
+  std::string logical_topology;
 };
 
 // A real number in [min, max]; NaN and infinities are refused (CLI::Range
@@ -65,7 +67,8 @@ void add_sim_options(CLI::App* sub, SimOptions& opts) {
                   "Chakra trace prefix: files <prefix>.<rank>.et, one per NPU")->required();
   sub->add_option("--system-configuration", opts.inputs.system_configuration, "ASTRA-sim system JSON")->required();
   auto* network = sub->add_option("--network-configuration", opts.inputs.network_configuration,
-                                  "ASTRA-sim analytical network YAML (or --infragraph)");
+                                  "ASTRA-sim analytical network YAML, a backend's own configuration, or ASTRA-sim's ns-3 config.txt with "
+                                  "--network-backend ns3 (or --infragraph)");
   auto* infragraph = sub->add_option("--infragraph", opts.infragraph,
                                      "InfraGraph description (YAML or JSON) translated for the network backend "
                                      "instead of --network-configuration (docs/infragraph.md)");
@@ -73,6 +76,10 @@ void add_sim_options(CLI::App* sub, SimOptions& opts) {
                   "ranks, roles and switch tiers for --infragraph (docs/infragraph.md)")
       ->needs(infragraph);
   network->excludes(infragraph);
+  sub->add_option("--logical-topology-configuration", opts.logical_topology,
+                  "ASTRA-sim's ns-3 frontend: the logical dimensions JSON ({\"logical-dims\": [\"8\", \"2\"]}) for "
+                  "ASTRA-sim's ns-3 network configuration (docs/simulator-distributed.md)")
+      ->excludes(infragraph);
   sub->add_option("--remote-memory-configuration", opts.inputs.remote_memory_configuration,
                   "ASTRA-sim remote memory JSON")->required();
   sub->add_option("--comm-group-configuration", opts.comm_groups,
@@ -132,15 +139,56 @@ void check_astra_sim_options(const SimOptions& opts) {
 }
 
 // The run, with the network either read from its file or translated from
-// an InfraGraph description (the same reader parses both).
+// another description (InfraGraph, ASTRA-sim's ns-3 inputs) that `source`
+// names; the backend's reader parses either.
 snr::dsim::SimulationResult simulate(const snr::dsim::SimulationInputs& inputs,
                                      const std::optional<snr::infra::SimNetworkTranslation>& translation,
-                                     const std::string& infragraph) {
+                                     const std::string& source) {
   if (!translation) return snr::dsim::simulate_files(inputs);
   snr::dsim::ConfigText network{translation->network_text,
-                                fmt::format("{} (translated by '{}')", infragraph, translation->translator),
-                                std::filesystem::path(infragraph).parent_path()};
+                                fmt::format("{} (translated by '{}')", source, translation->translator),
+                                std::filesystem::path(source).parent_path()};
   return snr::dsim::simulate_documents(inputs, snr::dsim::read_simulation_documents(inputs, std::move(network)));
+}
+
+// ASTRA-sim's ns-3 frontend takes its fork's config.txt (which names the
+// topology file) and the logical dimensions: read into snr's ns-3
+// configuration, written as network.ns3.yaml beside the results. nullopt
+// when the network file is not that format (and no logical topology was
+// given).
+std::optional<snr::infra::SimNetworkTranslation> translate_astra_sim_ns3(const SimOptions& opts) {
+  const std::filesystem::path& path = opts.inputs.network_configuration;
+  const std::string text = snr::read_file(path);
+  if (!snr::dsim::is_astra_sim_ns3_config(text)) {
+    if (!opts.logical_topology.empty()) {
+      throw snr::Error(fmt::format(
+          "--logical-topology-configuration goes with ASTRA-sim's ns-3 network configuration (\"KEY value\" lines "
+          "naming TOPOLOGY_FILE); {} is not one (snr's own ns-3 configuration takes logical_dims)",
+          path.string()));
+    }
+    return std::nullopt;
+  }
+  if (opts.backend != "ns3") {
+    throw snr::Error(fmt::format("{} is ASTRA-sim's ns-3 network configuration: run it with --network-backend ns3",
+                                 path.string()));
+  }
+  std::vector<uint32_t> dims;
+  if (!opts.logical_topology.empty()) {
+    dims = snr::dsim::parse_astra_sim_logical_dims(snr::read_file(opts.logical_topology), opts.logical_topology);
+  }
+  const auto input = snr::dsim::read_astra_sim_ns3_input(text, path, dims);
+  for (const std::string& note : input.notes) fmt::print(stderr, "snr: note: {}\n", note);
+  snr::infra::SimNetworkTranslation translation;
+  translation.translator = "astra-sim-ns3";
+  translation.network_file = "network.ns3.yaml";
+  translation.network_text = snr::dsim::ns3_network_yaml(
+      input.config, fmt::format("Read from ASTRA-sim's ns-3 inputs: {} (topology {}){}", path.string(),
+                                input.topology_file.string(),
+                                opts.logical_topology.empty() ? std::string()
+                                                              : fmt::format(", logical topology {}",
+                                                                            opts.logical_topology)));
+  translation.files.push_back({translation.network_file, translation.network_text});
+  return translation;
 }
 
 void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
@@ -169,18 +217,23 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
       throw snr::Error("sim: give the network as --network-configuration FILE or --infragraph FILE");
     }
     std::optional<snr::infra::SimNetworkTranslation> translation;
-    if (!opts->infragraph.empty()) {
-      snr::dsim::find_network_backend(opts->inputs.backend);  // a bad name before the description is read
+    std::string translated_from;
+    snr::dsim::find_network_backend(opts->inputs.backend);  // a bad name before any description is read
+    if (opts->infragraph.empty()) {
+      translation = translate_astra_sim_ns3(*opts);
+      translated_from = opts->inputs.network_configuration.string();
+    } else {
       const auto loaded = snr::infra::load(opts->infragraph, opts->infragraph_annotations);
       translation = snr::infra::translate_for_sim_backend(loaded.graph, loaded.annotations, opts->inputs.backend);
-      // inputs.json names the translated file written beside the results,
-      // so a re-run (snr et critical-path DIR) reads the same network.
-      if (!opts->output_dir.empty()) {
-        opts->inputs.network_configuration =
-            std::filesystem::absolute(std::filesystem::path(opts->output_dir) / translation->network_file);
-      }
+      translated_from = opts->infragraph;
     }
-    const auto result = simulate(opts->inputs, translation, opts->infragraph);
+    // inputs.json names the translated file written beside the results, so
+    // a re-run (snr et critical-path DIR) reads the same network.
+    if (translation && !opts->output_dir.empty()) {
+      opts->inputs.network_configuration =
+          std::filesystem::absolute(std::filesystem::path(opts->output_dir) / translation->network_file);
+    }
+    const auto result = simulate(opts->inputs, translation, translated_from);
     fmt::print("{}", snr::dsim::astra_summary_lines(result));
     for (const std::string& note : result.notes) fmt::print(stderr, "snr: note: {}\n", note);
     if (const auto traces = snr::dsim::write_memory_traces(result); !traces.empty()) {

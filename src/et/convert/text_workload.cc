@@ -7,22 +7,11 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace snr::et_convert {
 
 namespace {
-
-std::vector<std::string_view> split_columns(std::string_view line) {
-  std::vector<std::string_view> columns;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    const size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) columns.push_back(line.substr(start, i - start));
-  }
-  return columns;
-}
 
 [[noreturn]] void fail(const std::string& source, size_t line, const std::string& message) {
   throw Error(fmt::format("{}:{}: {}", source, line, message));
@@ -189,13 +178,13 @@ TextWorkload parse_text_workload(std::string_view text, const std::string& sourc
     if (end == std::string_view::npos) end = text.size();
     ++line_number;
     const std::string_view line = text.substr(start, end - start);
-    if (!split_columns(line).empty()) lines.emplace_back(line_number, line);
+    if (!split_blanks(line).empty()) lines.emplace_back(line_number, line);
     start = end + 1;
   }
   if (lines.size() < 2) fail(source_name, line_number, "expected the parallelism line and the layer count");
 
   TextWorkload workload;
-  const auto header = split_columns(lines[0].second);
+  const auto header = split_blanks(lines[0].second);
   const std::string_view kind = header[0];
   if (kind == "MICRO") workload.parallelism = TextParallelism::kMicro;
   else if (kind == "DATA") workload.parallelism = TextParallelism::kData;
@@ -207,7 +196,7 @@ TextWorkload parse_text_workload(std::string_view text, const std::string& sourc
          fmt::format("unsupported parallelism '{}' (expected MICRO, DATA, MODEL, HYBRID_DATA_MODEL "
                      "or HYBRID_MODEL_DATA)", kind));
   }
-  const auto count_columns = split_columns(lines[1].second);
+  const auto count_columns = split_blanks(lines[1].second);
   if (count_columns.size() != 1) fail(source_name, lines[1].first, "expected the number of layers alone");
   const uint64_t layer_count = parse_count(count_columns[0], "layer count", source_name, lines[1].first);
   if (layer_count == 0) fail(source_name, lines[1].first, "the workload has no layers");
@@ -218,7 +207,7 @@ TextWorkload parse_text_workload(std::string_view text, const std::string& sourc
   }
   for (size_t k = 2; k < lines.size(); ++k) {
     const auto [number, line] = lines[k];
-    const auto c = split_columns(line);
+    const auto c = split_blanks(line);
     if (c.size() != 12) {
       fail(source_name, number, fmt::format("expected 12 columns, found {}", c.size()));
     }

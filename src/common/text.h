@@ -1,0 +1,32 @@
+// Whitespace handling for line-oriented text inputs (ASTRA-sim's text
+// workloads, ns-3 configuration and topology files): spaces, tabs and the
+// carriage return of Windows line ends.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace snr {
+
+[[nodiscard]] constexpr bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+[[nodiscard]] inline std::string_view trim_blanks(std::string_view text) {
+  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// The words of `line`, separated by runs of blanks.
+[[nodiscard]] inline std::vector<std::string_view> split_blanks(std::string_view line) {
+  std::vector<std::string_view> words;
+  size_t at = 0;
+  while (at < line.size()) {
+    while (at < line.size() && is_blank(line[at])) ++at;
+    const size_t start = at;
+    while (at < line.size() && !is_blank(line[at])) ++at;
+    if (at > start) words.push_back(line.substr(start, at - start));
+  }
+  return words;
+}
+
+}  // namespace snr
