@@ -115,7 +115,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     result.memory_trace_prefix = system.local_mem_trace_filename;
     add_memory_notes(result);
   }
-  if (record_timeline || system.track_local_mem) result.graphs = workload.graphs();
+  if (record_timeline || system.track_local_mem) result.graphs = workload.take_graphs();
   if (system.trace_enabled) {
     result.notes.push_back(
         "trace-enabled: 1 asks ASTRA-sim for a debug line per issued and finished node; snr prints none (its "

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <string_view>
 
 #include "common/error.h"
 #include "formats/chakra/tensor_lists.h"
@@ -10,10 +12,29 @@
 
 namespace snr::dsim {
 
-uint32_t RankTensorsBuilder::intern(const std::string& name) {
-  const auto [it, inserted] = index_.emplace(name, static_cast<uint32_t>(tensors_.names.size()));
-  if (inserted) tensors_.names.push_back(name);
-  return it->second;
+uint32_t RankTensorsBuilder::intern(std::string_view name) {
+  const auto hash_of = [](std::string_view text) { return std::hash<std::string_view>{}(text); };
+  if (2 * (tensors_.tensor_count() + 1) > index_.size()) {
+    // Grown at half full, and every index placed again.
+    index_.assign(std::max<size_t>(64, 2 * index_.size()), kEmpty);
+    const size_t mask = index_.size() - 1;
+    for (uint32_t t = 0; t < tensors_.tensor_count(); ++t) {
+      size_t at = hash_of(tensors_.name(t)) & mask;
+      while (index_[at] != kEmpty) at = (at + 1) & mask;
+      index_[at] = t;
+    }
+  }
+  const size_t mask = index_.size() - 1;
+  size_t at = hash_of(name) & mask;
+  for (; index_[at] != kEmpty; at = (at + 1) & mask) {
+    if (tensors_.name(index_[at]) == name) return index_[at];
+  }
+  if (tensors_.name_text.size() + name.size() > UINT32_MAX) throw Error("more than 4 GiB of tensor names in one rank");
+  const auto tensor = static_cast<uint32_t>(tensors_.tensor_count());
+  tensors_.name_text.append(name);
+  tensors_.name_end.push_back(static_cast<uint32_t>(tensors_.name_text.size()));
+  index_[at] = tensor;
+  return tensor;
 }
 
 void RankTensorsBuilder::add_node(const ChakraProtoMsg::Node& node) {
@@ -37,7 +58,8 @@ void RankTensorsBuilder::add_node(const ChakraProtoMsg::Node& node) {
 
 RankTensors RankTensorsBuilder::finish() {
   tensors_.node_begin.push_back(static_cast<uint32_t>(tensors_.uses.size()));
-  index_.clear();
+  index_ = {};
+  tensors_.name_text.shrink_to_fit();
   return std::move(tensors_);
 }
 
@@ -45,7 +67,7 @@ MemoryTracker::MemoryTracker(std::vector<const RankTensors*> ranks) {
   ranks_.resize(ranks.size());
   for (size_t r = 0; r < ranks.size(); ++r) {
     ranks_[r].tensors = ranks[r];
-    ranks_[r].slot.assign(ranks[r]->names.size(), -1);
+    ranks_[r].slot.assign(ranks[r]->tensor_count(), -1);
   }
 }
 
@@ -158,7 +180,7 @@ void write_memory_trace(const MemoryProfile& profile, const RankTensors& tensors
     args.add("reads", t.reads);
     args.add("last_read_by", t.last_read_end_ns == kNoRead ? std::string("(never read)") : label(t.last_reader));
     writer.slice(lifetimes, static_cast<int64_t>(t.written_start_ns), static_cast<int64_t>(end - t.written_start_ns),
-                 tensors.names[t.tensor], std::move(args));
+                 tensors.name(t.tensor), std::move(args));
   }
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   writer.write_file(path);

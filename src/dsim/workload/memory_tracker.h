@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,11 +33,21 @@ struct RankTensors {
     uint32_t tensor = 0;
     uint64_t bytes = 0;
   };
-  std::vector<std::string> names;    // by tensor index
+  // The names one after another (one allocation per rank, not one per
+  // tensor: a 128-rank LLM trace names a million); tensor i's ends at
+  // name_end[i].
+  std::string name_text;
+  std::vector<uint32_t> name_end;
   std::vector<Use> uses;             // node by node: its reads, then its writes
   std::vector<uint32_t> node_begin;  // node n's uses: [node_begin[n], node_begin[n + 1])
   std::vector<uint32_t> node_reads;  // how many of node n's uses are reads
   uint64_t nodes_without_lists = 0;  // nodes with neither "inputs" nor "outputs"
+
+  [[nodiscard]] size_t tensor_count() const { return name_end.size(); }
+  [[nodiscard]] std::string_view name(uint32_t tensor) const {
+    const uint32_t begin = tensor == 0 ? 0 : name_end[tensor - 1];
+    return std::string_view(name_text).substr(begin, name_end[tensor] - begin);
+  }
 };
 
 // Builds RankTensors from a rank's nodes, given in graph order.
@@ -48,16 +58,18 @@ class RankTensorsBuilder {
   [[nodiscard]] RankTensors finish();
 
  private:
-  uint32_t intern(const std::string& name);
+  uint32_t intern(std::string_view name);
   RankTensors tensors_;
-  std::unordered_map<std::string, uint32_t> index_;
+  // Open addressing over tensor indices (kEmpty: free), compared by name.
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  std::vector<uint32_t> index_;
 };
 
 inline constexpr TimeNs kNoRead = ~TimeNs{0};
 
 // One tensor of one NPU: who wrote it and when, and when it was last read.
 struct TensorLifetime {
-  uint32_t tensor = 0;  // index into RankTensors::names
+  uint32_t tensor = 0;  // index into RankTensors (RankTensors::name)
   uint64_t bytes = 0;
   int64_t writer = -1;  // node index; -1: read before any write (live from 0)
   TimeNs written_start_ns = 0, written_end_ns = 0;

@@ -47,7 +47,7 @@ std::optional<std::vector<TensorRef>> tensor_list(const ChakraProtoMsg::Node& no
       throw Error(fmt::format("attribute '{}': tensor '{}' has size '{}', not a byte count in 0 .. 2^50", name,
                               values.Get(i), values.Get(i + 1)));
     }
-    tensors.push_back(TensorRef{values.Get(i), *bytes});
+    tensors.push_back(TensorRef{std::string_view(values.Get(i)), *bytes});
   }
   return tensors;
 }

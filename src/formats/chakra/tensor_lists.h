@@ -20,8 +20,10 @@ inline constexpr std::string_view kInputs = "inputs";
 inline constexpr std::string_view kOutputs = "outputs";
 }  // namespace attr_name
 
+// A tensor as a list names it; `name` views the node's string (or, given to
+// set_tensor_list, the caller's) and lives as long as it.
 struct TensorRef {
-  std::string name;
+  std::string_view name;
   uint64_t bytes = 0;
 };
 
