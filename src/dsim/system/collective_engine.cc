@@ -124,9 +124,6 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
     if (it == members.end()) {
       throw Error(fmt::format("NPU {} runs a collective on a communicator group it is not in", npu));
     }
-    // A group of one moves nothing: no phase, and the collective finishes
-    // when it starts.
-    if (members.size() == 1) return;
     PhaseRing ring;
     ring.size = static_cast<uint32_t>(members.size());
     ring.my_position = static_cast<uint32_t>(it - members.begin());
@@ -219,6 +216,15 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
     size = splits * chunk;
   }
   if (chunk == 0) throw Error(fmt::format("NPU {}: collective of {} bytes is empty", request.npu, request.bytes));
+  if (request.group != nullptr && request.group->size() == 1) {
+    // A group of one moves nothing: the collective finishes when it starts,
+    // and takes no stream tag (the NPU's next collectives keep theirs).
+    if (request.group->front() != request.npu) {
+      throw Error(fmt::format("NPU {} runs a collective on a communicator group it is not in", request.npu));
+    }
+    client_.communication_finished(request.npu, request.node_index);
+    return;
+  }
   for (const auto& impl : implementations(request.kind)) {
     if (!impl.algorithm->implements_kind(request.kind)) {
       const auto dashed = [](CollectiveKind kind) {
@@ -250,7 +256,11 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
     Stream& stream = streams_[id];
     stream.npu = request.npu;
     stream.dataset = dataset_id;
-    const uint32_t counter = state.next_tag++;
+    if (request.group != nullptr && state.next_group_tag.size() <= request.group_index) {
+      state.next_group_tag.resize(request.group_index + 1, 0);
+    }
+    const uint32_t counter =
+        request.group != nullptr ? state.next_group_tag[request.group_index]++ : state.next_tag++;
     stream.tag = request.group ? ((request.group_index + 1) << 24) | (counter & 0xFFFFFF) : counter;
     stream.priority = system_.scheduling_policy == SchedulingPolicy::kLifo ? state.priority_counter++
                                                                              : state.priority_counter--;

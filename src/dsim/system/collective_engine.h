@@ -159,7 +159,12 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
     std::vector<uint32_t> running;                     // initialized streams per queue
     // Phases begun, per (algorithm, queue): PhaseContext::begun_in_queue.
     std::vector<uint32_t> phases_begun;
+    // Stream tags: one counter for collectives over every NPU and one per
+    // communicator group (by group index), as ASTRA-sim numbers a group's
+    // streams on its own, so that NPUs in different sets of groups still
+    // agree on each group's tags.
     uint32_t next_tag = 0;
+    std::vector<uint32_t> next_group_tag;
     int64_t priority_counter = 0;
   };
 

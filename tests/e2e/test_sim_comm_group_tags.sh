@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# NPUs in different sets of communicator groups: NPU 0 runs an all-reduce
+# on group "1" = {0, 1}, then one on group "2" = {0, 2}; NPU 1 and NPU 2
+# run only theirs. A collective's stream tags are counted per group (as
+# ASTRA-sim numbers a group's streams), so NPU 2's first collective on
+# group "2" matches NPU 0's second one. With one counter per NPU for all
+# groups, NPU 0 tagged it as its second collective and both waited forever.
+source "$(dirname "$0")/lib.sh"
+require_data astra-sim
+for r in 0 1 2; do
+  python3 - "$r" "$WORK/j.$r.json" <<'PY'
+import json, sys
+rank, path = int(sys.argv[1]), sys.argv[2]
+def coll(id_, group, deps):
+    return {"id": str(id_), "name": f"ar{group}", "type": "COMM_COLL_NODE", "dataDeps": [str(d) for d in deps],
+            "attr": [{"name": "comm_type", "int64Val": "0"}, {"name": "comm_size", "int64Val": "65536"},
+                     {"name": "pg_name", "stringVal": group}]}
+nodes = {0: [coll(1, "1", []), coll(2, "2", [1])], 1: [coll(1, "1", [])], 2: [coll(2, "2", [])]}[rank]
+json.dump({"globalMetadata": {"version": "0.0.4"}, "nodes": nodes}, open(path, "w"))
+PY
+  "$SNR" et unjsonize "$WORK/j.$r.json" -o "$WORK/j.$r.et" >/dev/null
+done
+echo '{"1": [0, 1], "2": [0, 2]}' >"$WORK/groups.json"
+printf 'topology: [ FullyConnected ]\nnpus_count: [ 3 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$WORK/net.yml"
+sed 's/"LIFO"/"FIFO"/' "$DATA/astra-sim/system/native_collectives/Ring_4chunks.json" >"$WORK/fifo.json"
+"$SNR" sim --workload-configuration="$WORK/j" --system-configuration="$WORK/fifo.json" \
+  --network-configuration="$WORK/net.yml" \
+  --remote-memory-configuration="$DATA/astra-sim/remote_memory/analytical/no_memory_expansion.json" \
+  --comm-group-configuration="$WORK/groups.json" >"$WORK/out.txt"
+# One 64 KiB all-reduce over two NPUs takes 5396 ns; NPU 0 runs two in a row.
+expect_contains "$WORK/out.txt" "sys[0] finished, 10792 cycles"
+expect_contains "$WORK/out.txt" "sys[1] finished, 5396 cycles"
+expect_contains "$WORK/out.txt" "sys[2] finished"
+echo PASS
