@@ -12,6 +12,12 @@ DirectPhase::DirectPhase(const PhasePlan& plan, int window) : kind_(plan.kind), 
   middle_point_ = n - 1;
   steps_left_ = kind_ == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1;
   message_bytes_ = kind_ == CollectiveKind::kAllGather ? plan.input_bytes : plan.input_bytes / n;
+  // ASTRA-sim runs a communicator group's collectives on a ring topology of
+  // the members in its "local" dimension, where direct counts (N-1) network
+  // packets per local one and round; the network's own dimensions count
+  // one. (An all-reduce of 1 MiB on a 4-NPU group of 8 then reduces once
+  // more per chunk: 15,608 ns in ASTRA-sim, as here.)
+  network_packets_ = ring_.members != nullptr ? (n - 1) * window_ : window_;
 }
 
 void DirectPhase::start(uint32_t stream, PhaseActions& actions) {
@@ -20,9 +26,7 @@ void DirectPhase::start(uint32_t stream, PhaseActions& actions) {
 
 void DirectPhase::insert_packet(uint32_t stream, PhaseActions& actions) {
   ++packets_inserted_;
-  // ASTRA-sim counts window_ local and window_ network packets per round
-  // (its accounting for non-local dimensions).
-  const bool reduce = rounds_.next_reduces(kind_, window_, window_);
+  const bool reduce = rounds_.next_reduces(kind_, window_, network_packets_);
   actions.process_packet(stream, reduce, message_bytes_);
 }
 

@@ -42,6 +42,7 @@ class DirectPhase {
   CollectiveKind kind_ = CollectiveKind::kAllToAll;
   PhaseRing ring_;
   uint32_t window_ = 1;             // ASTRA-sim's parallel_reduce
+  uint32_t network_packets_ = 1;    // per round after the window's local ones
   uint32_t middle_point_ = 0;       // N-1: all-reduce's reduce-scatter half
   uint64_t message_bytes_ = 0;
   uint32_t steps_left_ = 0;         // sends still to issue
