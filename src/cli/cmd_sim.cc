@@ -67,8 +67,8 @@ void add_sim_options(CLI::App* sub, SimOptions& opts) {
                   "Chakra trace prefix: files <prefix>.<rank>.et, one per NPU")->required();
   sub->add_option("--system-configuration", opts.inputs.system_configuration, "ASTRA-sim system JSON")->required();
   auto* network = sub->add_option("--network-configuration", opts.inputs.network_configuration,
-                                  "ASTRA-sim analytical network YAML, a backend's own configuration, or ASTRA-sim's ns-3 config.txt with "
-                                  "--network-backend ns3 (or --infragraph)");
+                                  "ASTRA-sim analytical network YAML, a backend's own configuration, or "
+                                  "ASTRA-sim's ns-3 config.txt with --network-backend ns3 (or --infragraph)");
   auto* infragraph = sub->add_option("--infragraph", opts.infragraph,
                                      "InfraGraph description (YAML or JSON) translated for the network backend "
                                      "instead of --network-configuration (docs/infragraph.md)");

@@ -166,7 +166,9 @@ void parse_astra_sim_ns3_topology(std::string_view text, std::string_view source
     size_t next = 1;
     std::set<uint64_t> switch_ids;
     while (switch_ids.size() < switches) {
-      if (next >= lines.size()) throw Error(fmt::format("{} switch ids declared, {} found", switches, switch_ids.size()));
+      if (next >= lines.size()) {
+        throw Error(fmt::format("{} switch ids declared, {} found", switches, switch_ids.size()));
+      }
       for (const std::string_view word : lines[next].second) {
         const uint64_t id = whole_number(word, fmt::format("line {}: switch id", lines[next].first), nodes - 1);
         if (!switch_ids.insert(id).second) throw Error(fmt::format("line {}: switch {} twice", lines[next].first, id));

@@ -28,7 +28,8 @@ TEST(AstraSimNs3Input, Ns3RateAndTimeStrings) {
   EXPECT_DOUBLE_EQ(parse_ns3_time_ns("0.005ms", "t"), 5000);
   EXPECT_DOUBLE_EQ(parse_ns3_time_ns("1us", "t"), 1000);
   EXPECT_DOUBLE_EQ(parse_ns3_time_ns("250ns", "t"), 250);
-  EXPECT_THAT(error_of([] { parse_ns3_data_rate_gbit_per_s("400G", "line 3"); }), HasSubstr("line 3: data rate '400G'"));
+  EXPECT_THAT(error_of([] { parse_ns3_data_rate_gbit_per_s("400G", "line 3"); }),
+              HasSubstr("line 3: data rate '400G'"));
   EXPECT_THAT(error_of([] { parse_ns3_data_rate_gbit_per_s("fast", "t"); }), HasSubstr("is not a bandwidth"));
   EXPECT_THAT(error_of([] { parse_ns3_time_ns("5", "t"); }), HasSubstr("time '5': unknown duration unit"));
   EXPECT_THAT(error_of([] { parse_ns3_time_ns("-1ms", "t"); }), HasSubstr("negative"));
