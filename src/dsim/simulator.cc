@@ -26,15 +26,27 @@ TimeNs SimulationResult::finish_ns() const {
 
 namespace {
 
+// The memory profiles summed over the NPUs (the peak is the largest).
+struct MemoryTotals {
+  uint64_t peak_bytes = 0, tensors = 0, without_lists = 0, read_before_write = 0, written_again = 0;
+};
+MemoryTotals memory_totals(const std::vector<MemoryProfile>& memory) {
+  MemoryTotals sum;
+  for (const MemoryProfile& m : memory) {
+    sum.peak_bytes = std::max(sum.peak_bytes, m.peak_bytes);
+    sum.tensors += m.tensors.size();
+    sum.without_lists += m.nodes_without_lists;
+    sum.read_before_write += m.read_before_write;
+    sum.written_again += m.written_again;
+  }
+  return sum;
+}
+
 // What the tracker could not use, summed over the NPUs.
 void add_memory_notes(SimulationResult& result) {
-  uint64_t without_lists = 0, nodes = 0, read_before_write = 0, written_again = 0;
-  for (size_t npu = 0; npu < result.memory.size(); ++npu) {
-    without_lists += result.memory[npu].nodes_without_lists;
-    read_before_write += result.memory[npu].read_before_write;
-    written_again += result.memory[npu].written_again;
-    nodes += result.npus[npu].nodes_completed;
-  }
+  const auto [peak_bytes, tensors, without_lists, read_before_write, written_again] = memory_totals(result.memory);
+  uint64_t nodes = 0;
+  for (const NpuResult& npu : result.npus) nodes += npu.nodes_completed;
   if (without_lists > 0) {
     result.notes.push_back(fmt::format(
         "track-local-mem: {} of {} nodes name no tensors (no \"inputs\"/\"outputs\" attribute); they hold no "
@@ -111,7 +123,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     for (const auto& [name, members] : groups.groups) result.group_members.push_back(members);
   }
   if (system.track_local_mem) {
-    result.memory = workload.memory_profiles();
+    result.memory = workload.take_memory_profiles();
     result.memory_trace_prefix = system.local_mem_trace_filename;
     add_memory_notes(result);
   }
@@ -249,20 +261,13 @@ nlohmann::ordered_json summary_json(const SimulationResult& result) {
                         {"fct_max_ns", max_ns}};
   }
   if (!result.memory.empty()) {
-    uint64_t peak = 0, tensors = 0, without_lists = 0, read_before_write = 0, written_again = 0;
-    for (const MemoryProfile& m : result.memory) {
-      peak = std::max(peak, m.peak_bytes);
-      tensors += m.tensors.size();
-      without_lists += m.nodes_without_lists;
-      read_before_write += m.read_before_write;
-      written_again += m.written_again;
-    }
+    const MemoryTotals sum = memory_totals(result.memory);
     summary["memory"] = {{"trace_prefix", result.memory_trace_prefix},
-                         {"peak_bytes", peak},
-                         {"tensors", tensors},
-                         {"nodes_without_tensor_lists", without_lists},
-                         {"tensors_read_before_write", read_before_write},
-                         {"tensors_written_again", written_again}};
+                         {"peak_bytes", sum.peak_bytes},
+                         {"tensors", sum.tensors},
+                         {"nodes_without_tensor_lists", sum.without_lists},
+                         {"tensors_read_before_write", sum.read_before_write},
+                         {"tensors_written_again", sum.written_again}};
   }
   if (result.packets) {
     summary["packets"] = {{"sent", result.packets->packets_sent},

@@ -120,10 +120,8 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
   };
   if (request.group != nullptr) {
     const auto& members = *request.group;
+    // (Membership was checked once in start_collective.)
     const auto it = std::find(members.begin(), members.end(), npu);
-    if (it == members.end()) {
-      throw Error(fmt::format("NPU {} runs a collective on a communicator group it is not in", npu));
-    }
     PhaseRing ring;
     ring.size = static_cast<uint32_t>(members.size());
     ring.my_position = static_cast<uint32_t>(it - members.begin());
@@ -216,14 +214,17 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
     size = splits * chunk;
   }
   if (chunk == 0) throw Error(fmt::format("NPU {}: collective of {} bytes is empty", request.npu, request.bytes));
-  if (request.group != nullptr && request.group->size() == 1) {
-    // A group of one moves nothing: the collective finishes when it starts,
-    // and takes no stream tag (the NPU's next collectives keep theirs).
-    if (request.group->front() != request.npu) {
+  if (request.group != nullptr) {
+    const auto& members = *request.group;
+    if (std::find(members.begin(), members.end(), request.npu) == members.end()) {
       throw Error(fmt::format("NPU {} runs a collective on a communicator group it is not in", request.npu));
     }
-    client_.communication_finished(request.npu, request.node_index);
-    return;
+    // A group of one moves nothing: the collective finishes when it starts,
+    // and takes no stream tag (the NPU's next collectives keep theirs).
+    if (members.size() == 1) {
+      client_.communication_finished(request.npu, request.node_index);
+      return;
+    }
   }
   for (const auto& impl : implementations(request.kind)) {
     if (!impl.algorithm->implements_kind(request.kind)) {

@@ -109,24 +109,23 @@ void MemoryTracker::node_finished(NpuId npu, uint32_t node, TimeNs start_ns, Tim
     TensorLifetime& lifetime = first_naming(rank, use);
     lifetime.writer = node;
     lifetime.written_start_ns = start_ns;
-    lifetime.written_end_ns = end_ns;
   }
 }
 
-std::vector<MemoryProfile> MemoryTracker::profiles() const {
+std::vector<MemoryProfile> MemoryTracker::take_profiles() {
   std::vector<MemoryProfile> result(ranks_.size());
   for (size_t r = 0; r < ranks_.size(); ++r) {
-    const RankState& rank = ranks_[r];
+    RankState& rank = ranks_[r];
     MemoryProfile& profile = result[r];
-    profile.tensors = rank.lifetimes;
+    profile.tensors = std::move(rank.lifetimes);
     profile.read_before_write = rank.read_before_write;
     profile.written_again = rank.written_again;
     profile.nodes_without_lists = rank.tensors->nodes_without_lists;
     // (time, signed change): at one moment writes count before last reads,
     // and the usage recorded is the one after both.
     std::vector<std::pair<TimeNs, int64_t>> changes;
-    changes.reserve(2 * rank.lifetimes.size());
-    for (const TensorLifetime& t : rank.lifetimes) {
+    changes.reserve(2 * profile.tensors.size());
+    for (const TensorLifetime& t : profile.tensors) {
       changes.emplace_back(t.written_start_ns, static_cast<int64_t>(t.bytes));
       if (t.last_read_end_ns != kNoRead) changes.emplace_back(t.last_read_end_ns, -static_cast<int64_t>(t.bytes));
     }

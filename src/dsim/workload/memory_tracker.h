@@ -72,7 +72,7 @@ struct TensorLifetime {
   uint32_t tensor = 0;  // index into RankTensors (RankTensors::name)
   uint64_t bytes = 0;
   int64_t writer = -1;  // node index; -1: read before any write (live from 0)
-  TimeNs written_start_ns = 0, written_end_ns = 0;
+  TimeNs written_start_ns = 0;
   int64_t last_reader = -1;
   TimeNs last_read_end_ns = kNoRead;  // kNoRead: never read, live to the end
   uint64_t reads = 0;
@@ -95,8 +95,9 @@ class MemoryTracker {
   explicit MemoryTracker(std::vector<const RankTensors*> ranks);
   // Records node `node` of `npu`, issued at start_ns and finished at end_ns.
   void node_finished(NpuId npu, uint32_t node, TimeNs start_ns, TimeNs end_ns);
-  // The profiles, per NPU.
-  [[nodiscard]] std::vector<MemoryProfile> profiles() const;
+  // The profiles, per NPU; the lifetimes move into them (once, after the
+  // run: a large job has a million).
+  [[nodiscard]] std::vector<MemoryProfile> take_profiles();
 
  private:
   struct RankState {

@@ -52,7 +52,7 @@ TEST(MemoryTracker, LifetimesPeakAndCountsFollowAstraSimsRules) {
   tracker.node_finished(0, 2, 30, 40);
   tracker.node_finished(0, 3, 40, 45);
   tracker.node_finished(0, 4, 45, 50);
-  const MemoryProfile profile = tracker.profiles().at(0);
+  const MemoryProfile profile = tracker.take_profiles().at(0);
   // x [0, 30] (B's read ends it; C's write of x is the "written again"),
   // y [10, 40], z read before write: [0, 40], v [45, end).
   using Usage = std::vector<std::pair<TimeNs, uint64_t>>;
@@ -96,7 +96,7 @@ TEST(MemoryTracker, AtOneMomentWritesCountBeforeLastReads) {
   MemoryTracker tracker({&tensors});
   tracker.node_finished(0, 0, 5, 5);
   tracker.node_finished(0, 1, 5, 5);
-  const MemoryProfile profile = tracker.profiles().at(0);
+  const MemoryProfile profile = tracker.take_profiles().at(0);
   // q is written and last read at 5: the usage after that moment is 0.
   EXPECT_EQ(profile.usage, (std::vector<std::pair<TimeNs, uint64_t>>{{5, 0}}));
   EXPECT_EQ(profile.peak_bytes, 0u);
@@ -122,7 +122,7 @@ TEST(MemoryTracker, TraceHasTheLiveBytesCounterAndALifetimePerTensor) {
   for (uint64_t id = 10; id < 15; ++id) labels.push_back(NodeLabel{"n" + std::to_string(id), id});
   const auto dir = std::filesystem::temp_directory_path() / ("memory_tracker_test_" + std::to_string(::getpid()));
   const auto path = dir / "sub" / "mem.0.json";  // parent folders are created
-  write_memory_trace(tracker.profiles().at(0), tensors, labels, 0, 50, path);
+  write_memory_trace(tracker.take_profiles().at(0), tensors, labels, 0, 50, path);
   const auto trace = nlohmann::json::parse(read_file(path));
   int counters = 0, slices = 0;
   for (const auto& event : trace["traceEvents"]) {

@@ -333,8 +333,8 @@ void Workload::complete(NpuId npu, uint32_t node_index) {
   issue_ready(npu);
 }
 
-std::vector<MemoryProfile> Workload::memory_profiles() const {
-  return memory_ ? memory_->profiles() : std::vector<MemoryProfile>{};
+std::vector<MemoryProfile> Workload::take_memory_profiles() {
+  return memory_ ? memory_->take_profiles() : std::vector<MemoryProfile>{};
 }
 
 void Workload::communication_finished(NpuId npu, uint64_t node_index) {

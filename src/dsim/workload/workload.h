@@ -101,11 +101,12 @@ class Workload final : public SystemClient, public EventHandler {
   [[nodiscard]] const std::vector<NpuResult>& results() const { return results_; }
   [[nodiscard]] const std::vector<RankGraph>& graphs() const { return graphs_; }
   // The graphs, moved out: for after the run (results() and
-  // memory_profiles() do not need them; nothing else may be called).
+  // take_memory_profiles() do not need them; nothing else may be called).
   [[nodiscard]] std::vector<RankGraph> take_graphs() { return std::move(graphs_); }
   [[nodiscard]] const std::vector<std::vector<TimelineSlice>>& timeline() const { return timeline_; }
-  // Per NPU; empty unless constructed with track_memory.
-  [[nodiscard]] std::vector<MemoryProfile> memory_profiles() const;
+  // Per NPU, moved out after the run; empty unless constructed with
+  // track_memory.
+  [[nodiscard]] std::vector<MemoryProfile> take_memory_profiles();
   // Throws snr::Error naming the first NPU that did not finish (deadlock).
   void check_all_finished() const;
 

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -20,7 +19,7 @@ namespace {
 
 // The fork's settings snr's stock ns-3 transport has no counterpart for:
 // accepted and named in a note.
-constexpr std::array<std::string_view, 34> kTransportKeys = {
+constexpr std::string_view kTransportKeys[] = {
     "ENABLE_QCN", "USE_DYNAMIC_PFC_THRESHOLD", "CLAMP_TARGET_RATE", "PAUSE_TIME", "L2_CHUNK_SIZE",
     "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO", "ALPHA_RESUME_INTERVAL", "RP_TIMER", "EWMA_GAIN", "FAST_RECOVERY_TIMES",
     "RATE_AI", "RATE_HAI", "CC_MODE", "RATE_DECREASE_INTERVAL", "MIN_RATE", "HAS_WIN", "GLOBAL_T", "MI_THRESH",
@@ -30,12 +29,12 @@ constexpr std::array<std::string_view, 34> kTransportKeys = {
 // Its input and output files besides the topology (flows, traces, FCT, PFC,
 // queue monitors) and run controls: accepted, not read or written (snr's
 // results go to `-o DIR`).
-constexpr std::array<std::string_view, 12> kFileAndRunKeys = {
+constexpr std::string_view kFileAndRunKeys[] = {
     "FLOW_FILE", "TRACE_FILE", "TRACE_OUTPUT_FILE", "FCT_OUTPUT_FILE", "PFC_OUTPUT_FILE", "QLEN_MON_FILE",
     "QLEN_MON_START", "QLEN_MON_END", "ENABLE_TRACE", "SIMULATOR_STOP_TIME", "DATA_RATE", "LINK_DELAY"};
 
 bool one_of(std::string_view key, const auto& keys) {
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
+  return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
 }
 
 uint64_t whole_number(std::string_view text, std::string_view where, uint64_t max_value) {
