@@ -214,8 +214,10 @@ std::vector<std::filesystem::path> write_memory_traces(const SimulationResult& r
     labels.reserve(graph.nodes.size());
     for (const WorkNode& node : graph.nodes) labels.push_back(NodeLabel{node.name, node.chakra_id});
     const std::filesystem::path path = fmt::format("{}.{}.json", result.memory_trace_prefix, npu);
-    write_memory_trace(result.memory[npu], graph.tensors, labels, static_cast<NpuId>(npu), result.npus[npu].finish_ns,
-                       path);
+    with_error_context(fmt::format("memory trace {} (local-mem-trace-filename)", path.string()), [&] {
+      write_memory_trace(result.memory[npu], graph.tensors, labels, static_cast<NpuId>(npu),
+                         result.npus[npu].finish_ns, path);
+    });
     written.push_back(path);
   }
   return written;

@@ -100,6 +100,12 @@ assert lifetimes["y"]["args"]["written_by"] == "fwd (node 1)" and lifetimes["y"]
 assert lifetimes["g"]["args"]["last_read_by"] == "ar_g (node 4)"
 PY
 
+# A trace folder that cannot be made: an error naming the file and setting.
+touch "$WORK/a_file"
+system "$WORK/sys_blocked.json" ', "track-local-mem": 1, "local-mem-trace-filename": "'"$WORK"'/a_file/m"'
+expect_fail sim "$WORK/stg" "$WORK/sys_blocked.json"
+expect_contains "$WORK/expect_fail.out" "a_file/m.0.json (local-mem-trace-filename): cannot create folder"
+
 # Malformed lists name the node and the attribute.
 python3 - "$WORK/stg.0.json" "$WORK/bad.0.json" <<'PY'
 import json, sys

@@ -181,7 +181,11 @@ void write_memory_trace(const MemoryProfile& profile, const RankTensors& tensors
     writer.slice(lifetimes, static_cast<int64_t>(t.written_start_ns), static_cast<int64_t>(end - t.written_start_ns),
                  tensors.name(t.tensor), std::move(args));
   }
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  if (path.has_parent_path()) {
+    std::error_code error;
+    std::filesystem::create_directories(path.parent_path(), error);
+    if (error) throw Error(fmt::format("cannot create folder {}: {}", path.parent_path().string(), error.message()));
+  }
   writer.write_file(path);
 }
 
