@@ -100,10 +100,10 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     if (const std::string stall = system_layer.stall_report(); !stall.empty()) what += "; " + stall;
     if (system.scheduling_policy != SchedulingPolicy::kLifo) throw Error(what);
     // Each NPU picks its chunks on its own (as ASTRA-sim 2.x does): under
-    // LIFO, collectives that reach NPUs at different times can cross.
-    throw Error(fmt::format("{}; with scheduling-policy LIFO, NPUs that issue overlapping collectives at different "
-                            "times (a straggler, uneven compute) can also pick their chunks in different orders and "
-                            "wait on each other, which snr does not prevent yet: scheduling-policy FIFO or a larger "
+    // LIFO a newer collective's chunks go ahead of older waiting ones.
+    throw Error(fmt::format("{}; with scheduling-policy LIFO a newer collective's chunks go ahead of older waiting "
+                            "ones on each NPU, so NPUs that reach overlapping collectives in different orders can "
+                            "wait on each other (as in ASTRA-sim): scheduling-policy FIFO or a larger "
                             "active-chunks-per-dimension avoids it",
                             what));
   }
@@ -114,6 +114,8 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   result.links = net->link_stats();
   result.flows = net->flow_stats();
   result.packets = net->packet_stats();
+  for (std::string& note : system_layer.notes()) result.notes.push_back(std::move(note));
+  for (std::string& note : net->notes()) result.notes.push_back(std::move(note));
   result.events_processed = loop.events_processed();
   result.messages_sent = system_layer.traffic().messages_sent;
   result.skipped_records = skipped;

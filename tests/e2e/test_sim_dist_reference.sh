@@ -72,5 +72,5 @@ expect_fail "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all
   --system-configuration="$A/system/native_collectives/Ring_4chunks.json" --network-configuration="$WORK/extra_key.yml" \
   --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" --network-backend=analytical-congestion-unaware
 expect_contains "$WORK/expect_fail.out" "unknown key 'routing'"
-expect_contains "$WORK/expect_fail.out" "for network backend 'analytical-congestion-unaware' (its keys: topology, npus_count, bandwidth, latency)"
+expect_contains "$WORK/expect_fail.out" "for network backend 'analytical-congestion-unaware' (its keys: topology, npus_count, bandwidth, latency, multi-dim-delay)"
 echo PASS

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -64,7 +65,8 @@ std::string_view topology_name(TopologyKind kind) {
   return "?";
 }
 
-NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view source) {
+NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view source,
+                                   std::initializer_list<std::string_view> backend_keys) {
   return with_error_context(fmt::format("network configuration {}", source), [&] {
     // Syntax errors, duplicate keys and empty documents are errors with the line.
     const YAML::Node root = load_yaml_document(yaml_text, source, "an analytical network configuration");
@@ -81,6 +83,7 @@ NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view 
       else if (key == "npus_count") npus = require_list(entry.second, key);
       else if (key == "bandwidth") bandwidth = require_list(entry.second, key);
       else if (key == "latency") latency = require_list(entry.second, key);
+      else if (std::find(backend_keys.begin(), backend_keys.end(), key) != backend_keys.end()) continue;
       else throw Error(fmt::format("unknown key '{}' (line {})", key, entry.first.Mark().line + 1));
     }
     if (topology.empty() || npus.empty() || bandwidth.empty() || latency.empty()) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -51,7 +52,9 @@ struct NetworkConfig {
   [[nodiscard]] uint64_t npus_count() const;
 };
 
-NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view source);
+// `backend_keys`: keys a backend reads itself from the same file (skipped here).
+NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view source,
+                                   std::initializer_list<std::string_view> backend_keys = {});
 NetworkConfig load_network_config(const std::filesystem::path& path);
 
 std::string_view topology_name(TopologyKind kind);

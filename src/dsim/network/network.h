@@ -77,6 +77,9 @@ class NetworkBackend {
   // packets (none from the analytical ones).
   [[nodiscard]] virtual std::vector<FlowStats> flow_stats() const { return {}; }
   [[nodiscard]] virtual std::optional<PacketStats> packet_stats() const { return std::nullopt; }
+  // What the run should tell the user about how this backend treated it
+  // (printed as notes after the results).
+  [[nodiscard]] virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // A duration computed in floating point as whole ns, truncated as ASTRA-sim

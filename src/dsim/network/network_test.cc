@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "common/error.h"
@@ -35,6 +36,55 @@ TEST(UnawareNetwork, HopsTimesLatencyPlusSerialization) {
   EXPECT_EQ(net.delay_ns(0, 1, 32768), 1110u);       // 500 + 610.35
   EXPECT_EQ(net.delay_ns(0, 4, 32768), 2610u);       // 4 hops: 2000 + 610.35
   EXPECT_EQ(net.delay_ns(0, 7, 32768), 1110u);       // one hop anticlockwise
+}
+
+// Switch 2 x Switch 2: NPU 1 = (1, 0), NPU 2 = (0, 1), NPU 3 = (1, 1).
+constexpr const char* kTwoSwitches =
+    "topology: [Switch, Switch]\nnpus_count: [2, 2]\nbandwidth: [450, 50]\nlatency: [500, 2000]\n";
+
+NetworkConfig unaware_config(const std::string& yaml) {
+  return parse_backend_config(find_network_backend("analytical-congestion-unaware"), yaml, "test");
+}
+
+TEST(UnawareNetwork, NpusApartInTwoDimensionsPayTheFirstOnlyAsAstraSim) {
+  RecordingHost host;
+  UnawareNetwork net(unaware_config(kTwoSwitches), host.loop);
+  // 2 MiB: dimension 0 at 450 GB/s (483.18 B/ns) 2 hops x 500 + 4340.3 ->
+  // 5340; dimension 1 at 50 GB/s (53.687 B/ns) 2 x 2000 + 39062.5 -> 43062.
+  EXPECT_EQ(net.delay_ns(0, 1, 2097152), 5340u);
+  EXPECT_EQ(net.delay_ns(0, 2, 2097152), 43062u);
+  EXPECT_EQ(net.delay_ns(1, 2, 2097152), 5340u);  // apart in both: the first only
+  EXPECT_EQ(net.delay_ns(0, 3, 2097152), 5340u);
+  net.send(0, 1, 2, 2097152, host.id);
+  net.send(1, 0, 1, 2097152, host.id);
+  host.run(net);
+  const auto notes = net.notes();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("1 of 2 messages went between NPUs apart in more than one network dimension"),
+            std::string::npos)
+      << notes[0];
+}
+
+TEST(UnawareNetwork, EveryDimensionChargesEachDimensionCrossed) {
+  RecordingHost host;
+  UnawareNetwork net(unaware_config(std::string(kTwoSwitches) + "multi-dim-delay: every-dimension\n"), host.loop);
+  EXPECT_EQ(net.delay_ns(1, 2, 2097152), 5340u + 43062u);
+  EXPECT_EQ(net.delay_ns(0, 1, 2097152), 5340u);
+  net.send(0, 1, 2, 2097152, host.id);
+  host.run(net);
+  EXPECT_TRUE(net.notes().empty());
+}
+
+TEST(UnawareNetwork, MultiDimDelayTakesOneOfItsTwoValues) {
+  for (const char* bad : {"multi-dim-delay: sum\n", "multi-dim-delay: [every-dimension]\n"}) {
+    try {
+      (void)unaware_config(std::string(kTwoSwitches) + bad);
+      FAIL() << "no error for " << bad;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("multi-dim-delay (line 5) must be first-dimension"), std::string::npos) << what;
+    }
+  }
 }
 
 TEST(AwareNetwork, SecondMessageQueuesBehindFirst) {

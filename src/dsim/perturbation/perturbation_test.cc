@@ -307,7 +307,15 @@ TEST(LinkFactors, MultiHopRoutesOnEachBackend) {
       network("topology: [Ring, Ring]\nnpus_count: [4, 4]\nbandwidth: [50, 50]\nlatency: [500, 500]\n");
   const auto slow_dim = resolve(R"({"dimensions": [{"dimension": 1, "bandwidth_factor": 0.5}]})", torus);
   EXPECT_EQ(message_ns(torus, kAware, 0, 5, &slow_dim), 576u + 652u);
-  EXPECT_EQ(message_ns(torus, kUnaware, 0, 5, &slow_dim), 576u + 652u);
+  // The congestion-unaware network charges NPUs apart in two dimensions the
+  // first one only (ASTRA-sim's rule), or both with every-dimension.
+  EXPECT_EQ(message_ns(torus, kUnaware, 0, 5, &slow_dim), 576u);
+  const NetworkConfig every_dimension = parse_backend_config(
+      find_network_backend(kUnaware),
+      "topology: [Ring, Ring]\nnpus_count: [4, 4]\nbandwidth: [50, 50]\nlatency: [500, 500]\n"
+      "multi-dim-delay: every-dimension\n",
+      "test");
+  EXPECT_EQ(message_ns(every_dimension, kUnaware, 0, 5, &slow_dim), 576u + 652u);
 }
 
 TEST(LinkFactors, ABackendWithoutALinkModelRefusesThem) {

@@ -87,9 +87,6 @@ using Phase = std::variant<RingPhase, DirectPhase, HalvingDoublingPhase, DoubleB
 struct PhaseContext {
   const PhasePlan& plan;
   NpuId npu = 0;
-  // Phases of this algorithm the NPU began earlier in the same queue
-  // (ASTRA-sim's double binary tree alternates its two trees by it).
-  uint32_t begun_in_queue = 0;
   // Programs of all-reduce-implementation-custom, or nullptr.
   const CustomCollectives* custom = nullptr;
   // The algorithm's run state (its spec's create_run), or nullptr.

@@ -84,6 +84,11 @@ struct PhasePlan {
   uint64_t input_bytes = 0;
   PhaseRing ring;
   uint32_t root_position = 0;  // rooted collectives: the root's position in `ring`
+  // This NPU's phases of the same algorithm in the same queue planned
+  // before this one, counted as streams are created (ASTRA-sim's double
+  // binary tree alternates its two trees by it: its topology hands them
+  // out at creation, not as a stream reaches the phase).
+  uint32_t earlier_in_queue = 0;
 };
 
 class PhaseActions {

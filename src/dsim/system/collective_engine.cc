@@ -58,6 +58,24 @@ std::string CollectiveEngine::stall_report() const {
   return report;
 }
 
+std::vector<std::string> CollectiveEngine::notes() const {
+  std::vector<std::string> notes;
+  for (const CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter,
+                                    CollectiveKind::kAllGather, CollectiveKind::kAllToAll}) {
+    if ((extended_lists_ & (1U << static_cast<unsigned>(kind))) == 0) continue;
+    const auto& impls = implementations(kind);
+    std::string key = collective_name(kind);
+    std::replace(key.begin(), key.end(), '_', '-');
+    notes.push_back(fmt::format(
+        "{}-implementation lists {} algorithm(s) for a {}-dimensional network; {} ran in the dimensions "
+        "after the list too. ASTRA-sim builds its logical topology from the list alone, so there these "
+        "collectives stay inside the first {} dimension(s) and never reach the other NPUs: list one "
+        "algorithm per dimension to compare with it",
+        key, impls.size(), layout_.dims(), impls.back().algorithm->name, impls.size()));
+  }
+  return notes;
+}
+
 const std::vector<CollectiveImplementation>& CollectiveEngine::implementations(CollectiveKind kind) const {
   switch (kind) {
     case CollectiveKind::kAllReduce: return system_.all_reduce;
@@ -107,6 +125,7 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
     plan.kind = kind;
     plan.algorithm = is_rooted(kind) ? rooted_algorithm_ : default_algorithm_;
     if (!impls.empty()) {
+      if (dim >= impls.size()) extended_lists_ |= 1U << static_cast<unsigned>(request.kind);
       const CollectiveImplementation& impl = impls[std::min(dim, impls.size() - 1)];
       plan.algorithm = impl.algorithm;
       plan.parameter = impl.parameter;
@@ -118,7 +137,13 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
     plan.root_position = root_position;
     bytes = RingPhase::output_bytes_for(kind, bytes, ring.size);
   };
-  if (request.group != nullptr) {
+  // ASTRA-sim plans a communicator group's collectives as the whole
+  // system's when the group holds every NPU (every dimension involved,
+  // whatever the node's involved_dim); a smaller group gets one ring of its
+  // members in a "local" dimension, and there a per-dimension list of more
+  // than one native algorithm falls back to ring.
+  const bool whole_system_group = request.group != nullptr && request.group->size() == network_config_.npus_count();
+  if (request.group != nullptr && !whole_system_group) {
     const auto& members = *request.group;
     // (Membership was checked once in start_collective.)
     const auto it = std::find(members.begin(), members.end(), npu);
@@ -138,6 +163,10 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
       }
     }
     push(request.kind, 0, ring);
+    if (impls.size() > 1 && !custom) {
+      stream.phases[0].algorithm = default_algorithm_;
+      stream.phases[0].parameter = -1;
+    }
     return;
   }
   // Rooted collectives run as one tree over all NPUs.
@@ -172,7 +201,7 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
   };
   auto active = [&](size_t dim) {
     return layout_.size(dim) > 1 &&
-           (request.involved_dimensions.empty() ||
+           (whole_system_group || request.involved_dimensions.empty() ||
             (dim < request.involved_dimensions.size() && request.involved_dimensions[dim]));
   };
   std::vector<size_t> order(dims);
@@ -250,7 +279,12 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
   }
   datasets_[dataset_id] = Dataset{request.npu, 0, request.node_index};
   NpuState& state = npus_[request.npu];
-  std::vector<uint32_t> created;
+  // One priority for all of a collective's chunks (ASTRA-sim's
+  // get_priority, once per collective): under LIFO a newer collective goes
+  // ahead of waiting older ones, but its own chunks keep their order, so
+  // NPUs that issue it at different times still run its chunks alike.
+  const int64_t priority =
+      system_.scheduling_policy == SchedulingPolicy::kLifo ? state.priority_counter++ : state.priority_counter--;
   while (size > 0) {
     size = chunk > size ? 0 : size - chunk;
     const uint32_t id = allocate_stream();
@@ -263,10 +297,10 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
     const uint32_t counter =
         request.group != nullptr ? state.next_group_tag[request.group_index]++ : state.next_tag++;
     stream.tag = request.group ? ((request.group_index + 1) << 24) | (counter & 0xFFFFFF) : counter;
-    stream.priority = system_.scheduling_policy == SchedulingPolicy::kLifo ? state.priority_counter++
-                                                                             : state.priority_counter--;
+    stream.priority = priority;
     stream.phases[0].input_bytes = chunk;
     fill_phase_rings(stream, request);
+    count_planned_phases(request.npu, stream);
     if (stream.phase_count == 0) {
       free_streams_.push_back(id);
       break;
@@ -317,11 +351,18 @@ void CollectiveEngine::init_stream(uint32_t stream_id) {
 }
 
 Phase CollectiveEngine::make_phase(NpuId npu, const PhasePlan& plan) {
-  std::vector<uint32_t>& begun = npus_[npu].phases_begun;
-  const size_t slot = static_cast<size_t>(plan.algorithm->index) * layout_.dims() + plan.queue;
-  if (begun.size() <= slot) begun.resize(slot + 1, 0);
   AlgorithmRun* run = plan.algorithm->index < runs_.size() ? runs_[plan.algorithm->index].get() : nullptr;
-  return plan.algorithm->create(PhaseContext{plan, npu, begun[slot]++, custom_, run});
+  return plan.algorithm->create(PhaseContext{plan, npu, custom_, run});
+}
+
+void CollectiveEngine::count_planned_phases(NpuId npu, Stream& stream) {
+  std::vector<uint32_t>& planned = npus_[npu].phases_planned;
+  for (uint32_t i = 0; i < stream.phase_count; ++i) {
+    PhasePlan& plan = stream.phases[i];
+    const size_t slot = static_cast<size_t>(plan.algorithm->index) * layout_.dims() + plan.queue;
+    if (planned.size() <= slot) planned.resize(slot + 1, 0);
+    plan.earlier_in_queue = planned[slot]++;
+  }
 }
 
 // Moves a stream into its next phase's queue (ASTRA-sim's

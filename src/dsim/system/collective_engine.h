@@ -89,6 +89,10 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   [[nodiscard]] ComputeDevice* compute_device() const;
   // The algorithms' run states' stall reports (AlgorithmRun), joined.
   [[nodiscard]] std::string stall_report() const;
+  // Where this run and ASTRA-sim read the configuration differently: a
+  // *-implementation list shorter than the network's dimensions, which
+  // here runs its last algorithm in the remaining ones.
+  [[nodiscard]] std::vector<std::string> notes() const;
   [[nodiscard]] uint64_t streams_run() const { return streams_run_; }
   [[nodiscard]] bool idle() const { return live_streams_ == 0 && matcher_.pending() == 0; }
 
@@ -157,8 +161,8 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   struct NpuState {
     std::vector<std::vector<uint32_t>> queue_streams;  // per queue, in priority order
     std::vector<uint32_t> running;                     // initialized streams per queue
-    // Phases begun, per (algorithm, queue): PhaseContext::begun_in_queue.
-    std::vector<uint32_t> phases_begun;
+    // Phases planned, per (algorithm, queue): PhasePlan::earlier_in_queue.
+    std::vector<uint32_t> phases_planned;
     // Stream tags: one counter for collectives over every NPU and one per
     // communicator group (by group index), as ASTRA-sim numbers a group's
     // streams on its own, so that NPUs in different sets of groups still
@@ -213,6 +217,7 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   }
   Phase make_phase(NpuId npu, const PhasePlan& plan);
   void fill_phase_rings(Stream& stream, const CollectiveRequest& request);
+  void count_planned_phases(NpuId npu, Stream& stream);
   [[nodiscard]] uint64_t reduction_ns(uint64_t bytes) {
     return bytes == reduction_cached_bytes_ ? reduction_cached_ns_ : reduction_ns_uncached(bytes);
   }
@@ -225,6 +230,7 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   const CollectiveAlgorithmSpec* default_algorithm_;  // ring: lists that are not given
   const CollectiveAlgorithmSpec* custom_algorithm_;   // all-reduce-implementation-custom
   const CollectiveAlgorithmSpec* rooted_algorithm_;   // broadcast, reduce, gather, scatter
+  uint32_t extended_lists_ = 0;  // bit per CollectiveKind: its list ran beyond its length
   EventLoop& loop_;
   EventQueue& events_;
   NetworkBackend& network_;

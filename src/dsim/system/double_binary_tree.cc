@@ -165,7 +165,7 @@ CollectiveAlgorithmSpec double_binary_tree_algorithm_spec() {
   spec.implements = {CollectiveKind::kAllReduce};
   spec.create = [](const PhaseContext& context) -> Phase {
     // ASTRA-sim hands out its two trees alternately, per NPU and dimension.
-    return DoubleBinaryTreePhase(context.plan, context.begun_in_queue % 2 == 1);
+    return DoubleBinaryTreePhase(context.plan, context.plan.earlier_in_queue % 2 == 1);
   };
   return spec;
 }

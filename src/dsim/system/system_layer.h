@@ -34,6 +34,7 @@ class SystemLayer {
   [[nodiscard]] ComputeDevice* compute_device() const { return collectives_.compute_device(); }
   // What the collective algorithms' run states still wait for (a stall).
   [[nodiscard]] std::string stall_report() const { return collectives_.stall_report(); }
+  [[nodiscard]] std::vector<std::string> notes() const { return collectives_.notes(); }
   [[nodiscard]] const TrafficCounters& traffic() const { return traffic_; }
   [[nodiscard]] bool idle() const { return collectives_.idle() && p2p_.idle(); }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <unordered_map>
 
 #include "common/error.h"
@@ -90,16 +91,28 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
   RankGraph graph;
   graph.skipped_records = trace.stats.skipped_records;
   RankTensorsBuilder tensors;
+  // A node's index is its rank in id order, not its place in the file:
+  // ready nodes are issued lowest index first, and ASTRA-sim's feeder keeps
+  // its dependency-free nodes in a set ordered by id. Generators that write
+  // nodes out of id order (Symbolic Tensor Graph does) otherwise see a
+  // different node take a busy lane first.
+  std::vector<uint32_t> file_position(trace.nodes.size());
+  std::iota(file_position.begin(), file_position.end(), 0U);
+  const auto id_before = [&](uint32_t a, uint32_t b) { return trace.nodes[a].id() < trace.nodes[b].id(); };
+  if (!std::is_sorted(file_position.begin(), file_position.end(), id_before)) {
+    std::stable_sort(file_position.begin(), file_position.end(), id_before);
+  }
   std::unordered_map<uint64_t, uint32_t> index_of;
   index_of.reserve(trace.nodes.size());
   graph.nodes.resize(trace.nodes.size());
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
-    if (!index_of.emplace(trace.nodes[i].id(), static_cast<uint32_t>(i)).second) {
-      throw Error(fmt::format("{}: node id {} appears twice", path.string(), trace.nodes[i].id()));
+    const uint64_t id = trace.nodes[file_position[i]].id();
+    if (!index_of.emplace(id, static_cast<uint32_t>(i)).second) {
+      throw Error(fmt::format("{}: node id {} appears twice", path.string(), id));
     }
   }
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
-    const auto& proto = trace.nodes[i];
+    const auto& proto = trace.nodes[file_position[i]];
     WorkNode& node = graph.nodes[i];
     node.chakra_id = proto.id();
     node.name = proto.name();

@@ -1,9 +1,9 @@
 // The workload layer: each NPU's Chakra graph, issued as dependencies
 // complete. As in ASTRA-sim, an NPU runs at most one CPU op, one GPU compute
 // op and one GPU communication op (collective or send) at a time; ready
-// nodes wait in node-id order. A receive is posted as soon as it is ready and
-// holds no lane, so any number may wait for their messages beside the one
-// communication op. METADATA and memory nodes (no remote-memory expansion)
+// nodes wait in node-id order (ASTRA-sim's), whatever the file order. A
+// receive is posted as soon as it is ready and holds no lane, so any number
+// may wait for their messages beside the one communication op. METADATA and memory nodes (no remote-memory expansion)
 // complete immediately. A GPU compute node takes its duration, or runs on
 // the system's compute device when it offers one (compute_device.h).
 #pragma once
