@@ -104,7 +104,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     throw Error(fmt::format("{}; with scheduling-policy LIFO a newer collective's chunks go ahead of older waiting "
                             "ones on each NPU, so NPUs that reach overlapping collectives in different orders can "
                             "wait on each other (as in ASTRA-sim): scheduling-policy FIFO or a larger "
-                            "active-chunks-per-dimension avoids it",
+                            "active-chunks-per-dimension avoids that kind",
                             what));
   }
   SimulationResult result;

@@ -56,4 +56,34 @@ for npu in range(8):
     if sorted(got, key=lambda s: (s[1], s[2])) != sorted(want, key=lambda s: (s[1], s[2])):
         sys.exit(f"NPU {npu}: {got}, want {want}")
 PY
+
+# Two NPUs, two groups of both, each NPU's lower node id on the other group:
+# one collective at a time per NPU, so each holds its lane for the
+# collective the other has not started. ASTRA-sim stops there too, listing
+# node 1 unreleased on both; the stall names what each NPU waits in.
+for r in 0 1; do
+  python3 - "$r" "$WORK/d.$r.json" <<'PY'
+import json, sys
+rank, path = int(sys.argv[1]), sys.argv[2]
+def coll(id_, group, name):
+    return {"id": str(id_), "name": name, "type": "COMM_COLL_NODE",
+            "attr": [{"name": "comm_type", "int64Val": "0"}, {"name": "comm_size", "int64Val": "65536"},
+                     {"name": "pg_name", "stringVal": group}]}
+nodes = [coll(1, "1", "grad_sync"), coll(2, "2", "activations")]
+if rank == 1:
+    nodes = [coll(1, "2", "activations"), coll(2, "1", "grad_sync")]
+json.dump({"globalMetadata": {"version": "0.0.4"}, "nodes": nodes}, open(path, "w"))
+PY
+  "$SNR" et unjsonize "$WORK/d.$r.json" -o "$WORK/d.$r.et" >/dev/null
+done
+echo '{"1": [0, 1], "2": [0, 1]}' >"$WORK/d_groups.json"
+printf 'topology: [ FullyConnected ]\nnpus_count: [ 2 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$WORK/d_net.yml"
+expect_fail "$SNR" sim --workload-configuration="$WORK/d" \
+  --system-configuration="$DATA/astra-sim/system/native_collectives/Ring_4chunks.json" \
+  --network-configuration="$WORK/d_net.yml" \
+  --remote-memory-configuration="$DATA/astra-sim/remote_memory/analytical/no_memory_expansion.json" \
+  --comm-group-configuration="$WORK/d_groups.json"
+expect_contains "$WORK/expect_fail.out" "2 of 2 NPUs unfinished: NPU 0 waits in collective 1 'grad_sync' on a group of 2"
+expect_contains "$WORK/expect_fail.out" "NPU 1 waits in collective 1 'activations' on a group of 2"
+expect_contains "$WORK/expect_fail.out" "An NPU runs one collective or send at a time"
 echo PASS

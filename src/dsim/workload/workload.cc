@@ -1,6 +1,7 @@
 #include "dsim/workload/workload.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -323,6 +324,7 @@ void Workload::complete(NpuId npu, uint32_t node_index) {
   const WorkNode& node = graphs_[npu].nodes[node_index];
   const TimeNs now = loop_.now();
   if (holds_lane(node)) --s.in_flight[static_cast<int>(node.node_class)];
+  s.parents_left[node_index] = kFinished;
   // Replayed too, only the compute lane's time is compute: ASTRA-sim adds
   // every replayed GPU node's (communication included), which can exceed
   // the finish time and wrap its exposed-communication figure below zero.
@@ -360,13 +362,71 @@ void Workload::handle(const Event& event) {
   complete(done.npu, done.node);
 }
 
-void Workload::check_all_finished() const {
-  for (size_t npu = 0; npu < results_.size(); ++npu) {
-    if (results_[npu].finished) continue;
-    throw Error(fmt::format("simulation stalled: NPU {} finished {} of {} nodes (deadlock: unmatched send/recv or "
-                            "a collective not issued by every member)",
-                            npu, results_[npu].nodes_completed, graphs_[npu].nodes.size()));
+std::vector<uint32_t> Workload::in_flight_nodes(NpuId npu) const {
+  const NpuState& s = state_[npu];
+  std::vector<uint32_t> nodes;
+  for (uint32_t i = 0; i < s.parents_left.size(); ++i) {
+    // Issued and not finished: no parents left, not done, not waiting in the ready heap.
+    if (s.parents_left[i] != 0 || std::find(s.ready.begin(), s.ready.end(), i) != s.ready.end()) continue;
+    nodes.push_back(i);
   }
+  // What holds the communication lane first; posted receives last.
+  std::stable_sort(nodes.begin(), nodes.end(), [&](uint32_t a, uint32_t b) {
+    const auto rank = [&](uint32_t i) { return graphs_[npu].nodes[i].action == NodeAction::kRecv ? 1 : 0; };
+    return rank(a) < rank(b);
+  });
+  return nodes;
+}
+
+std::string Workload::describe_in_flight(NpuId npu, const std::vector<uint32_t>& in_flight) const {
+  constexpr size_t kMaxListed = 3;
+  std::vector<std::string> listed;
+  for (size_t k = 0; k < std::min(in_flight.size(), kMaxListed); ++k) {
+    const WorkNode& node = graphs_[npu].nodes[in_flight[k]];
+    const char* what = node.action == NodeAction::kCollective ? "collective"
+                       : node.action == NodeAction::kSend     ? "send"
+                       : node.action == NodeAction::kRecv     ? "recv"
+                                                              : "node";
+    std::string detail;
+    if (node.action == NodeAction::kSend || node.action == NodeAction::kRecv) {
+      detail = fmt::format(" {} NPU {} tag {}", node.action == NodeAction::kSend ? "to" : "from", node.peer, node.tag);
+    } else if (node.action == NodeAction::kCollective && node.group >= 0) {
+      detail = fmt::format(" on a group of {}", group_members_[static_cast<size_t>(node.group)].size());
+    }
+    listed.push_back(fmt::format("{} {} '{}'{}", what, node.chakra_id, node.name, detail));
+  }
+  if (in_flight.size() > kMaxListed) listed.push_back(fmt::format("{} more", in_flight.size() - kMaxListed));
+  return fmt::format("NPU {} waits in {} ({} ready behind)", npu, fmt::join(listed, ", "), state_[npu].ready.size());
+}
+
+void Workload::check_all_finished() const {
+  // Stalled NPUs, those that hold a collective or send first: they wait on
+  // their peers, where an NPU with only receives posted waits on them.
+  std::vector<std::pair<NpuId, std::vector<uint32_t>>> stalled;
+  for (NpuId npu = 0; npu < results_.size(); ++npu) {
+    if (!results_[npu].finished) stalled.emplace_back(npu, in_flight_nodes(npu));
+  }
+  if (stalled.empty()) return;
+  const auto holds_lane_first = [&](const auto& entry) {
+    return !entry.second.empty() && graphs_[entry.first].nodes[entry.second.front()].action != NodeAction::kRecv;
+  };
+  std::stable_partition(stalled.begin(), stalled.end(), holds_lane_first);
+  // What the first few wait in (ASTRA-sim lists its unreleased nodes).
+  constexpr size_t kMaxNpusDescribed = 4;
+  std::vector<std::string> waits;
+  for (size_t i = 0; i < std::min(stalled.size(), kMaxNpusDescribed); ++i) {
+    waits.push_back(describe_in_flight(stalled[i].first, stalled[i].second));
+  }
+  const NpuId first = stalled.front().first;
+  const bool in_collectives = holds_lane_first(stalled.front());
+  throw Error(fmt::format("simulation stalled: NPU {} finished {} of {} nodes (deadlock: unmatched send/recv or "
+                          "a collective not issued by every member); {} of {} NPUs unfinished: {}{}",
+                          first, results_[first].nodes_completed, graphs_[first].nodes.size(), stalled.size(),
+                          results_.size(), fmt::join(waits, "; "),
+                          in_collectives ? ". An NPU runs one collective or send at a time (ASTRA-sim's rule), so "
+                                           "NPUs that issue collectives of different groups in different orders "
+                                           "wait on each other for good"
+                                         : ""));
 }
 
 }  // namespace snr::dsim

@@ -113,11 +113,16 @@ class Workload final : public SystemClient, public EventHandler {
  private:
   struct NpuState {
     std::vector<uint32_t> ready;  // min-heap of node indices
-    std::vector<uint32_t> parents_left;
+    std::vector<uint32_t> parents_left;  // kFinished once the node is done
     std::vector<TimeNs> started_ns;
     uint32_t in_flight[3] = {0, 0, 0};
     uint64_t remaining = 0;
   };
+  static constexpr uint32_t kFinished = UINT32_MAX;
+  // The nodes a stalled NPU has issued and not finished, collectives and
+  // sends before receives; a few of them named in one line.
+  [[nodiscard]] std::vector<uint32_t> in_flight_nodes(NpuId npu) const;
+  [[nodiscard]] std::string describe_in_flight(NpuId npu, const std::vector<uint32_t>& in_flight) const;
   void issue_ready(NpuId npu);
   void issue(NpuId npu, uint32_t node);
   void complete(NpuId npu, uint32_t node);
