@@ -10,6 +10,10 @@
 #  - a tensor-parallel x data-parallel job with groups of 2 and of 4 on
 #    Ring 2 x Switch 4, lists of two algorithms: groups smaller than the
 #    system fall back to ring: 572,972 ns there and here (544,372 before);
+#  - doubleBinaryTree alternates its two trees in chunk creation order: on
+#    Ring 2 x Switch 4 (2 active chunks, baseline) NPUs 0, 3, 4, 7 finish at
+#    53,149 ns and the others at 47,257 there and here (before, NPUs 0-3
+#    at 47,257 and 4-7 at 53,149);
 #  - a list shorter than the network's dimensions runs its last algorithm in
 #    the rest here, and a note says ASTRA-sim does not.
 source "$(dirname "$0")/lib.sh"
@@ -50,6 +54,13 @@ system LIFO '"direct", "halvingDoubling"' '"direct", "halvingDoubling"' >"$WORK/
 sim "$WORK/two.json" "$WORK/r2s4.yml" "$WORK/hybrid" --comm-group-configuration="$WORK/hybrid.comm_groups.json" \
   >"$WORK/hybrid.txt"
 for r in 0 1 2 3 4 5 6 7; do expect_contains "$WORK/hybrid.txt" "sys[$r] finished, 572972 cycles"; done
+
+sed -e 's/"active-chunks-per-dimension": 1/"active-chunks-per-dimension": 2/' \
+  -e 's/"localBWAware"/"baseline"/' <(system LIFO '"doubleBinaryTree", "doubleBinaryTree"' '"ring", "ring"') \
+  >"$WORK/dbt.json"
+sim "$WORK/dbt.json" "$WORK/r2s4.yml" "$AR8" >"$WORK/dbt.txt"
+for r in 0 3 4 7; do expect_contains "$WORK/dbt.txt" "sys[$r] finished, 53149 cycles"; done
+for r in 1 2 5 6; do expect_contains "$WORK/dbt.txt" "sys[$r] finished, 47257 cycles"; done
 
 system LIFO '"ring"' '"ring"' >"$WORK/short.json"
 sim "$WORK/short.json" "$WORK/r2s4.yml" "$AR8" >/dev/null 2>"$WORK/short.err"
