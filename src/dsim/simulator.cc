@@ -92,20 +92,20 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   workload.start();
   loop.run();
   try {
-    workload.check_all_finished();
-  } catch (const Error& e) {
-    std::string what = e.what();
-    // A collective model with state of its own (the load-store GPU model)
-    // says what it waits for: a plan's deadlock, members never started.
-    if (const std::string stall = system_layer.stall_report(); !stall.empty()) what += "; " + stall;
-    if (system.scheduling_policy != SchedulingPolicy::kLifo) throw Error(what);
     // Each NPU picks its chunks on its own (as ASTRA-sim 2.x does): under
     // LIFO a newer collective's chunks go ahead of older waiting ones.
-    throw Error(fmt::format("{}; with scheduling-policy LIFO a newer collective's chunks go ahead of older waiting "
-                            "ones on each NPU, so NPUs that reach overlapping collectives in different orders can "
-                            "wait on each other (as in ASTRA-sim): scheduling-policy FIFO or a larger "
-                            "active-chunks-per-dimension avoids that kind",
-                            what));
+    workload.check_all_finished(system.scheduling_policy == SchedulingPolicy::kLifo
+                                    ? "with scheduling-policy LIFO a newer collective's chunks go ahead of older "
+                                      "waiting ones on each NPU, so NPUs that reach overlapping collectives in "
+                                      "different orders can wait on each other (as in ASTRA-sim): scheduling-policy "
+                                      "FIFO or a larger active-chunks-per-dimension avoids that kind"
+                                    : "");
+  } catch (const Error& e) {
+    // A collective model with state of its own (the load-store GPU model)
+    // says what it waits for: a plan's deadlock, members never started.
+    const std::string stall = system_layer.stall_report();
+    if (stall.empty()) throw;
+    throw Error(std::string(e.what()) + "; " + stall);
   }
   SimulationResult result;
   result.backend_name = net->name();

@@ -86,4 +86,20 @@ expect_fail "$SNR" sim --workload-configuration="$WORK/d" \
 expect_contains "$WORK/expect_fail.out" "2 of 2 NPUs unfinished: NPU 0 waits in collective 1 'grad_sync' on a group of 2"
 expect_contains "$WORK/expect_fail.out" "NPU 1 waits in collective 1 'activations' on a group of 2"
 expect_contains "$WORK/expect_fail.out" "An NPU runs one collective or send at a time"
+
+# A dependency cycle leaves nothing in flight: the stall says so.
+python3 - "$WORK/cycle.0.json" <<'PY'
+import json, sys
+nodes = [{"id": "1", "name": "a", "type": "COMP_NODE", "durationMicros": "1", "dataDeps": ["2"]},
+         {"id": "2", "name": "b", "type": "COMP_NODE", "durationMicros": "1", "dataDeps": ["1"]}]
+json.dump({"globalMetadata": {"version": "0.0.4"}, "nodes": nodes}, open(sys.argv[1], "w"))
+PY
+"$SNR" et unjsonize "$WORK/cycle.0.json" -o "$WORK/cycle.0.et" >/dev/null
+printf 'topology: [ Ring ]\nnpus_count: [ 1 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' >"$WORK/one.yml"
+expect_fail "$SNR" sim --workload-configuration="$WORK/cycle" \
+  --system-configuration="$DATA/astra-sim/system/native_collectives/Ring_4chunks.json" \
+  --network-configuration="$WORK/one.yml" \
+  --remote-memory-configuration="$DATA/astra-sim/remote_memory/analytical/no_memory_expansion.json"
+expect_contains "$WORK/expect_fail.out" "NPU 0 has no node in flight and 2 waiting for parents that never finish"
+if grep -q "scheduling-policy LIFO" "$WORK/expect_fail.out"; then fail "a cycle's stall blames LIFO"; fi
 echo PASS

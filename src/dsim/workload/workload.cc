@@ -364,11 +364,12 @@ void Workload::handle(const Event& event) {
 
 std::vector<uint32_t> Workload::in_flight_nodes(NpuId npu) const {
   const NpuState& s = state_[npu];
+  std::vector<bool> waiting_in_heap(s.parents_left.size(), false);
+  for (const uint32_t i : s.ready) waiting_in_heap[i] = true;
   std::vector<uint32_t> nodes;
   for (uint32_t i = 0; i < s.parents_left.size(); ++i) {
     // Issued and not finished: no parents left, not done, not waiting in the ready heap.
-    if (s.parents_left[i] != 0 || std::find(s.ready.begin(), s.ready.end(), i) != s.ready.end()) continue;
-    nodes.push_back(i);
+    if (s.parents_left[i] == 0 && !waiting_in_heap[i]) nodes.push_back(i);
   }
   // What holds the communication lane first; posted receives last.
   std::stable_sort(nodes.begin(), nodes.end(), [&](uint32_t a, uint32_t b) {
@@ -379,6 +380,12 @@ std::vector<uint32_t> Workload::in_flight_nodes(NpuId npu) const {
 }
 
 std::string Workload::describe_in_flight(NpuId npu, const std::vector<uint32_t>& in_flight) const {
+  if (in_flight.empty()) {
+    // Nothing issued, nothing ready to issue: the rest wait for parents
+    // that never finish.
+    return fmt::format("NPU {} has no node in flight and {} waiting for parents that never finish", npu,
+                       state_[npu].remaining);
+  }
   constexpr size_t kMaxListed = 3;
   std::vector<std::string> listed;
   for (size_t k = 0; k < std::min(in_flight.size(), kMaxListed); ++k) {
@@ -399,7 +406,7 @@ std::string Workload::describe_in_flight(NpuId npu, const std::vector<uint32_t>&
   return fmt::format("NPU {} waits in {} ({} ready behind)", npu, fmt::join(listed, ", "), state_[npu].ready.size());
 }
 
-void Workload::check_all_finished() const {
+void Workload::check_all_finished(std::string_view collective_hint) const {
   // Stalled NPUs, those that hold a collective or send first: they wait on
   // their peers, where an NPU with only receives posted waits on them.
   std::vector<std::pair<NpuId, std::vector<uint32_t>>> stalled;
@@ -418,15 +425,19 @@ void Workload::check_all_finished() const {
     waits.push_back(describe_in_flight(stalled[i].first, stalled[i].second));
   }
   const NpuId first = stalled.front().first;
-  const bool in_collectives = holds_lane_first(stalled.front());
+  const auto& front = stalled.front().second;
+  const bool in_collectives =
+      !front.empty() && graphs_[first].nodes[front.front()].action == NodeAction::kCollective;
+  std::string why;
+  if (in_collectives) {
+    why = ". An NPU runs one collective or send at a time (ASTRA-sim's rule), so NPUs that issue collectives of "
+          "different groups in different orders wait on each other for good";
+    if (!collective_hint.empty()) why.append("; ").append(collective_hint);
+  }
   throw Error(fmt::format("simulation stalled: NPU {} finished {} of {} nodes (deadlock: unmatched send/recv or "
                           "a collective not issued by every member); {} of {} NPUs unfinished: {}{}",
                           first, results_[first].nodes_completed, graphs_[first].nodes.size(), stalled.size(),
-                          results_.size(), fmt::join(waits, "; "),
-                          in_collectives ? ". An NPU runs one collective or send at a time (ASTRA-sim's rule), so "
-                                           "NPUs that issue collectives of different groups in different orders "
-                                           "wait on each other for good"
-                                         : ""));
+                          results_.size(), fmt::join(waits, "; "), why));
 }
 
 }  // namespace snr::dsim

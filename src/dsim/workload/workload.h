@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dsim/config/aux_config.h"
@@ -108,7 +109,10 @@ class Workload final : public SystemClient, public EventHandler {
   // track_memory.
   [[nodiscard]] std::vector<MemoryProfile> take_memory_profiles();
   // Throws snr::Error naming the first NPU that did not finish (deadlock).
-  void check_all_finished() const;
+  // Throws snr::Error naming what the first stalled NPUs wait in when any
+  // NPU did not finish; `collective_hint` is added when one waits in a
+  // collective (the system layer's reasons such a wait can last forever).
+  void check_all_finished(std::string_view collective_hint = {}) const;
 
  private:
   struct NpuState {
