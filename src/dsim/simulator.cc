@@ -68,7 +68,8 @@ void add_memory_notes(SimulationResult& result) {
 
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
                           std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
-                          const CustomCollectives* custom, const Perturbations* perturbations) {
+                          const CustomCollectives* custom, const Perturbations* perturbations,
+                          const RemoteMemoryConfig* remote_memory) {
   const NetworkBackendSpec& backend_spec = find_network_backend(backend);
   if (!system.all_reduce_custom.empty() && (custom == nullptr || custom->all_reduce.empty())) {
     throw Error("the system configuration names a custom all-reduce, but its programs were not loaded");
@@ -89,6 +90,11 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   if (perturbations != nullptr && !perturbations->bandwidth.empty()) net->set_bandwidth_factors(perturbations->bandwidth);
   SystemLayer system_layer(system, network, loop, *net, workload, custom);
   workload.attach(system_layer);
+  std::unique_ptr<RemoteMemory> memory;
+  if (remote_memory != nullptr && remote_memory->type != RemoteMemoryType::kNoExpansion) {
+    memory = std::make_unique<RemoteMemory>(*remote_memory, network.npus_count(), loop, workload);
+    workload.attach(*memory);
+  }
   workload.start();
   loop.run();
   try {
@@ -166,7 +172,8 @@ SimulationResult simulate_documents(const SimulationInputs& inputs, const Simula
   check_workload_scales(inputs.scales);
   const NetworkConfig network = parse_backend_config(backend, documents.network.text, documents.network.source);
   check_trace_set_size(inputs.workload_prefix, network.npus_count());
-  parse_remote_memory_config(documents.remote_memory.text, documents.remote_memory.source);
+  const RemoteMemoryConfig remote_memory =
+      parse_remote_memory_config(documents.remote_memory.text, documents.remote_memory.source);
   Perturbations perturbations;
   if (documents.perturbation) {
     perturbations = resolve_perturbations(
@@ -186,11 +193,11 @@ SimulationResult simulate_documents(const SimulationInputs& inputs, const Simula
   graphs.reserve(network.npus_count());
   for (uint32_t rank = 0; rank < network.npus_count(); ++rank) {
     graphs.push_back(load_rank_graph(inputs.workload_prefix, rank, system, groups, network.npus_count(),
-                                     inputs.dangling_dependencies));
+                                     inputs.dangling_dependencies, remote_memory.type));
   }
   apply_workload_scales(graphs, inputs.scales);
   return simulate(system, network, groups, std::move(graphs), inputs.backend, inputs.record_timeline,
-                  custom.all_reduce.empty() ? nullptr : &custom, &perturbations);
+                  custom.all_reduce.empty() ? nullptr : &custom, &perturbations, &remote_memory);
 }
 
 std::string astra_summary_lines(const SimulationResult& result) {

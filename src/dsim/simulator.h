@@ -69,10 +69,13 @@ struct SimulationResult {
 // network backend registered as `backend`. `custom` holds the custom
 // all-reduce programs when the system configuration names one (see
 // load_custom_all_reduce). `perturbations` (optional) slows NPUs' compute
-// and scales link bandwidths (dsim/perturbation).
+// and scales link bandwidths (dsim/perturbation). `remote_memory`
+// (optional) serves MEM_LOAD / MEM_STORE nodes (dsim/remote_memory); the
+// graphs must have been loaded with its type.
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
                           std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
-                          const CustomCollectives* custom = nullptr, const Perturbations* perturbations = nullptr);
+                          const CustomCollectives* custom = nullptr, const Perturbations* perturbations = nullptr,
+                          const RemoteMemoryConfig* remote_memory = nullptr);
 // Loads every input named in `inputs`, then simulates. The trace set must
 // have one file per NPU (check_trace_set_size). Throws snr::Error.
 SimulationResult simulate_files(const SimulationInputs& inputs);

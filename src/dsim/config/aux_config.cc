@@ -16,13 +16,57 @@ RemoteMemoryConfig parse_remote_memory_config(std::string_view json_text, std::s
     const nlohmann::json root = parse_json_input(json_text, "");
     if (!root.is_object()) throw Error("top level must be a JSON object");
     RemoteMemoryConfig config;
-    for (const auto& [key, value] : root.items()) {
-      if (key != "memory-type") throw Error(fmt::format("unknown key '{}'", key));
-      if (!value.is_string()) throw Error("memory-type must be a string");
-      config.memory_type = value.get<std::string>();
-      if (config.memory_type != "NO_MEMORY_EXPANSION") {
-        throw Error(fmt::format("memory-type '{}' is not modelled (only NO_MEMORY_EXPANSION)", config.memory_type));
+    bool have_nodes = false, have_npus_per_node = false, have_bandwidth = false;
+    const auto whole = [](const nlohmann::json& value, std::string_view key, uint64_t min, uint64_t max) {
+      if (!value.is_number_unsigned() && !value.is_number_integer()) {
+        throw Error(fmt::format("{} must be a whole number (ASTRA-sim reads it as one)", key));
       }
+      if (value.is_number_integer() && value.get<int64_t>() < 0) {
+        throw Error(fmt::format("{} {} is out of range: valid {} .. {}", key, value.get<int64_t>(), min, max));
+      }
+      const auto v = value.get<uint64_t>();
+      if (v < min || v > max) throw Error(fmt::format("{} {} is out of range: valid {} .. {}", key, v, min, max));
+      return v;
+    };
+    for (const auto& [key, value] : root.items()) {
+      if (key == "memory-type") {
+        if (!value.is_string()) throw Error("memory-type must be a string");
+        config.memory_type = value.get<std::string>();
+        if (config.memory_type == "NO_MEMORY_EXPANSION") {
+          config.type = RemoteMemoryType::kNoExpansion;
+        } else if (config.memory_type == "PER_NPU_MEMORY_EXPANSION") {
+          config.type = RemoteMemoryType::kPerNpuExpansion;
+        } else if (config.memory_type == "PER_NODE_MEMORY_EXPANSION") {
+          config.type = RemoteMemoryType::kPerNodeExpansion;
+        } else if (config.memory_type == "MEMORY_POOL") {
+          config.type = RemoteMemoryType::kMemoryPool;
+        } else {
+          throw Error(fmt::format("memory-type '{}' is not one of NO_MEMORY_EXPANSION, PER_NPU_MEMORY_EXPANSION, "
+                                  "PER_NODE_MEMORY_EXPANSION, MEMORY_POOL",
+                                  config.memory_type));
+        }
+      } else if (key == "remote-mem-latency") {
+        config.latency_ns = whole(value, key, 0, kMaxRemoteMemLatencyNs);
+      } else if (key == "remote-mem-bw") {
+        config.bandwidth_bytes_per_ns = whole(value, key, 1, kMaxRemoteMemBandwidthGbPerS);
+        have_bandwidth = true;
+      } else if (key == "num-nodes") {
+        config.num_nodes = static_cast<uint32_t>(whole(value, key, 1, kMaxRemoteMemNodes));
+        have_nodes = true;
+      } else if (key == "num-npus-per-node") {
+        config.num_npus_per_node = static_cast<uint32_t>(whole(value, key, 1, kMaxRemoteMemNodes));
+        have_npus_per_node = true;
+      } else {
+        throw Error(fmt::format("unknown key '{}' (keys: memory-type, remote-mem-latency, remote-mem-bw, num-nodes, "
+                                "num-npus-per-node)",
+                                key));
+      }
+    }
+    if (config.type != RemoteMemoryType::kNoExpansion && !have_bandwidth) {
+      throw Error(fmt::format("{} needs remote-mem-bw (GB/s)", config.memory_type));
+    }
+    if (config.type == RemoteMemoryType::kPerNodeExpansion && (!have_nodes || !have_npus_per_node)) {
+      throw Error("PER_NODE_MEMORY_EXPANSION needs num-nodes and num-npus-per-node");
     }
     return config;
   });

@@ -155,7 +155,30 @@ TEST(SystemConfig, RatesHaveRangesAndInjectionScaleMultipliesAGivenEndpointDelay
 TEST(AuxConfig, RemoteMemoryAndGroups) {
   EXPECT_EQ(parse_remote_memory_config(R"({"memory-type": "NO_MEMORY_EXPANSION"})", "t").memory_type,
             "NO_MEMORY_EXPANSION");
+  const auto pool = parse_remote_memory_config(
+      R"({"memory-type": "MEMORY_POOL", "remote-mem-latency": 500, "remote-mem-bw": 100})", "t");
+  EXPECT_EQ(pool.type, RemoteMemoryType::kMemoryPool);
+  EXPECT_EQ(pool.latency_ns, 500u);
+  EXPECT_EQ(pool.bandwidth_bytes_per_ns, 100u);
+  const auto per_node = parse_remote_memory_config(
+      R"({"memory-type": "PER_NODE_MEMORY_EXPANSION", "num-nodes": 2, "num-npus-per-node": 4, "remote-mem-bw": 8})",
+      "t");
+  EXPECT_EQ(per_node.num_nodes * per_node.num_npus_per_node, 8u);
+  // Needs a bandwidth; per node needs its layout; whole numbers in range.
   EXPECT_THROW((void)parse_remote_memory_config(R"({"memory-type": "PER_NPU_MEMORY_EXPANSION"})", "t"), Error);
+  EXPECT_THROW((void)parse_remote_memory_config(R"({"memory-type": "PER_NODE_MEMORY_EXPANSION", "remote-mem-bw": 8})",
+                                                "t"),
+               Error);
+  EXPECT_THROW((void)parse_remote_memory_config(R"({"memory-type": "MEMORY_POOL", "remote-mem-bw": 1.5})", "t"),
+               Error);
+  EXPECT_THROW((void)parse_remote_memory_config(R"({"memory-type": "MEMORY_POOL", "remote-mem-bw": 0})", "t"), Error);
+  EXPECT_THROW(
+      (void)parse_remote_memory_config(R"({"memory-type": "MEMORY_POOL", "remote-mem-bw": 1, "remote-mem-latency": -1})",
+                                       "t"),
+      Error);
+  EXPECT_THROW((void)parse_remote_memory_config(R"({"memory-type": "CXL"})", "t"), Error);
+  EXPECT_THROW((void)parse_remote_memory_config(R"({"memory-type": "MEMORY_POOL", "remote-mem-bw": 1, "x": 1})", "t"),
+               Error);
   const auto groups = parse_comm_groups(R"({"0": [0, 1], "1": [2, 3]})", "t", 4);
   EXPECT_EQ(groups.groups.at("1")[1], 3u);
   EXPECT_THROW((void)parse_comm_groups(R"({"0": [0, 9]})", "t", 4), Error);

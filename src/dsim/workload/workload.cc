@@ -86,7 +86,8 @@ void make_replayed(WorkNode& node, const ChakraProtoMsg::Node& proto, bool cpu) 
 }  // namespace
 
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
-                          const CommGroups& groups, uint64_t npus_count, DanglingDependencies dangling) {
+                          const CommGroups& groups, uint64_t npus_count, DanglingDependencies dangling,
+                          RemoteMemoryType memory) {
   const auto path = chakra::rank_trace_path(prefix, rank);
   auto trace = chakra::read_trace(path);
   RankGraph graph;
@@ -176,8 +177,22 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
             }
             break;
           }
+          case ChakraProtoMsg::MEM_LOAD_NODE:
+          case ChakraProtoMsg::MEM_STORE_NODE:
+            if (memory != RemoteMemoryType::kNoExpansion) {
+              const auto bytes = view.tensor_size_bytes();
+              if (!bytes.has_value()) throw Error("a remote-memory node needs tensor_size (its bytes)");
+              if (*bytes > kMaxMessageBytes) {
+                throw Error(fmt::format("tensor_size {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", *bytes));
+              }
+              node.action = NodeAction::kRemoteMemory;
+              node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuComm;
+              node.comm_bytes = *bytes;
+              break;
+            }
+            [[fallthrough]];
           default:
-            // METADATA, memory (no remote-memory expansion) and other kinds take no time.
+            // METADATA, memory without a remote memory and other kinds take no time.
             node.action = NodeAction::kInstant;
             node.node_class = NodeClass::kInstant;
             break;
@@ -316,6 +331,10 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
     case NodeAction::kRecv:
       system_->recv_p2p(npu, static_cast<NpuId>(node.peer), node.tag, node.comm_bytes, node_index);
       return;
+    case NodeAction::kRemoteMemory:
+      if (remote_memory_ == nullptr) throw Error("a remote-memory node was loaded without a remote memory");
+      remote_memory_->issue(npu, node_index, node.comm_bytes);
+      return;
   }
 }
 
@@ -356,6 +375,8 @@ void Workload::communication_finished(NpuId npu, uint64_t node_index) {
   complete(npu, static_cast<uint32_t>(node_index));
 }
 
+void Workload::remote_memory_done(NpuId npu, uint32_t node_index) { complete(npu, node_index); }
+
 void Workload::handle(const Event& event) {
   if (event.kind != ComputeDone::kKind) throw_unknown_event("workload", event);
   const auto done = event.get<ComputeDone>();
@@ -390,10 +411,11 @@ std::string Workload::describe_in_flight(NpuId npu, const std::vector<uint32_t>&
   std::vector<std::string> listed;
   for (size_t k = 0; k < std::min(in_flight.size(), kMaxListed); ++k) {
     const WorkNode& node = graphs_[npu].nodes[in_flight[k]];
-    const char* what = node.action == NodeAction::kCollective ? "collective"
-                       : node.action == NodeAction::kSend     ? "send"
-                       : node.action == NodeAction::kRecv     ? "recv"
-                                                              : "node";
+    const char* what = node.action == NodeAction::kCollective     ? "collective"
+                       : node.action == NodeAction::kSend         ? "send"
+                       : node.action == NodeAction::kRecv         ? "recv"
+                       : node.action == NodeAction::kRemoteMemory ? "remote-memory request"
+                                                                  : "node";
     std::string detail;
     if (node.action == NodeAction::kSend || node.action == NodeAction::kRecv) {
       detail = fmt::format(" {} NPU {} tag {}", node.action == NodeAction::kSend ? "to" : "from", node.peer, node.tag);

@@ -3,9 +3,11 @@
 // op and one GPU communication op (collective or send) at a time; ready
 // nodes wait in node-id order (ASTRA-sim's), whatever the file order. A
 // receive is posted as soon as it is ready and holds no lane, so any number
-// may wait for their messages beside the one communication op. METADATA and memory nodes (no remote-memory expansion)
-// complete immediately. A GPU compute node takes its duration, or runs on
-// the system's compute device when it offers one (compute_device.h).
+// may wait for their messages beside the one communication op. METADATA
+// nodes complete immediately, and so do MEM_LOAD / MEM_STORE nodes without
+// a remote memory; with one they are requests to it on the communication
+// lane (dsim/remote_memory). A GPU compute node takes its duration, or runs
+// on the system's compute device when it offers one (compute_device.h).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include "dsim/config/aux_config.h"
 #include "dsim/config/system_config.h"
 #include "dsim/core/event_loop.h"
+#include "dsim/remote_memory/remote_memory.h"
 #include "dsim/system/system_layer.h"
 #include "dsim/workload/memory_tracker.h"
 #include "dsim/workload/workload_options.h"
@@ -25,7 +28,7 @@
 namespace snr::dsim {
 
 enum class NodeClass : uint8_t { kCpu, kGpuCompute, kGpuComm, kInstant };
-enum class NodeAction : uint8_t { kCompute, kCollective, kSend, kRecv, kInstant };
+enum class NodeAction : uint8_t { kCompute, kCollective, kSend, kRecv, kRemoteMemory, kInstant };
 
 struct WorkNode {
   uint64_t chakra_id = 0;
@@ -34,7 +37,7 @@ struct WorkNode {
   NodeAction action = NodeAction::kInstant;
   uint64_t duration_ns = 0;
   CollectiveKind collective = CollectiveKind::kAllReduce;
-  uint64_t comm_bytes = 0;
+  uint64_t comm_bytes = 0;  // collectives and messages; a remote-memory request's tensor_size
   int64_t peer = -1;  // send/recv: the other NPU; rooted collectives: the root (-1: default)
   int64_t tag = 0;
   int32_t group = -1;  // index into the communicator groups, -1 for all NPUs
@@ -58,9 +61,13 @@ struct RankGraph {
 // (at most kMaxNodeNs); sizes are at most kMaxMessageBytes. A dependency on
 // an id not in the trace is an error, or dropped and counted with kIgnore.
 // With track-local-mem, the nodes' "inputs"/"outputs" tensor lists too.
+// MEM_LOAD / MEM_STORE nodes are requests of their tensor_size to `memory`
+// on the communication lane (CPU ops: the CPU's), as in ASTRA-sim; with
+// NO_MEMORY_EXPANSION they take no time and no lane (ASTRA-sim stops).
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
                           const CommGroups& groups, uint64_t npus_count,
-                          DanglingDependencies dangling = DanglingDependencies::kError);
+                          DanglingDependencies dangling = DanglingDependencies::kError,
+                          RemoteMemoryType memory = RemoteMemoryType::kNoExpansion);
 
 struct TimelineSlice {
   TimeNs start_ns = 0;
@@ -76,7 +83,7 @@ struct NpuResult {
   bool finished = false;
 };
 
-class Workload final : public SystemClient, public EventHandler {
+class Workload final : public SystemClient, public RemoteMemoryClient, public EventHandler {
  public:
   // Registers the workload's handler on `loop`. `track_memory`: follow the
   // graphs' tensors (RankGraph::tensors) through a MemoryTracker.
@@ -87,10 +94,13 @@ class Workload final : public SystemClient, public EventHandler {
     system_ = &system;
     compute_device_ = system.compute_device();
   }
+  // Where MEM_LOAD / MEM_STORE nodes go (graphs loaded with that memory).
+  void attach(RemoteMemory& memory) { remote_memory_ = &memory; }
 
   void start();
   void handle(const Event& event) override;
   void communication_finished(NpuId npu, uint64_t node_index) override;
+  void remote_memory_done(NpuId npu, uint32_t node_index) override;
 
   // The workload's one event: a compute node's time is over.
   struct ComputeDone {
@@ -136,6 +146,7 @@ class Workload final : public SystemClient, public EventHandler {
   EventLoop& loop_;
   HandlerId handler_ = 0;
   SystemLayer* system_ = nullptr;
+  RemoteMemory* remote_memory_ = nullptr;
   ComputeDevice* compute_device_ = nullptr;
   std::vector<NpuState> state_;
   std::vector<NpuResult> results_;
