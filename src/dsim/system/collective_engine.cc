@@ -10,6 +10,16 @@
 #include "common/error.h"
 
 namespace snr::dsim {
+namespace {
+
+// A collective as the system configuration's keys spell it (all-reduce).
+std::string dashed_name(CollectiveKind kind) {
+  std::string name = collective_name(kind);
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+}  // namespace
 
 CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConfig& network, EventLoop& loop,
                                    NetworkBackend& backend, SystemClient& client, TrafficCounters& traffic,
@@ -64,14 +74,12 @@ std::vector<std::string> CollectiveEngine::notes() const {
                                     CollectiveKind::kAllGather, CollectiveKind::kAllToAll}) {
     if ((extended_lists_ & (1U << static_cast<unsigned>(kind))) == 0) continue;
     const auto& impls = implementations(kind);
-    std::string key = collective_name(kind);
-    std::replace(key.begin(), key.end(), '_', '-');
     notes.push_back(fmt::format(
         "{}-implementation lists {} algorithm(s) for a {}-dimensional network; {} ran in the dimensions "
         "after the list too. ASTRA-sim builds its logical topology from the list alone, so there these "
         "collectives stay inside the first {} dimension(s) and never reach the other NPUs: list one "
         "algorithm per dimension to compare with it",
-        key, impls.size(), layout_.dims(), impls.back().algorithm->name, impls.size()));
+        dashed_name(kind), impls.size(), layout_.dims(), impls.back().algorithm->name, impls.size()));
   }
   return notes;
 }
@@ -257,15 +265,10 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
   }
   for (const auto& impl : implementations(request.kind)) {
     if (!impl.algorithm->implements_kind(request.kind)) {
-      const auto dashed = [](CollectiveKind kind) {
-        std::string name = collective_name(kind);
-        std::replace(name.begin(), name.end(), '_', '-');
-        return name;
-      };
       std::vector<std::string> implemented;
-      for (const CollectiveKind kind : impl.algorithm->implements) implemented.push_back(dashed(kind));
+      for (const CollectiveKind kind : impl.algorithm->implements) implemented.push_back(dashed_name(kind));
       throw Error(fmt::format("collective {}: {} does not implement {} (it implements {})",
-                              collective_name(request.kind), impl.algorithm->name, dashed(request.kind),
+                              collective_name(request.kind), impl.algorithm->name, dashed_name(request.kind),
                               fmt::join(implemented, ", ")));
     }
   }

@@ -83,6 +83,85 @@ void make_replayed(WorkNode& node, const ChakraProtoMsg::Node& proto, bool cpu) 
                                                                 : NodeClass::kGpuComm;
 }
 
+uint64_t checked_bytes(uint64_t bytes, const char* attribute) {
+  if (bytes > kMaxMessageBytes) {
+    throw Error(fmt::format("{} {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", attribute, bytes));
+  }
+  return bytes;
+}
+
+// What a node does when simulated (not replayed): its action, lane, time
+// or bytes, peer and group, from its type and attributes.
+void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, const chakra::NodeView& view, bool cpu,
+                         const SystemConfig& system, const CommGroups& groups, uint64_t npus_count,
+                         RemoteMemoryType memory) {
+  switch (proto.type()) {
+    case ChakraProtoMsg::COMP_NODE: {
+      node.action = NodeAction::kCompute;
+      node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuCompute;
+      const auto ops = view.num_ops();
+      if (system.roofline_enabled && ops.has_value()) {
+        node.duration_ns = roofline_ns(system, *ops, view.tensor_size_bytes().value_or(0));
+      } else {
+        node.duration_ns = trace_duration_ns(proto);
+      }
+      break;
+    }
+    case ChakraProtoMsg::COMM_COLL_NODE:
+    case ChakraProtoMsg::COMM_SEND_NODE:
+    case ChakraProtoMsg::COMM_RECV_NODE: {
+      node.node_class = NodeClass::kGpuComm;
+      node.comm_bytes = checked_bytes(view.comm_size_bytes().value_or(0), "comm_size");
+      node.group = group_index_of(groups, view.pg_name().value_or(""));
+      if (const auto dims = view.involved_dim(); dims.has_value()) node.involved_dimensions = *dims;
+      if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+        node.action = NodeAction::kCollective;
+        const auto type = view.comm_type();
+        if (!type.has_value()) throw Error("collective without comm_type");
+        node.collective = collective_from_chakra(*type, proto.id());
+        // A rooted collective's root: comm_src when the trace names it
+        // (Chakra has no root field), else the group's first member.
+        if (is_rooted(node.collective)) {
+          if (const auto root = view.comm_src(); root.has_value()) {
+            if (*root < 0 || static_cast<uint64_t>(*root) >= npus_count) {
+              throw Error(fmt::format("comm_src (the root) {} is not one of the {} NPUs", *root, npus_count));
+            }
+            node.peer = *root;
+          }
+        }
+        if (node.comm_bytes == 0) throw Error("collective without a positive comm_size");
+      } else {
+        const bool send = proto.type() == ChakraProtoMsg::COMM_SEND_NODE;
+        node.action = send ? NodeAction::kSend : NodeAction::kRecv;
+        const auto peer = send ? view.comm_dst() : view.comm_src();
+        if (!peer.has_value() || *peer < 0 || static_cast<uint64_t>(*peer) >= npus_count) {
+          throw Error(fmt::format("{} needs {} naming one of the {} NPUs", send ? "send" : "recv",
+                                  send ? "comm_dst" : "comm_src", npus_count));
+        }
+        node.peer = *peer;
+        node.tag = view.comm_tag().value_or(0);
+      }
+      break;
+    }
+    case ChakraProtoMsg::MEM_LOAD_NODE:
+    case ChakraProtoMsg::MEM_STORE_NODE:
+      if (memory != RemoteMemoryType::kNoExpansion) {
+        const auto bytes = view.tensor_size_bytes();
+        if (!bytes.has_value()) throw Error("a remote-memory node needs tensor_size (its bytes)");
+        node.action = NodeAction::kRemoteMemory;
+        node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuComm;
+        node.comm_bytes = checked_bytes(*bytes, "tensor_size");
+        break;
+      }
+      [[fallthrough]];
+    default:
+      // METADATA, memory without a remote memory and other kinds take no time.
+      node.action = NodeAction::kInstant;
+      node.node_class = NodeClass::kInstant;
+      break;
+  }
+}
+
 }  // namespace
 
 RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, const SystemConfig& system,
@@ -125,78 +204,7 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
       if (system.replay_only) {
         make_replayed(node, proto, cpu);
       } else {
-        switch (proto.type()) {
-          case ChakraProtoMsg::COMP_NODE: {
-            node.action = NodeAction::kCompute;
-            node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuCompute;
-            const auto ops = view.num_ops();
-            if (system.roofline_enabled && ops.has_value()) {
-              node.duration_ns = roofline_ns(system, *ops, view.tensor_size_bytes().value_or(0));
-            } else {
-              node.duration_ns = trace_duration_ns(proto);
-            }
-            break;
-          }
-          case ChakraProtoMsg::COMM_COLL_NODE:
-          case ChakraProtoMsg::COMM_SEND_NODE:
-          case ChakraProtoMsg::COMM_RECV_NODE: {
-            node.node_class = NodeClass::kGpuComm;
-            node.comm_bytes = view.comm_size_bytes().value_or(0);
-            if (node.comm_bytes > kMaxMessageBytes) {
-              throw Error(
-                  fmt::format("comm_size {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", node.comm_bytes));
-            }
-            node.group = group_index_of(groups, view.pg_name().value_or(""));
-            if (const auto dims = view.involved_dim(); dims.has_value()) node.involved_dimensions = *dims;
-            if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE) {
-              node.action = NodeAction::kCollective;
-              const auto type = view.comm_type();
-              if (!type.has_value()) throw Error("collective without comm_type");
-              node.collective = collective_from_chakra(*type, proto.id());
-              // A rooted collective's root: comm_src when the trace names it
-              // (Chakra has no root field), else the group's first member.
-              if (is_rooted(node.collective)) {
-                if (const auto root = view.comm_src(); root.has_value()) {
-                  if (*root < 0 || static_cast<uint64_t>(*root) >= npus_count) {
-                    throw Error(fmt::format("comm_src (the root) {} is not one of the {} NPUs", *root, npus_count));
-                  }
-                  node.peer = *root;
-                }
-              }
-              if (node.comm_bytes == 0) throw Error("collective without a positive comm_size");
-            } else {
-              const bool send = proto.type() == ChakraProtoMsg::COMM_SEND_NODE;
-              node.action = send ? NodeAction::kSend : NodeAction::kRecv;
-              const auto peer = send ? view.comm_dst() : view.comm_src();
-              if (!peer.has_value() || *peer < 0 || static_cast<uint64_t>(*peer) >= npus_count) {
-                throw Error(fmt::format("{} needs {} naming one of the {} NPUs", send ? "send" : "recv",
-                                        send ? "comm_dst" : "comm_src", npus_count));
-              }
-              node.peer = *peer;
-              node.tag = view.comm_tag().value_or(0);
-            }
-            break;
-          }
-          case ChakraProtoMsg::MEM_LOAD_NODE:
-          case ChakraProtoMsg::MEM_STORE_NODE:
-            if (memory != RemoteMemoryType::kNoExpansion) {
-              const auto bytes = view.tensor_size_bytes();
-              if (!bytes.has_value()) throw Error("a remote-memory node needs tensor_size (its bytes)");
-              if (*bytes > kMaxMessageBytes) {
-                throw Error(fmt::format("tensor_size {} bytes is out of range: valid 0 .. 2^50 bytes (1 PiB)", *bytes));
-              }
-              node.action = NodeAction::kRemoteMemory;
-              node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuComm;
-              node.comm_bytes = *bytes;
-              break;
-            }
-            [[fallthrough]];
-          default:
-            // METADATA, memory without a remote memory and other kinds take no time.
-            node.action = NodeAction::kInstant;
-            node.node_class = NodeClass::kInstant;
-            break;
-        }
+        read_simulated_node(node, proto, view, cpu, system, groups, npus_count, memory);
       }
       auto link = [&](uint64_t parent_id) {
         const auto it = index_of.find(parent_id);
@@ -393,10 +401,8 @@ std::vector<uint32_t> Workload::in_flight_nodes(NpuId npu) const {
     if (s.parents_left[i] == 0 && !waiting_in_heap[i]) nodes.push_back(i);
   }
   // What holds the communication lane first; posted receives last.
-  std::stable_sort(nodes.begin(), nodes.end(), [&](uint32_t a, uint32_t b) {
-    const auto rank = [&](uint32_t i) { return graphs_[npu].nodes[i].action == NodeAction::kRecv ? 1 : 0; };
-    return rank(a) < rank(b);
-  });
+  std::stable_partition(nodes.begin(), nodes.end(),
+                        [&](uint32_t i) { return graphs_[npu].nodes[i].action != NodeAction::kRecv; });
   return nodes;
 }
 

@@ -118,7 +118,6 @@ class Workload final : public SystemClient, public RemoteMemoryClient, public Ev
   // Per NPU, moved out after the run; empty unless constructed with
   // track_memory.
   [[nodiscard]] std::vector<MemoryProfile> take_memory_profiles();
-  // Throws snr::Error naming the first NPU that did not finish (deadlock).
   // Throws snr::Error naming what the first stalled NPUs wait in when any
   // NPU did not finish; `collective_hint` is added when one waits in a
   // collective (the system layer's reasons such a wait can last forever).
