@@ -50,6 +50,12 @@ const char* collective_type_name(CollectiveType type) {
 
 ChakraProtoMsg::Node to_chakra_node(const ConvertedNode& node) {
   ChakraProtoMsg::Node out;
+  fill_chakra_node(node, out);
+  return out;
+}
+
+void fill_chakra_node(const ConvertedNode& node, ChakraProtoMsg::Node& out) {
+  out.Clear();
   out.set_id(node.id);
   out.set_name(node.name);
   out.set_type(proto_type(node.type));
@@ -58,14 +64,14 @@ ChakraProtoMsg::Node to_chakra_node(const ConvertedNode& node) {
   if (node.start_time_micros) out.set_start_time_micros(*node.start_time_micros);
   out.set_duration_micros(node.duration_micros);
   if (!node.input_types.empty()) {
-    out.mutable_inputs()->set_values(node.input_values);
-    out.mutable_inputs()->set_shapes(node.input_shapes);
-    out.mutable_inputs()->set_types(node.input_types);
+    out.mutable_inputs()->set_values(node.input_values.data(), node.input_values.size());
+    out.mutable_inputs()->set_shapes(node.input_shapes.data(), node.input_shapes.size());
+    out.mutable_inputs()->set_types(node.input_types.data(), node.input_types.size());
   }
   if (!node.output_types.empty()) {
-    out.mutable_outputs()->set_values(node.output_values);
-    out.mutable_outputs()->set_shapes(node.output_shapes);
-    out.mutable_outputs()->set_types(node.output_types);
+    out.mutable_outputs()->set_values(node.output_values.data(), node.output_values.size());
+    out.mutable_outputs()->set_shapes(node.output_shapes.data(), node.output_shapes.size());
+    out.mutable_outputs()->set_types(node.output_types.data(), node.output_types.size());
   }
   if (node.is_cpu_op) chakra::set_is_cpu_op(out, *node.is_cpu_op);
   switch (node.type) {
@@ -89,7 +95,6 @@ ChakraProtoMsg::Node to_chakra_node(const ConvertedNode& node) {
       if (!node.pg_name.empty()) chakra::set_pg_name(out, node.pg_name);
       break;
   }
-  return out;
 }
 
 std::filesystem::path write_chakra_rank(const std::filesystem::path& prefix,
@@ -106,7 +111,13 @@ std::filesystem::path write_chakra_rank(const std::filesystem::path& prefix,
   }
   const auto path = chakra::rank_trace_path(prefix, static_cast<uint64_t>(graph.rank));
   chakra::EtWriter writer(path, metadata);
-  for (const auto& node : graph.nodes) writer.write(to_chakra_node(node));
+  // One message refilled per node: Clear() keeps its strings', lists' and
+  // attributes' storage, so the nodes after the first allocate little.
+  ChakraProtoMsg::Node out;
+  for (const auto& node : graph.nodes) {
+    fill_chakra_node(node, out);
+    writer.write(out);
+  }
   writer.commit();
   return path;
 }

@@ -10,6 +10,8 @@
 namespace snr::et_convert {
 
 ChakraProtoMsg::Node to_chakra_node(const ConvertedNode& node);
+// The same into `out`, cleared first (its storage is reused).
+void fill_chakra_node(const ConvertedNode& node, ChakraProtoMsg::Node& out);
 
 // Writes `<prefix>.<rank>.et` atomically; returns the path written.
 std::filesystem::path write_chakra_rank(const std::filesystem::path& prefix,

@@ -4,9 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "formats/pytorch/text_pool.h"
 
 namespace snr::et_convert {
 
@@ -43,15 +47,20 @@ struct ConvertedNode {
   int32_t comm_dst = -1;
   int32_t comm_tag = 0;
   int64_t comm_group_size = 0;  // the record's world_size (not written; process-group derivation)
-  // IOInfo strings (JSON text of the host op's values / shapes / types).
-  std::string input_values, input_shapes, input_types;
-  std::string output_values, output_shapes, output_types;
+  // IOInfo strings (JSON text of the host op's values / shapes / types), in
+  // the graph's `texts` or in static storage.
+  std::string_view input_values, input_shapes, input_types;
+  std::string_view output_values, output_shapes, output_types;
 };
 
 struct ConvertedGraph {
   int64_t rank = 0;
   std::string source_schema;  // recorded in the .et GlobalMetadata
   std::vector<ConvertedNode> nodes;  // in dependency order: deps come first
+  // The nodes' IOInfo texts, each distinct one stored once: most ops of a
+  // trace repeat the types and shapes of others, so a graph holds a few
+  // thousand texts, not six strings per node. Copies of a graph share it.
+  std::shared_ptr<pytorch::TextPool> texts = std::make_shared<pytorch::TextPool>();
 };
 
 const char* converted_node_type_name(ConvertedNodeType type);

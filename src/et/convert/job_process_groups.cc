@@ -185,7 +185,7 @@ JobProcessGroups unify_process_groups(std::vector<JobRank>& ranks, int64_t world
     meta.id = max_id + 1;
     meta.name = chakra::kProcessGroupInitNode;
     meta.type = ConvertedNodeType::kMetadata;
-    meta.input_values = values;
+    meta.input_values = r.graph->texts->intern(values);
     meta.input_shapes = "[[]]";
     meta.input_types = "[\"String\"]";
     r.graph->nodes.insert(r.graph->nodes.begin(), std::move(meta));

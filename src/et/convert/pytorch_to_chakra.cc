@@ -53,9 +53,12 @@ void add_unique(std::vector<uint64_t>& deps, uint64_t id) {
   if (std::find(deps.begin(), deps.end(), id) == deps.end()) deps.push_back(id);
 }
 
-// The kept values are compact JSON text already; the list is written around them.
-std::string dump_field(const std::vector<pytorch::HostValue>& values, int which) {
-  std::string out = "[";
+// The list as JSON text, written into `out` (cleared first) and interned in
+// `texts`. The kept values are compact JSON text already; the list is
+// written around them.
+std::string_view dump_field(const std::vector<pytorch::HostValue>& values, int which, std::string& out,
+                            pytorch::TextPool& texts) {
+  out.assign(1, '[');
   for (size_t i = 0; i < values.size(); ++i) {
     if (i != 0) out.push_back(',');
     const auto& v = values[i];
@@ -67,7 +70,7 @@ std::string dump_field(const std::vector<pytorch::HostValue>& values, int which)
     }
   }
   out.push_back(']');
-  return out;
+  return texts.intern(out);
 }
 
 // Parent-chain structure of the host trace, by vector index.
@@ -173,6 +176,7 @@ class Converter {
     graph.rank = rank_;
     graph.source_schema = trace_.schema;
     graph.nodes = order_topologically();
+    graph.texts = texts_;
     return graph;
   }
 
@@ -292,9 +296,13 @@ class Converter {
     // grows (unused capacity is address space, never touched).
     nodes_.reserve(n);
     // Execution order of host ops: ids are assigned when ops start.
+    // (Sorted as (id, index) pairs, not indices compared through the nodes:
+    // ids are unique, and a pair compares without a cache miss.)
+    std::vector<std::pair<uint64_t, size_t>> by_id(n);
+    for (size_t i = 0; i < n; ++i) by_id[i] = {host(i).id, i};
+    std::sort(by_id.begin(), by_id.end());
     std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [this](size_t a, size_t b) { return host(a).id < host(b).id; });
+    for (size_t i = 0; i < n; ++i) order[i] = by_id[i].second;
 
     // Which comm records had an NCCL kernel linked below them.
     std::vector<bool> record_has_kernel(n, false);
@@ -340,12 +348,12 @@ class Converter {
       const HostNode& source = host(i);
       ConvertedNode& node = new_node(source);
       const uint64_t id = node.id;
-      node.input_values = dump_field(source.inputs, 0);
-      node.input_shapes = dump_field(source.inputs, 1);
-      node.input_types = dump_field(source.inputs, 2);
-      node.output_values = dump_field(source.outputs, 0);
-      node.output_shapes = dump_field(source.outputs, 1);
-      node.output_types = dump_field(source.outputs, 2);
+      node.input_values = dump_field(source.inputs, 0, io_scratch_, *texts_);
+      node.input_shapes = dump_field(source.inputs, 1, io_scratch_, *texts_);
+      node.input_types = dump_field(source.inputs, 2, io_scratch_, *texts_);
+      node.output_values = dump_field(source.outputs, 0, io_scratch_, *texts_);
+      node.output_shapes = dump_field(source.outputs, 1, io_scratch_, *texts_);
+      node.output_types = dump_field(source.outputs, 2, io_scratch_, *texts_);
 
       bool is_comm_node = false;
       const auto record_it = comm_records_.find(i);
@@ -533,18 +541,36 @@ class Converter {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (pending[i] == 0) ready.push({nodes_[i].id, i});
     }
-    std::vector<ConvertedNode> ordered;
-    ordered.reserve(nodes_.size());
+    // The order as indices first, then the nodes permuted in place: a
+    // second vector of nodes would be as large as the first (fresh pages
+    // the kernel must clear) for nothing but moves.
+    std::vector<size_t> order;
+    order.reserve(nodes_.size());
     while (!ready.empty()) {
       const size_t i = ready.top().second;
       ready.pop();
       for (size_t u : users[i]) {
         if (--pending[u] == 0) ready.push({nodes_[u].id, u});
       }
-      ordered.push_back(std::move(nodes_[i]));
+      order.push_back(i);
     }
-    if (ordered.size() != nodes_.size()) throw Error(describe_cycle(pending, users));
-    return ordered;
+    if (order.size() != nodes_.size()) throw Error(describe_cycle(pending, users));
+    // Position k takes node order[k]: follow each cycle of the permutation,
+    // moving every node once through one temporary.
+    std::vector<bool> placed(nodes_.size(), false);
+    for (size_t start = 0; start < nodes_.size(); ++start) {
+      if (placed[start] || order[start] == start) continue;
+      ConvertedNode carried = std::move(nodes_[start]);
+      size_t at = start;
+      while (order[at] != start) {
+        nodes_[at] = std::move(nodes_[order[at]]);
+        placed[at] = true;
+        at = order[at];
+      }
+      nodes_[at] = std::move(carried);
+      placed[at] = true;
+    }
+    return std::move(nodes_);
   }
 
   // Names the nodes of one cycle among those left unsorted: from any of
@@ -590,6 +616,8 @@ class Converter {
   std::unordered_map<uint64_t, std::vector<uint64_t>> stream_wait_parents_;  // device node -> other streams' nodes
   std::map<std::pair<int32_t, int32_t>, int32_t> p2p_count_;
   std::vector<ConvertedNode> nodes_;
+  std::shared_ptr<pytorch::TextPool> texts_ = std::make_shared<pytorch::TextPool>();  // the nodes' IOInfo texts
+  std::string io_scratch_;
 };
 
 }  // namespace

@@ -100,6 +100,18 @@ bool scan_string(const char*& p, const char* end, bool& escaped) {
 // `n` may be null where only the text matters.
 bool scan_number(const char*& p, const char* end, JsonNumber* number, std::string* rewritten, bool& compact) {
   const char* const start = p;
+  if (number == nullptr) {
+    // Most numbers of a trace: a non-negative integer of a few digits whose
+    // text is all that is kept. Up to 18 digits it cannot leave int64_t.
+    const char* q = p;
+    while (q < end && static_cast<unsigned char>(*q - '0') < 10) ++q;
+    const auto digits = q - p;
+    if (digits != 0 && digits <= 18 && (*p != '0' || digits == 1) &&
+        (q == end || (*q != '.' && *q != 'e' && *q != 'E'))) {
+      p = q;
+      return true;
+    }
+  }
   if (p < end && *p == '-') ++p;
   if (p >= end) return false;
   if (*p == '0') {
@@ -147,14 +159,6 @@ bool scan_number(const char*& p, const char* end, JsonNumber* number, std::strin
   return true;
 }
 
-bool scan_literal(const char*& p, const char* end, std::string_view literal) {
-  if (static_cast<size_t>(end - p) < literal.size() || std::memcmp(p, literal.data(), literal.size()) != 0) {
-    return false;
-  }
-  p += literal.size();
-  return true;
-}
-
 // Validates the value at `p` and, with kEmit, appends its compact text to
 // `out`. `compact` turns false when the text is not already compact.
 template <bool kEmit>
@@ -171,9 +175,9 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
       emit({start, static_cast<size_t>(p - start)});
       return true;
     }
-    case 't': return scan_literal(p, end, "true") && (emit("true"), true);
-    case 'f': return scan_literal(p, end, "false") && (emit("false"), true);
-    case 'n': return scan_literal(p, end, "null") && (emit("null"), true);
+    case 't': return scan_json_literal(p, end, "true") && (emit("true"), true);
+    case 'f': return scan_json_literal(p, end, "false") && (emit("false"), true);
+    case 'n': return scan_json_literal(p, end, "null") && (emit("null"), true);
     case '[': {
       if (depth >= kMaxCompactJsonDepth) return false;
       emit("[");
@@ -254,10 +258,6 @@ bool scan_json_key(const char*& p, const char* end, std::string_view& key, bool&
 
 bool scan_json_number(const char*& p, const char* end, JsonNumber* number, std::string* rewritten, bool& compact) {
   return scan_number(p, end, number, rewritten, compact);
-}
-
-bool scan_json_literal(const char*& p, const char* end, std::string_view literal) {
-  return scan_literal(p, end, literal);
 }
 
 bool scan_json_value(const char*& p, const char* end, bool& compact) {

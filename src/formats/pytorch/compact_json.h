@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,8 @@ inline constexpr size_t kMaxCompactJsonDepth = 64;
 // Past the JSON whitespace at `p`; `compact` turns false when there was any.
 // Inline: it runs between every two tokens.
 inline const char* skip_json_space(const char* p, const char* end, bool& compact) {
+  // Compact text has no space: one test decides the common case.
+  if (p < end && static_cast<unsigned char>(*p) > ' ') return p;
   const char* const start = p;
   while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
   if (p != start) compact = false;
@@ -72,8 +75,15 @@ bool scan_json_key(const char*& p, const char* end, std::string_view& key, bool&
 // beyond int64_t (negative) or uint64_t, doubles out of range.
 bool scan_json_number(const char*& p, const char* end, JsonNumber* number, std::string* rewritten, bool& compact);
 
-// `literal` at `p`.
-bool scan_json_literal(const char*& p, const char* end, std::string_view literal);
+// `literal` at `p` (then `p` is past it). Inline: with a literal of known
+// length the compare is a few word compares, not a call.
+inline bool scan_json_literal(const char*& p, const char* end, std::string_view literal) {
+  if (static_cast<size_t>(end - p) < literal.size() || std::memcmp(p, literal.data(), literal.size()) != 0) {
+    return false;
+  }
+  p += literal.size();
+  return true;
+}
 
 // Validates the value at `p` (past it on success); `compact` turns false
 // when its text is not already what write_compact_json writes. Objects are

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "formats/pytorch/compact_json.h"
+#include "formats/pytorch/json_bytes.h"
 
 namespace snr::pytorch::detail {
 
@@ -131,7 +132,56 @@ std::string_view HostNodeScanner::compact_object(std::string_view object, size_t
   return written_bytes == object.size() ? object : std::string_view();
 }
 
+// The usual attribute written compact ({"name":"...","type":"...","value":
+// ...}, as `snr et link` writes every one): its pieces found with fixed
+// compares and one byte search per string. False, having taken nothing,
+// for anything else (read_common_attr's general path then reads it).
+bool HostNodeScanner::read_compact_common_attr(const char*& p, RawNode& raw) {
+  const char* q = p;
+  // A string with no escape, control or non-ASCII byte (what
+  // scan_json_string takes without `escaped`, minus UTF-8), `q` on its
+  // opening quote; its text with the quotes.
+  const auto plain_string = [&](std::string_view& text) {
+    const char* const close = find_json_special_byte<true>(q + 1, end_);
+    if (close >= end_ || *close != '"') return false;
+    text = {q, static_cast<size_t>(close + 1 - q)};
+    q = close + 1;
+    return true;
+  };
+  std::string_view name_text, type_text, value_text;
+  if (!scan_json_literal(q, end_, R"({"name":)") || q >= end_ || *q != '"' || !plain_string(name_text)) return false;
+  if (!scan_json_literal(q, end_, R"(,"type":)") || q >= end_ || *q != '"' || !plain_string(type_text)) return false;
+  if (!scan_json_literal(q, end_, R"(,"value":)") || !canonical(q, scratch_, value_text)) return false;
+  if (q >= end_ || *q != '}') return false;
+  ++q;
+  add_common_attr(p, q, name_text, type_text, value_text, true, raw);
+  p = q;
+  return true;
+}
+
+void HostNodeScanner::add_common_attr(const char* begin, const char* end, std::string_view name_text,
+                                      std::string_view type_text, std::string_view value_text, bool compact,
+                                      RawNode& raw) {
+  const std::string_view name = name_text.substr(1, name_text.size() - 2);
+  if (const ScalarField scalar = scalar_field_of(name); scalar != ScalarField::kNone) {
+    raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
+    raw.attr_values.append(value_text);
+  } else if (compact && value_text.data() > begin && value_text.data() < end) {
+    raw.attrs.push_back({ScalarField::kNone, 0, 0, pool_.intern({begin, static_cast<size_t>(end - begin)})});
+  } else {
+    object_.assign("{\"name\":");
+    object_.append(name_text);
+    object_.append(",\"type\":");
+    object_.append(type_text);
+    object_.append(",\"value\":");
+    object_.append(value_text);
+    object_.push_back('}');
+    raw.attrs.push_back({ScalarField::kNone, 0, 0, pool_.intern(object_)});
+  }
+}
+
 bool HostNodeScanner::read_common_attr(const char*& p, RawNode& raw) {
+  if (read_compact_common_attr(p, raw)) return true;
   const char* q = p;
   bool compact = true;
   // `key` and the colon after it.
@@ -164,22 +214,7 @@ bool HostNodeScanner::read_common_attr(const char*& p, RawNode& raw) {
   q = skip_json_space(q, end_, compact);
   if (q >= end_ || *q != '}') return false;
   ++q;
-  const std::string_view name = name_text.substr(1, name_text.size() - 2);
-  if (const std::string_view scalar = scalar_field_name(name); !scalar.empty()) {
-    raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
-    raw.attr_values.append(value_text);
-  } else if (compact && value_text.data() > p && value_text.data() < q) {
-    raw.attrs.push_back({{}, 0, 0, pool_.intern({p, static_cast<size_t>(q - p)})});
-  } else {
-    object_.assign("{\"name\":");
-    object_.append(name_text);
-    object_.append(",\"type\":");
-    object_.append(type_text);
-    object_.append(",\"value\":");
-    object_.append(value_text);
-    object_.push_back('}');
-    raw.attrs.push_back({{}, 0, 0, pool_.intern(object_)});
-  }
+  add_common_attr(p, q, name_text, type_text, value_text, compact, raw);
   p = q;
   return true;
 }

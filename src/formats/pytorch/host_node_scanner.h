@@ -76,6 +76,12 @@ class HostNodeScanner {
   // order, added to `raw` without the general object walk; false (nothing
   // taken) for any other shape, which read_attrs then reads in general.
   bool read_common_attr(const char*& p, RawNode& raw);
+  bool read_compact_common_attr(const char*& p, RawNode& raw);
+  // Adds the attribute read from [begin, end) to `raw`: a scalar field's
+  // value, or the attribute whole (as written when it is `compact` and
+  // `value_text` is in it, else written again).
+  void add_common_attr(const char* begin, const char* end, std::string_view name_text, std::string_view type_text,
+                       std::string_view value_text, bool compact, RawNode& raw);
   // `object` (an attribute just read, its fields in attr_fields_) when it is
   // already the compact, key-sorted text add_attribute would write; else "".
   [[nodiscard]] std::string_view compact_object(std::string_view object, size_t count) const;

@@ -112,6 +112,15 @@ TEST(HostNodeScanner, ReadsNodesAsTheWalkDoes) {
       R"j({"name":"rf_id","type":"uint64","value":1e2},{"name":"tid","type":"uint64","value":3,"more":1},)j"
       R"j({"type":"uint64","name":"fw_tid","value":4},{"name":"seq_id","type":"int64"},)j"
       R"j({"name":"v","type":"t\"q","value":{"b":1,"a":[]}}]}]})j");
+  // The compact attribute's fast path and where it hands over to the
+  // general one: a raw UTF-8 name, a value written again, a space before
+  // the closing brace, every scalar field, an escaped type.
+  expect_same_reading(
+      "{\"nodes\":[{\"id\":1,\"name\":\"a\",\"attrs\":[{\"name\":\"caf\xc3\xa9\",\"type\":\"string\",\"value\":\"x\"},"
+      R"j({"name":"d","type":"double","value":1.50},{"name":"rf_id","type":"uint64","value":5 },)j"
+      R"j({"name":"fw_parent","type":"uint64","value":6},{"name":"scope","type":"uint64","value":7},)j"
+      R"j({"name":"fw_tid","type":"uint64","value":8},{"name":"seq_id","type":"int64","value":-9},)j"
+      R"j({"name":"op_schema","type":"str\u0069ng","value":"s(a) -> b"},{"name":"tid","type":"uint64","value":1.0}]}]})j");
   // Nodes the reader skips, syncs and stream waits, escapes, doubles, odd values.
   expect_same_reading(R"j({"nodes":[{"id":"x"},{"id":3,"name":4},{"id":5,"name":"a","inputs":[1],"input_types":[]},)j"
                       R"j({"id":6,"name":"ok"},{"id":6,"name":"dup"},7,null,{"id":8.0,"name":"a\u00e9"},)j"

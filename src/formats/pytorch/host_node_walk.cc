@@ -226,7 +226,7 @@ std::string HostNodeWalk::finish_node(RawNode& raw, HostNode& node) {
       if (!attr.whole.empty()) {
         node.extra_attrs.push_back(attr.whole);
       } else {
-        apply_scalar(attr.scalar_name, std::string_view(raw.attr_values).substr(attr.value_begin, attr.value_size),
+        apply_scalar(attr.scalar, std::string_view(raw.attr_values).substr(attr.value_begin, attr.value_size),
                      node, pool_);
       }
     }
@@ -239,7 +239,7 @@ std::string HostNodeWalk::finish_node(RawNode& raw, HostNode& node) {
     for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
       for (size_t i = 0; i < raw.flat_scalar_count; ++i) {
         const auto& [name, text] = raw.flat_scalars[i];
-        if (name == key && text != "null") apply_scalar(name, text, node, pool_);
+        if (name == key && text != "null") apply_scalar(scalar_field_of(name), text, node, pool_);
       }
     }
   }

@@ -479,6 +479,9 @@ class HostReader : private detail::HostNodeWalk {
 }  // namespace
 
 bool is_trace_annotation(std::string_view name) {
+  // Asked of every node by the converter and the linker: most names are
+  // operators, ruled out by their first byte.
+  if (name.empty() || (name[0] != '#' && name[0] != '[')) return false;
   if (name.starts_with("## ") && name.ends_with(" ##")) return true;
   return name.starts_with("[pytorch|profiler|execution_trace|") ||
          name.starts_with("[pytorch|profiler|execution_graph|");

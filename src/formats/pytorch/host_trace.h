@@ -45,7 +45,7 @@ struct TensorRef {
   uint64_t offset = 0;
   uint64_t num_elem = 0;
   uint64_t elem_bytes = 0;
-  std::string device;
+  std::string_view device;  // in the trace's TextPool
   // Bytes from the recorded shape and dtype (shape product x dtype size),
   // falling back to num_elem x elem_bytes when the dtype is unknown.
   uint64_t size_bytes = 0;

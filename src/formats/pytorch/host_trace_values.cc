@@ -111,7 +111,9 @@ bool plain_shape_elements(std::string_view shape, uint64_t& elements) {
   return false;
 }
 
-bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out) {
+// `value` is in `pool`, so a device written without escapes is a view of it.
+bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out,
+                       TextPool& pool) {
   // Reused across calls (this is a leaf of collect_tensors' recursion): one
   // pair of lists per tensor was most of the reader's remaining allocations.
   thread_local std::vector<std::string_view> fields;
@@ -119,13 +121,13 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
   uint64_t numbers[5];
   std::string_view plain_device;
   if (read_plain_tensor(value, numbers, plain_device)) {
-    out.device.assign(plain_device);
+    out.device = plain_device;
   } else {
     if (!json_text_elements(value, fields) || fields.size() < 5) return false;
     for (size_t i = 0; i < 5; ++i) {
       if (!json_text_to_uint64(fields[i], numbers[i])) return false;
     }
-    out.device = fields.size() > 5 ? json_text_string(fields[5]).value_or("") : "";
+    out.device = fields.size() > 5 ? pool.intern(json_text_string(fields[5]).value_or("")) : std::string_view();
   }
   out.tensor_id = numbers[0];
   out.storage_id = numbers[1];
@@ -161,11 +163,11 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
 }
 
 void collect_tensors(std::string_view type, std::string_view value, std::string_view shape,
-                     std::vector<TensorRef>& out, int depth) {
+                     std::vector<TensorRef>& out, TextPool& pool, int depth) {
   if (depth > 16) return;  // lists of lists this deep do not occur; stop runaway input
   if (type.starts_with("Tensor(") || type == "Tensor") {
     TensorRef tensor;
-    if (tensor_from_value(type, value, shape, tensor)) out.push_back(std::move(tensor));
+    if (tensor_from_value(type, value, shape, tensor, pool)) out.push_back(tensor);
     return;
   }
   const auto open = type.find('[');
@@ -189,7 +191,7 @@ void collect_tensors(std::string_view type, std::string_view value, std::string_
     first = false;
     std::string_view element_shape;
     if (!shapes.is_array() || !shapes.next(element_shape)) element_shape = "null";
-    collect_tensors(element_type, element, element_shape, out, depth + 1);
+    collect_tensors(element_type, element, element_shape, out, pool, depth + 1);
   }
 }
 
@@ -213,6 +215,10 @@ std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out,
   const auto& types = lists.types.elements;
   if (values.size() != types.size()) return fmt::format("{} values but {} types", values.size(), types.size());
   out.reserve(values.size());
+  // Room for one tensor per tensor argument (lists of tensors add more).
+  size_t plain_tensors = 0;
+  for (const std::string_view type : types) plain_tensors += type.starts_with("\"Tensor");
+  tensors.reserve(tensors.size() + plain_tensors);
   for (size_t i = 0; i < values.size(); ++i) {
     HostValue v;
     const std::string_view type_text = types[i];
@@ -228,17 +234,10 @@ std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out,
     v.value = lists.values.elements[i];
     if (i < lists.shapes.elements.size()) v.shape = lists.shapes.elements[i];
     if (i < lists.strides.elements.size()) v.stride = lists.strides.elements[i];
-    collect_tensors(v.type, v.value, v.shape, tensors, 0);
+    collect_tensors(v.type, v.value, v.shape, tensors, pool, 0);
     out.push_back(std::move(v));
   }
   return "";
-}
-
-std::string_view scalar_field_name(std::string_view name) {
-  for (std::string_view known : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
-    if (name == known) return known;
-  }
-  return {};
 }
 
 std::optional<std::string_view> plain_string_text(std::string_view text) {
@@ -284,32 +283,36 @@ void read_process_groups(const HostNode& node, size_t index, HostTrace& trace) {
   }
 }
 
-bool is_scalar_field(std::string_view name) {
-  return name == "rf_id" || name == "fw_parent" || name == "seq_id" || name == "scope" || name == "tid" ||
-         name == "fw_tid" || name == "op_schema";
-}
-
-void apply_scalar(std::string_view name, std::string_view value, HostNode& node, TextPool& pool) {
+void apply_scalar(ScalarField field, std::string_view value, HostNode& node, TextPool& pool) {
   uint64_t u = 0;
   int64_t s = 0;
-  if (name == "rf_id") {
-    if (json_text_to_uint64(value, u)) node.rf_id = u;
-  } else if (name == "fw_parent") {
-    if (json_text_to_uint64(value, u)) node.fw_parent = u;
-  } else if (name == "seq_id") {
-    if (json_text_to_int64(value, s)) node.seq_id = s;
-  } else if (name == "scope") {
-    if (json_text_to_uint64(value, u)) node.scope = u;
-  } else if (name == "tid") {
-    if (json_text_to_uint64(value, u)) node.tid = u;
-  } else if (name == "fw_tid") {
-    if (json_text_to_uint64(value, u)) node.fw_tid = u;
-  } else if (name == "op_schema") {
-    if (const auto plain = plain_string_text(value)) {
-      node.op_schema = pool.intern(*plain);
-    } else if (const auto text = json_text_string(value)) {
-      node.op_schema = pool.intern(*text);
-    }
+  switch (field) {
+    case ScalarField::kNone: return;
+    case ScalarField::kRfId:
+      if (json_text_to_uint64(value, u)) node.rf_id = u;
+      return;
+    case ScalarField::kFwParent:
+      if (json_text_to_uint64(value, u)) node.fw_parent = u;
+      return;
+    case ScalarField::kSeqId:
+      if (json_text_to_int64(value, s)) node.seq_id = s;
+      return;
+    case ScalarField::kScope:
+      if (json_text_to_uint64(value, u)) node.scope = u;
+      return;
+    case ScalarField::kTid:
+      if (json_text_to_uint64(value, u)) node.tid = u;
+      return;
+    case ScalarField::kFwTid:
+      if (json_text_to_uint64(value, u)) node.fw_tid = u;
+      return;
+    case ScalarField::kOpSchema:
+      if (const auto plain = plain_string_text(value)) {
+        node.op_schema = pool.intern(*plain);
+      } else if (const auto text = json_text_string(value)) {
+        node.op_schema = pool.intern(*text);
+      }
+      return;
   }
 }
 

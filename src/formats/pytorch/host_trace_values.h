@@ -40,11 +40,27 @@ struct ArgumentLists {
   }
 };
 
-// One entry of a node's "attrs" list: a scalar field (its name one of
-// scalar_field_name's literals, its value text in RawNode::attr_values) or,
-// for any other name, the whole attribute as interned compact JSON.
+// The scalar node fields a node carries flat (1.0.1) or as attributes
+// (1.0.2+), by name: rf_id, fw_parent, seq_id, scope, tid, fw_tid,
+// op_schema. Looked up once per attribute (ten on every node of a 1.0.2+
+// trace), so by length and a byte or two rather than by comparing names.
+enum class ScalarField : uint8_t { kNone, kRfId, kFwParent, kSeqId, kScope, kTid, kFwTid, kOpSchema };
+inline ScalarField scalar_field_of(std::string_view name) {
+  const auto is = [&](std::string_view known, ScalarField field) { return name == known ? field : ScalarField::kNone; };
+  switch (name.size()) {
+    case 3: return is("tid", ScalarField::kTid);
+    case 5: return name[0] == 'r' ? is("rf_id", ScalarField::kRfId) : is("scope", ScalarField::kScope);
+    case 6: return name[0] == 's' ? is("seq_id", ScalarField::kSeqId) : is("fw_tid", ScalarField::kFwTid);
+    case 9: return name[0] == 'f' ? is("fw_parent", ScalarField::kFwParent) : is("op_schema", ScalarField::kOpSchema);
+    default: return ScalarField::kNone;
+  }
+}
+
+// One entry of a node's "attrs" list: a scalar field (its value text in
+// RawNode::attr_values) or, for any other name, the whole attribute as
+// interned compact JSON.
 struct RawAttr {
-  std::string_view scalar_name;
+  ScalarField scalar = ScalarField::kNone;
   size_t value_begin = 0, value_size = 0;
   std::string_view whole;
 };
@@ -90,10 +106,7 @@ std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out,
                         TextPool& pool);
 
 // The scalar node fields (rf_id, tid, op_schema, ...), by name.
-bool is_scalar_field(std::string_view name);
-// The literal spelling of a scalar node field's name, so that it outlives
-// the buffer `name` is in; empty for other names.
-std::string_view scalar_field_name(std::string_view name);
+inline bool is_scalar_field(std::string_view name) { return scalar_field_of(name) != ScalarField::kNone; }
 // The text of a compact JSON string literal without escapes, unquoted;
 // nullopt when `text` is not such a literal.
 std::optional<std::string_view> plain_string_text(std::string_view text);
@@ -117,7 +130,7 @@ void add_attribute(std::pair<std::string_view, Text>* fields, size_t count, std:
     if (!unescaped) return;  // a name that is not a string
     name = *unescaped;
   }
-  if (const std::string_view scalar = scalar_field_name(*name); !scalar.empty()) {
+  if (const ScalarField scalar = scalar_field_of(*name); scalar != ScalarField::kNone) {
     const std::string_view value_text =
         value_field ? std::string_view(fields[*value_field].second) : std::string_view("null");
     raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
@@ -125,7 +138,7 @@ void add_attribute(std::pair<std::string_view, Text>* fields, size_t count, std:
     return;
   }
   if (!written.empty()) {
-    raw.attrs.push_back({{}, 0, 0, pool.intern(written)});
+    raw.attrs.push_back({ScalarField::kNone, 0, 0, pool.intern(written)});
     return;
   }
   std::sort(fields, fields + count, [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -137,16 +150,16 @@ void add_attribute(std::pair<std::string_view, Text>* fields, size_t count, std:
     scratch += fields[i].second;
   }
   scratch.push_back('}');
-  raw.attrs.push_back({{}, 0, 0, pool.intern(scratch)});
+  raw.attrs.push_back({ScalarField::kNone, 0, 0, pool.intern(scratch)});
 }
 
 // Adds the process groups a "## process_group:init ##" node describes (its
 // first input, a JSON list as a string) to `trace`; an unreadable
 // description is a skipped record at `index`.
 void read_process_groups(const HostNode& node, size_t index, HostTrace& trace);
-// Sets the scalar field `name` of `node` from its JSON text; a value of the
-// wrong type leaves the field as it was (the reader is lenient there).
+// Sets the scalar field `field` of `node` from its JSON text; a value of
+// the wrong type leaves the field as it was (the reader is lenient there).
 // Text fields are interned in `pool`.
-void apply_scalar(std::string_view name, std::string_view value, HostNode& node, TextPool& pool);
+void apply_scalar(ScalarField field, std::string_view value, HostNode& node, TextPool& pool);
 
 }  // namespace snr::pytorch::detail
