@@ -37,14 +37,43 @@ bool parse_number_text(std::string_view text, JsonNumber& n) {
   return n.numeric;
 }
 
+// Plain digits without a leading zero ("0" itself apart), at most
+// `max_digits` of them: their value, which cannot overflow. The common
+// number of a trace (ids, thread ids, sizes); anything else is left to
+// parse_number_text.
+bool plain_digits(std::string_view text, size_t max_digits, uint64_t& value) {
+  if (text.empty() || text.size() > max_digits || (text[0] == '0' && text.size() != 1)) return false;
+  value = 0;
+  for (const char c : text) {
+    const auto digit = static_cast<unsigned char>(c - '0');
+    if (digit > 9) return false;
+    value = value * 10 + digit;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool json_text_to_int64(std::string_view text, int64_t& out) {
+  uint64_t magnitude = 0;
+  if (!text.empty() && text[0] != '-' && plain_digits(text, 18, magnitude)) {
+    out = static_cast<int64_t>(magnitude);
+    return true;
+  }
+  if (text.size() > 1 && text[0] == '-' && text[1] != '0' && plain_digits(text.substr(1), 18, magnitude)) {
+    out = -static_cast<int64_t>(magnitude);
+    return true;
+  }
   JsonNumber n;
   return parse_number_text(text, n) && n.to_int64(out);
 }
 
 bool json_text_to_uint64(std::string_view text, uint64_t& out) {
+  uint64_t value = 0;
+  if (plain_digits(text, 19, value)) {
+    out = value;
+    return true;
+  }
   JsonNumber n;
   return parse_number_text(text, n) && n.to_uint64(out);
 }

@@ -33,5 +33,40 @@ TEST(JsonText, StringsAreEscapedAsNlohmannDoes) {
   }
 }
 
+// Integers (valid JSON numbers, as these texts always are) read as
+// nlohmann reads them: in range, out of range (then the output is left
+// alone), signed and unsigned, and the forms that are not plain digits
+// ("-0", fractions, exponents).
+TEST(JsonText, IntegersReadAsNlohmannReadsThem) {
+  for (const char* text : {"0", "7", "-7", "42", "123456789012345678", "999999999999999999", "1000000000000000000",
+                           "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                           "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+                           "99999999999999999999", "-0", "1.0", "1e3", "-1.5"}) {
+    SCOPED_TRACE(text);
+    const auto parsed = nlohmann::json::parse(text, nullptr, false);
+    uint64_t u = 12345;
+    const bool u_read = json_text_to_uint64(text, u);
+    int64_t s = 12345;
+    const bool s_read = json_text_to_int64(text, s);
+    if (parsed.is_number_unsigned() || (parsed.is_number_integer() && parsed.get<int64_t>() >= 0)) {
+      ASSERT_TRUE(u_read);
+      EXPECT_EQ(u, parsed.get<uint64_t>());
+    } else if (!parsed.is_number_float()) {
+      EXPECT_FALSE(u_read);
+      EXPECT_EQ(u, 12345u);
+    }
+    if (parsed.is_number_integer() && !parsed.is_number_unsigned()) {
+      ASSERT_TRUE(s_read);
+      EXPECT_EQ(s, parsed.get<int64_t>());
+    } else if (parsed.is_number_unsigned() && parsed.get<uint64_t>() <= 9223372036854775807ull) {
+      ASSERT_TRUE(s_read);
+      EXPECT_EQ(s, static_cast<int64_t>(parsed.get<uint64_t>()));
+    } else if (!parsed.is_number_float()) {
+      EXPECT_FALSE(s_read);
+      EXPECT_EQ(s, 12345);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace snr::pytorch
