@@ -132,16 +132,26 @@ std::string_view HostNodeScanner::compact_object(std::string_view object, size_t
   return written_bytes == object.size() ? object : std::string_view();
 }
 
-// The usual attribute written compact ({"name":"...","type":"...","value":
-// ...}, as `snr et link` writes every one): its pieces found with fixed
-// compares and one byte search per string. False, having taken nothing,
-// for anything else (read_common_attr's general path then reads it).
-bool HostNodeScanner::read_compact_common_attr(const char*& p, RawNode& raw) {
+// The usual attribute in one of the two spellings met in practice: compact
+// ({"name":"...","type":"...","value":...}, as `snr et link` writes every
+// one) or with one space after each colon and comma (as PyTorch's observer
+// writes them). Its pieces are found with fixed compares and one byte
+// search per string. False, having taken nothing, for anything else
+// (read_common_attr's general path then reads it).
+bool HostNodeScanner::read_spelled_common_attr(const char*& p, RawNode& raw) {
+  struct Spelling {
+    std::string_view name, type, value;
+    bool compact;
+  };
+  static constexpr Spelling kCompact{R"({"name":)", R"(,"type":)", R"(,"value":)", true};
+  static constexpr Spelling kSpaced{R"({"name": )", R"(, "type": )", R"(, "value": )", false};
+  const Spelling& spelling = end_ - p > 8 && p[8] == ' ' ? kSpaced : kCompact;
   const char* q = p;
   // A string with no escape, control or non-ASCII byte (what
   // scan_json_string takes without `escaped`, minus UTF-8), `q` on its
   // opening quote; its text with the quotes.
   const auto plain_string = [&](std::string_view& text) {
+    if (q >= end_ || *q != '"') return false;
     const char* const close = find_json_special_byte<true>(q + 1, end_);
     if (close >= end_ || *close != '"') return false;
     text = {q, static_cast<size_t>(close + 1 - q)};
@@ -149,12 +159,14 @@ bool HostNodeScanner::read_compact_common_attr(const char*& p, RawNode& raw) {
     return true;
   };
   std::string_view name_text, type_text, value_text;
-  if (!scan_json_literal(q, end_, R"({"name":)") || q >= end_ || *q != '"' || !plain_string(name_text)) return false;
-  if (!scan_json_literal(q, end_, R"(,"type":)") || q >= end_ || *q != '"' || !plain_string(type_text)) return false;
-  if (!scan_json_literal(q, end_, R"(,"value":)") || !canonical(q, scratch_, value_text)) return false;
+  if (!scan_json_literal(q, end_, spelling.name) || !plain_string(name_text)) return false;
+  if (!scan_json_literal(q, end_, spelling.type) || !plain_string(type_text)) return false;
+  if (!scan_json_literal(q, end_, spelling.value) || q >= end_ || *q == ' ' || !canonical(q, scratch_, value_text)) {
+    return false;
+  }
   if (q >= end_ || *q != '}') return false;
   ++q;
-  add_common_attr(p, q, name_text, type_text, value_text, true, raw);
+  add_common_attr(p, q, name_text, type_text, value_text, spelling.compact, raw);
   p = q;
   return true;
 }
@@ -181,7 +193,7 @@ void HostNodeScanner::add_common_attr(const char* begin, const char* end, std::s
 }
 
 bool HostNodeScanner::read_common_attr(const char*& p, RawNode& raw) {
-  if (read_compact_common_attr(p, raw)) return true;
+  if (read_spelled_common_attr(p, raw)) return true;
   const char* q = p;
   bool compact = true;
   // `key` and the colon after it.

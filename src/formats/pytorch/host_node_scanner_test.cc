@@ -121,6 +121,13 @@ TEST(HostNodeScanner, ReadsNodesAsTheWalkDoes) {
       R"j({"name":"fw_parent","type":"uint64","value":6},{"name":"scope","type":"uint64","value":7},)j"
       R"j({"name":"fw_tid","type":"uint64","value":8},{"name":"seq_id","type":"int64","value":-9},)j"
       R"j({"name":"op_schema","type":"str\u0069ng","value":"s(a) -> b"},{"name":"tid","type":"uint64","value":1.0}]}]})j");
+  // The same in PyTorch's spacing, and spacings near it.
+  expect_same_reading(
+      R"j({"nodes": [{"id": 1, "name": "a", "attrs": [{"name": "rf_id", "type": "uint64", "value": 5},)j"
+      R"j({"name": "x", "type": "list", "value": [1, 2.50]},{"name": "op_schema", "type": "string", "value": "s"},)j"
+      R"j({"name": "tid", "type": "uint64", "value":  3},{"name":  "y", "type": "int", "value": 1},)j"
+      R"j({"name": "z", "type":"int", "value": 1},{"name": "w", "type": "int", "value": 1 },)j"
+      R"j({"name": "kernel_file", "type": "string", "value": ""}]}]})j");
   // Nodes the reader skips, syncs and stream waits, escapes, doubles, odd values.
   expect_same_reading(R"j({"nodes":[{"id":"x"},{"id":3,"name":4},{"id":5,"name":"a","inputs":[1],"input_types":[]},)j"
                       R"j({"id":6,"name":"ok"},{"id":6,"name":"dup"},7,null,{"id":8.0,"name":"a\u00e9"},)j"
