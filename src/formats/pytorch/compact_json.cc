@@ -264,6 +264,10 @@ bool scan_json_value(const char*& p, const char* end, bool& compact) {
   return scan_value<false>(p, end, 0, compact, nullptr);
 }
 
+bool scan_json_value_writing(const char*& p, const char* end, bool& compact, std::string& out) {
+  return scan_value<true>(p, end, 0, compact, &out);
+}
+
 void write_compact_json(const char* p, const char* end, std::string& out) {
   bool ignored = true;
   (void)scan_value<true>(p, end, 0, ignored, &out);

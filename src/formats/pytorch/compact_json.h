@@ -94,6 +94,12 @@ bool scan_json_value(const char*& p, const char* end, bool& compact);
 // Appends the compact text of the value at `p`, which scan_json_value took.
 void write_compact_json(const char* p, const char* end, std::string& out);
 
+// scan_json_value and write_compact_json in one pass: validates the value
+// at `p` as scan_json_value does and appends its compact text to `out`
+// (partly, when it fails). For text mostly not compact, where validating
+// first and writing after would read each value twice.
+bool scan_json_value_writing(const char*& p, const char* end, bool& compact, std::string& out);
+
 // One past the JSON value that starts at `at` (strings and brackets only
 // followed, not validated), or npos when it does not end before `end` or
 // there is no value at `at`.

@@ -31,6 +31,15 @@ std::optional<std::string> HostNodeScanner::canonical_text(std::string_view text
 bool HostNodeScanner::canonical(const char*& p, std::string& buffer, std::string_view& text) {
   const char* const start = p;
   bool compact = true;
+  if (last_value_rewritten_) {
+    // After a value that was not compact the next one rarely is (PyTorch's
+    // own spacing): validated and written in one pass.
+    buffer.clear();
+    if (!scan_json_value_writing(p, end_, compact, buffer)) return false;
+    last_value_rewritten_ = !compact;
+    text = compact ? std::string_view(start, static_cast<size_t>(p - start)) : std::string_view(buffer);
+    return true;
+  }
   if (!scan_json_value(p, end_, compact)) return false;
   if (compact) {
     text = {start, static_cast<size_t>(p - start)};
@@ -38,6 +47,7 @@ bool HostNodeScanner::canonical(const char*& p, std::string& buffer, std::string
   }
   // Spaces between tokens (PyTorch's own output) or a double written in
   // another form: written again, compact. The text is valid by now.
+  last_value_rewritten_ = true;
   buffer.clear();
   write_compact_json(start, end_, buffer);
   text = buffer;
@@ -139,13 +149,16 @@ std::string_view HostNodeScanner::compact_object(std::string_view object, size_t
 // search per string. False, having taken nothing, for anything else
 // (read_common_attr's general path then reads it).
 bool HostNodeScanner::read_spelled_common_attr(const char*& p, RawNode& raw) {
-  struct Spelling {
-    std::string_view name, type, value;
-    bool compact;
-  };
-  static constexpr Spelling kCompact{R"({"name":)", R"(,"type":)", R"(,"value":)", true};
-  static constexpr Spelling kSpaced{R"({"name": )", R"(, "type": )", R"(, "value": )", false};
-  const Spelling& spelling = end_ - p > 8 && p[8] == ' ' ? kSpaced : kCompact;
+  return end_ - p > 8 && p[8] == ' ' ? read_common_attr_spelled<true>(p, raw) : read_common_attr_spelled<false>(p, raw);
+}
+
+// (The spelling is a template parameter so that its literals' lengths are
+// constants: each compare is then a few word compares, not a call.)
+template <bool kSpaced>
+bool HostNodeScanner::read_common_attr_spelled(const char*& p, RawNode& raw) {
+  constexpr std::string_view kName = kSpaced ? R"({"name": )" : R"({"name":)";
+  constexpr std::string_view kType = kSpaced ? R"(, "type": )" : R"(,"type":)";
+  constexpr std::string_view kValue = kSpaced ? R"(, "value": )" : R"(,"value":)";
   const char* q = p;
   // A string with no escape, control or non-ASCII byte (what
   // scan_json_string takes without `escaped`, minus UTF-8), `q` on its
@@ -159,14 +172,14 @@ bool HostNodeScanner::read_spelled_common_attr(const char*& p, RawNode& raw) {
     return true;
   };
   std::string_view name_text, type_text, value_text;
-  if (!scan_json_literal(q, end_, spelling.name) || !plain_string(name_text)) return false;
-  if (!scan_json_literal(q, end_, spelling.type) || !plain_string(type_text)) return false;
-  if (!scan_json_literal(q, end_, spelling.value) || q >= end_ || *q == ' ' || !canonical(q, scratch_, value_text)) {
+  if (!scan_json_literal(q, end_, kName) || !plain_string(name_text)) return false;
+  if (!scan_json_literal(q, end_, kType) || !plain_string(type_text)) return false;
+  if (!scan_json_literal(q, end_, kValue) || q >= end_ || *q == ' ' || !canonical(q, scratch_, value_text)) {
     return false;
   }
   if (q >= end_ || *q != '}') return false;
   ++q;
-  add_common_attr(p, q, name_text, type_text, value_text, spelling.compact, raw);
+  add_common_attr(p, q, name_text, type_text, value_text, !kSpaced, raw);
   p = q;
   return true;
 }

@@ -56,6 +56,7 @@ class HostNodeScanner {
   TextPool& pool_;
   std::string scratch_;  // a value's compact text when it is not already written so
   std::string object_;   // an unknown attribute's sorted object
+  bool last_value_rewritten_ = false;  // canonical's last value was not compact
   // One attribute's fields, and the compact texts of those not already
   // compact (a deque: its strings stay where they are as it grows).
   std::vector<std::pair<std::string_view, std::string_view>> attr_fields_;
@@ -77,6 +78,8 @@ class HostNodeScanner {
   // taken) for any other shape, which read_attrs then reads in general.
   bool read_common_attr(const char*& p, RawNode& raw);
   bool read_spelled_common_attr(const char*& p, RawNode& raw);
+  template <bool kSpaced>
+  bool read_common_attr_spelled(const char*& p, RawNode& raw);
   // Adds the attribute read from [begin, end) to `raw`: a scalar field's
   // value, or the attribute whole (as written when it is `compact` and
   // `value_text` is in it, else written again).
