@@ -1,8 +1,10 @@
-// Whitespace handling for line-oriented text inputs (ASTRA-sim's text
-// workloads, ns-3 configuration and topology files): spaces, tabs and the
-// carriage return of Windows line ends.
+// Whitespace handling for text inputs: blanks (spaces, tabs and the
+// carriage return of Windows line ends) for line-oriented files (ASTRA-sim's
+// text workloads, ns-3 configuration and topology files, CSV rows), and any
+// whitespace around a single value (a quantity such as "40 GB/s").
 #pragma once
 
+#include <cctype>
 #include <string_view>
 #include <vector>
 
@@ -13,6 +15,13 @@ namespace snr {
 [[nodiscard]] inline std::string_view trim_blanks(std::string_view text) {
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// `text` without the whitespace (std::isspace) around it.
+[[nodiscard]] inline std::string_view trim_space(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   return text;
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "common/text.h"
+
 namespace snr {
 namespace {
 
@@ -14,14 +16,8 @@ struct NumberAndUnit {
   std::string_view unit;
 };
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 Result<NumberAndUnit> split(std::string_view text, std::string_view what) {
-  std::string_view s = trim(text);
+  std::string_view s = trim_space(text);
   if (s.empty()) return Error(fmt::format("empty {} value", what));
   double value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
@@ -31,7 +27,7 @@ Result<NumberAndUnit> split(std::string_view text, std::string_view what) {
   if (!std::isfinite(value) || value < 0) {
     return Error(fmt::format("'{}' is not a {}: must be finite and non-negative", text, what));
   }
-  std::string_view unit = trim(s.substr(static_cast<size_t>(ptr - s.data())));
+  std::string_view unit = trim_space(s.substr(static_cast<size_t>(ptr - s.data())));
   return NumberAndUnit{value, unit};
 }
 

@@ -7,20 +7,15 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "pathfind/inputs/quantity.h"
 
 namespace snr::sweep {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 double plain_number(std::string_view text) {
-  const std::string_view s = trim(text);
+  const std::string_view s = trim_space(text);
   double value = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(value)) {
@@ -54,12 +49,12 @@ constexpr QuantityKind kNumber{"number", "", plain_number};
 }  // namespace
 
 std::optional<Quantity> parse_quantity(std::string_view text) {
-  const std::string_view s = trim(text);
+  const std::string_view s = trim_space(text);
   double number = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
   if (s.empty() || ec != std::errc() || ptr == s.data() || !std::isfinite(number)) return std::nullopt;
   const std::string_view digits = s.substr(0, static_cast<size_t>(ptr - s.data()));
-  const std::string_view unit = trim(s.substr(digits.size()));
+  const std::string_view unit = trim_space(s.substr(digits.size()));
   Quantity q;
   q.number = number;
   if (unit.empty()) {

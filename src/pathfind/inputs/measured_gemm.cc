@@ -7,17 +7,12 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "pathfind/inputs/quantity.h"
 
 namespace snr::pathfind {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 uint64_t parse_dim(std::string_view text, std::string_view name) {
   uint64_t v = 0;
@@ -38,7 +33,7 @@ std::vector<MeasuredGemm> parse_llmcompass_gemm_csv(std::string_view text, std::
     std::string_view line = text.substr(0, eol);
     text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
     ++line_no;
-    if (trim(line).empty()) continue;
+    if (trim_blanks(line).empty()) continue;
     with_error_context(fmt::format("{}:{}", source, line_no), [&] {
       std::string_view fields[5];
       size_t count = 0;
@@ -46,7 +41,7 @@ std::vector<MeasuredGemm> parse_llmcompass_gemm_csv(std::string_view text, std::
       while (true) {
         size_t comma = rest.find(',');
         if (count == 5) throw Error("more than 5 fields (expected M, N, K, latency, rate)");
-        fields[count++] = trim(rest.substr(0, comma));
+        fields[count++] = trim_blanks(rest.substr(0, comma));
         if (comma == std::string_view::npos) break;
         rest = rest.substr(comma + 1);
       }

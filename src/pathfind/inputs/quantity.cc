@@ -9,17 +9,12 @@
 #include <limits>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "common/yaml_input.h"
 
 namespace snr::pathfind {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 struct SiPrefix {
   std::string_view name;
@@ -38,7 +33,7 @@ constexpr std::array<SiPrefix, 10> kPrefixes{{{"", 1.0},
 
 // "<number><prefix><one of bases>" -> number * prefix scale (in the base unit).
 double parse_si(std::string_view text, std::initializer_list<std::string_view> bases, std::string_view what) {
-  std::string_view s = trim(text);
+  std::string_view s = trim_space(text);
   double value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (s.empty() || ec != std::errc() || ptr == s.data()) {
@@ -47,7 +42,7 @@ double parse_si(std::string_view text, std::initializer_list<std::string_view> b
   if (!std::isfinite(value) || value < 0) {
     throw Error(fmt::format("'{}' is not a {}: must be finite and non-negative", text, what));
   }
-  std::string_view unit = trim(s.substr(static_cast<size_t>(ptr - s.data())));
+  std::string_view unit = trim_space(s.substr(static_cast<size_t>(ptr - s.data())));
   for (std::string_view base : bases) {
     if (unit.size() < base.size() || unit.substr(unit.size() - base.size()) != base) continue;
     std::string_view prefix = unit.substr(0, unit.size() - base.size());
@@ -70,7 +65,7 @@ double parse_flops_per_s(std::string_view text) {
 }
 double parse_length_mm(std::string_view text) { return parse_si(text, {"m"}, "length") * 1e3; }
 double parse_area_mm2(std::string_view text) {
-  std::string_view s = trim(text);
+  std::string_view s = trim_space(text);
   if (s.size() >= 3 && s.substr(s.size() - 3) == "mm2") return parse_si(s.substr(0, s.size() - 3), {""}, "area");
   if (s.size() >= 3 && s.substr(s.size() - 3) == "um2") {
     return parse_si(s.substr(0, s.size() - 3), {""}, "area") * 1e-6;

@@ -8,17 +8,12 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace snr::pathfind {
 namespace {
 
 constexpr std::string_view kForms = "RC-{KP1}-{KP2}-d{DP}-p{LP}, CR-{KP1}-d{DP}-p{LP} or d{DP}-p{LP}";
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
@@ -59,7 +54,7 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   ParallelismNotation parse() {
-    std::string_view s = trim(text_);
+    std::string_view s = trim_space(text_);
     if (s.empty()) fail(fmt::format("empty; expected {}", kForms));
     split(s);
     ParallelismNotation n;
