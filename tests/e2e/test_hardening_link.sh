@@ -43,3 +43,17 @@ status=0
 "$SNR" et link --host a --device b -o c --min-linked 1.5 >/dev/null 2>&1 || status=$?
 ((status == 2)) || fail "--min-linked 1.5: exit $status, expected 2"
 echo "hardening link ok"
+
+# A trace shipped as a tar archive (PARAM's pt2 trace) is named as one, as
+# either input of `et link` and as `et convert`'s input, plain or gzip.
+for side in host device; do
+  if [[ $side == host ]]; then args=(--host "$PARAM/pt2_et.json.tar.gz" --device "$PARAM/linear_kineto.json.gz")
+  else args=(--host "$PARAM/linear_et.json.gz" --device "$PARAM/pt2_et.json.tar.gz"); fi
+  expect_fail "$SNR" et link "${args[@]}" -o "$WORK/tar.json"
+  expect_contains "$WORK/expect_fail.out" "pt2_et.json.tar.gz: a tar archive (first member 'pt2_et.json')"
+done
+gzip -dc "$PARAM/pt2_et.json.tar.gz" > "$WORK/pt2_et.json.tar"
+for archive in "$PARAM/pt2_et.json.tar.gz" "$WORK/pt2_et.json.tar"; do
+  expect_fail "$SNR" et convert "$archive" -o "$WORK/tar"
+  expect_contains "$WORK/expect_fail.out" "a tar archive (first member 'pt2_et.json'), not a JSON trace"
+done

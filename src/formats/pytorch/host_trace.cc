@@ -531,6 +531,7 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
 
 HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes, NodeReading reading) {
   if (auto mapped = MappedText::map_plain(path)) {
+    reject_tar_archive(mapped->text(), path.string());
     std::string unused;
     return read_text(unused, path.string(), window_bytes, reading, mapped.get());
   }

@@ -157,9 +157,22 @@ std::string gunzip(std::string_view compressed, const std::string& source_name) 
   return out;
 }
 
+void reject_tar_archive(std::string_view text, const std::string& source_name) {
+  // A tar header is 512 bytes: the member's name (NUL-padded) first, the
+  // magic "ustar" at offset 257.
+  constexpr size_t kMagicOffset = 257;
+  if (text.size() < 512 || text.substr(kMagicOffset, 5) != "ustar") return;
+  std::string_view member = text.substr(0, 100);
+  member = member.substr(0, member.find('\0'));
+  throw Error(fmt::format("{}: a tar archive (first member '{}'), not a JSON trace: extract it (tar xf) and "
+                          "pass the trace file itself",
+                          source_name, member));
+}
+
 std::string read_maybe_gzip(const std::filesystem::path& path) {
   std::string bytes = read_file_padded(path);
-  if (has_gzip_magic(bytes)) return gunzip(bytes, path.string());
+  if (has_gzip_magic(bytes)) bytes = gunzip(bytes, path.string());
+  reject_tar_archive(bytes, path.string());
   return bytes;
 }
 

@@ -11,8 +11,14 @@
 
 namespace snr::pytorch {
 
-// Whole file contents, inflated when the file starts with the gzip magic.
+// Whole file contents, inflated when the file starts with the gzip magic;
+// a tar archive (plain or gzip) is an error that says so.
 std::string read_maybe_gzip(const std::filesystem::path& path);
+
+// Throws snr::Error when `text` is a tar archive (POSIX "ustar" header),
+// naming its first member: PyTorch's tools also ship traces as .tar.gz,
+// which otherwise fails as a JSON syntax error at byte 1.
+void reject_tar_archive(std::string_view text, const std::string& source_name);
 
 // Inflates a gzip buffer; `source_name` names the input in errors.
 std::string gunzip(std::string_view compressed, const std::string& source_name);

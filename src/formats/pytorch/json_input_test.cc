@@ -56,5 +56,26 @@ TEST(Gunzip, BrokenStreamsNameTheCompressedByte) {
   EXPECT_EQ(error_of(bad_header), kPrefix + "12");
 }
 
+// A tar archive (PyTorch's tools ship some traces as .tar.gz) is named as
+// one with its first member; text that merely has "ustar" elsewhere is not.
+TEST(TarArchive, IsRefusedWithItsFirstMember) {
+  std::string header(1024, '\0');
+  header.replace(0, 11, "pt2_et.json");
+  header.replace(257, 6, std::string("ustar\0", 6));
+  try {
+    reject_tar_archive(header, "t.tar");
+    FAIL() << "a tar archive was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "t.tar: a tar archive (first member 'pt2_et.json'), not a JSON trace: extract it (tar xf) and pass the "
+              "trace file itself");
+  }
+  std::string text = some_text();
+  EXPECT_NO_THROW(reject_tar_archive(text, "t.json"));
+  text.replace(100, 5, "ustar");  // not at the header's offset
+  EXPECT_NO_THROW(reject_tar_archive(text, "t.json"));
+  EXPECT_NO_THROW(reject_tar_archive(header.substr(0, 300), "short"));  // shorter than a tar header
+}
+
 }  // namespace
 }  // namespace snr::pytorch
