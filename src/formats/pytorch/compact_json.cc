@@ -100,18 +100,6 @@ bool scan_string(const char*& p, const char* end, bool& escaped) {
 // `n` may be null where only the text matters.
 bool scan_number(const char*& p, const char* end, JsonNumber* number, std::string* rewritten, bool& compact) {
   const char* const start = p;
-  if (number == nullptr) {
-    // Most numbers of a trace: a non-negative integer of a few digits whose
-    // text is all that is kept. Up to 18 digits it cannot leave int64_t.
-    const char* q = p;
-    while (q < end && static_cast<unsigned char>(*q - '0') < 10) ++q;
-    const auto digits = q - p;
-    if (digits != 0 && digits <= 18 && (*p != '0' || digits == 1) &&
-        (q == end || (*q != '.' && *q != 'e' && *q != 'E'))) {
-      p = q;
-      return true;
-    }
-  }
   if (p < end && *p == '-') ++p;
   if (p >= end) return false;
   if (*p == '0') {

@@ -147,13 +147,9 @@ std::string_view HostNodeScanner::compact_object(std::string_view object, size_t
 // one) or with one space after each colon and comma (as PyTorch's observer
 // writes them). Its pieces are found with fixed compares and one byte
 // search per string. False, having taken nothing, for anything else
-// (read_common_attr's general path then reads it).
-bool HostNodeScanner::read_spelled_common_attr(const char*& p, RawNode& raw) {
-  return end_ - p > 8 && p[8] == ' ' ? read_common_attr_spelled<true>(p, raw) : read_common_attr_spelled<false>(p, raw);
-}
-
-// (The spelling is a template parameter so that its literals' lengths are
-// constants: each compare is then a few word compares, not a call.)
+// (read_common_attr's general path then reads it). The spelling is a
+// template parameter so that its literals' lengths are constants: each
+// compare is then a few word compares, not a call.
 template <bool kSpaced>
 bool HostNodeScanner::read_common_attr_spelled(const char*& p, RawNode& raw) {
   constexpr std::string_view kName = kSpaced ? R"({"name": )" : R"({"name":)";
@@ -206,7 +202,9 @@ void HostNodeScanner::add_common_attr(const char* begin, const char* end, std::s
 }
 
 bool HostNodeScanner::read_common_attr(const char*& p, RawNode& raw) {
-  if (read_spelled_common_attr(p, raw)) return true;
+  // `{"name":` then a space or not decides the spelling to try.
+  const bool spaced = end_ - p > 8 && p[8] == ' ';
+  if (spaced ? read_common_attr_spelled<true>(p, raw) : read_common_attr_spelled<false>(p, raw)) return true;
   const char* q = p;
   bool compact = true;
   // `key` and the colon after it.

@@ -77,7 +77,6 @@ class HostNodeScanner {
   // order, added to `raw` without the general object walk; false (nothing
   // taken) for any other shape, which read_attrs then reads in general.
   bool read_common_attr(const char*& p, RawNode& raw);
-  bool read_spelled_common_attr(const char*& p, RawNode& raw);
   template <bool kSpaced>
   bool read_common_attr_spelled(const char*& p, RawNode& raw);
   // Adds the attribute read from [begin, end) to `raw`: a scalar field's

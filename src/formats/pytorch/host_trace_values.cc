@@ -284,28 +284,23 @@ void read_process_groups(const HostNode& node, size_t index, HostTrace& trace) {
 }
 
 void apply_scalar(ScalarField field, std::string_view value, HostNode& node, TextPool& pool) {
-  uint64_t u = 0;
-  int64_t s = 0;
+  // Unsigned fields take the value only when it reads as one.
+  const auto set_unsigned = [&](auto& target) {
+    uint64_t u = 0;
+    if (json_text_to_uint64(value, u)) target = u;
+  };
   switch (field) {
     case ScalarField::kNone: return;
-    case ScalarField::kRfId:
-      if (json_text_to_uint64(value, u)) node.rf_id = u;
-      return;
-    case ScalarField::kFwParent:
-      if (json_text_to_uint64(value, u)) node.fw_parent = u;
-      return;
-    case ScalarField::kSeqId:
+    case ScalarField::kRfId: return set_unsigned(node.rf_id);
+    case ScalarField::kFwParent: return set_unsigned(node.fw_parent);
+    case ScalarField::kScope: return set_unsigned(node.scope);
+    case ScalarField::kTid: return set_unsigned(node.tid);
+    case ScalarField::kFwTid: return set_unsigned(node.fw_tid);
+    case ScalarField::kSeqId: {
+      int64_t s = 0;
       if (json_text_to_int64(value, s)) node.seq_id = s;
       return;
-    case ScalarField::kScope:
-      if (json_text_to_uint64(value, u)) node.scope = u;
-      return;
-    case ScalarField::kTid:
-      if (json_text_to_uint64(value, u)) node.tid = u;
-      return;
-    case ScalarField::kFwTid:
-      if (json_text_to_uint64(value, u)) node.fw_tid = u;
-      return;
+    }
     case ScalarField::kOpSchema:
       if (const auto plain = plain_string_text(value)) {
         node.op_schema = pool.intern(*plain);

@@ -55,13 +55,11 @@ bool plain_digits(std::string_view text, size_t max_digits, uint64_t& value) {
 }  // namespace
 
 bool json_text_to_int64(std::string_view text, int64_t& out) {
+  const bool negative = text.starts_with('-');
   uint64_t magnitude = 0;
-  if (!text.empty() && text[0] != '-' && plain_digits(text, 18, magnitude)) {
-    out = static_cast<int64_t>(magnitude);
-    return true;
-  }
-  if (text.size() > 1 && text[0] == '-' && text[1] != '0' && plain_digits(text.substr(1), 18, magnitude)) {
-    out = -static_cast<int64_t>(magnitude);
+  // ("-0" is left to the general parse, which decides what it reads as.)
+  if (plain_digits(text.substr(negative ? 1 : 0), 18, magnitude) && !(negative && magnitude == 0)) {
+    out = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
     return true;
   }
   JsonNumber n;
