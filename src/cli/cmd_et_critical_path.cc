@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -102,9 +103,18 @@ void setup_critical_path(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--what-if-compute-scale", opts->what_if_compute,
                   "re-simulate with every compute node's time multiplied by this (0 .. 1e6)")
       ->check(CLI::Range(0.0, 1e6));
+  // A communication size needs a positive scale: the help shows the open end.
+  const CLI::Validator above_zero(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        const bool ok = ec == std::errc() && end == text.data() + text.size() && value > 0 && value <= 1e6;
+        return ok ? std::string() : fmt::format("{} is not a number above 0 up to 1e6", text);
+      },
+      "FLOAT in (0 - 1e+06]");
   sub->add_option("--what-if-comm-scale", opts->what_if_comm,
                   "re-simulate with every communication size multiplied by this (above 0 up to 1e6)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(above_zero);
   sub->add_option("--perfetto", opts->perfetto, "write the timeline with the path highlighted (Chrome-trace JSON)");
   sub->add_option("--top", opts->top, "ops listed by their time on the path (default 10)")
       ->check(CLI::Range(size_t{0}, size_t{1000}));

@@ -4,6 +4,9 @@
 // hardware (snr export --chakra) simulates on the same machine.
 #include <fmt/format.h>
 
+#include <optional>
+#include <string>
+
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/output.h"
@@ -15,7 +18,7 @@ namespace {
 
 struct ExportNetworkArgs {
   std::string hardware = "tpu-v4-like";
-  uint64_t chips = 0;  // 0 = from the config
+  std::optional<std::string> chips;  // absent: the config's; else as `--set chips=N` (ranges checked there)
   std::vector<std::string> overrides;
   std::string output;
 };
@@ -24,7 +27,7 @@ int export_network(const ExportNetworkArgs& args) {
   snr::output::check_output_directory(args.output);
   snr::hw::HwConfig config = snr::hw::load_preset_or_file(args.hardware);
   std::vector<std::string> overrides = args.overrides;
-  if (args.chips != 0) overrides.push_back(fmt::format("chips={}", args.chips));
+  if (args.chips) overrides.push_back("chips=" + *args.chips);
   snr::hw::apply_overrides(config, overrides);
   const auto files = snr::hw::export_network(config);
   snr::hw::write_network_config(files, args.output);

@@ -1,5 +1,6 @@
 #include "dsim/simulator.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -138,6 +139,30 @@ TEST(Simulator, TwoDimensionalSwitchByRingContention) {
   std::vector<RankGraph> graphs(8, one_collective(CollectiveKind::kAllGather, 8192));
   const auto result = simulate(system, network, {}, std::move(graphs), kAware, false);
   for (const auto& npu : result.npus) EXPECT_EQ(npu.finish_ns, 6826u);
+}
+
+TEST(Simulator, OneNpuCollectivesFinishWhenTheyStartWithEveryAlgorithm) {
+  // Nobody to exchange with: every algorithm, flattened (one*) or per
+  // dimension, and the rooted collectives finish at 0 ns.
+  const auto network =
+      parse_network_config("topology: [Ring]\nnpus_count: [1]\nbandwidth: [50]\nlatency: [500]\n", "t");
+  for (const char* algorithm :
+       {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "oneRing", "oneDirect", "oneHalvingDoubling"}) {
+    // (The double binary tree implements all-reduce only: ring for the others.)
+    const std::string others = std::string_view(algorithm) == "doubleBinaryTree" ? "ring" : algorithm;
+    const SystemConfig system = parse_system_config(
+        fmt::format(R"({{"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+            "preferred-dataset-splits": 4, "all-reduce-implementation": ["{0}"], "all-gather-implementation": ["{1}"],
+            "reduce-scatter-implementation": ["{1}"], "collective-optimization": "localBWAware", "local-mem-bw": 1000}})",
+                    algorithm, others),
+        "test");
+    for (const CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                                      CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast}) {
+      std::vector<RankGraph> graphs(1, one_collective(kind, 1 << 20));
+      const auto result = simulate(system, network, {}, std::move(graphs), kAware, false);
+      EXPECT_EQ(result.npus.at(0).finish_ns, 0u) << algorithm << " " << collective_name(kind);
+    }
+  }
 }
 
 TEST(Simulator, MetadataAndCpuOnlyTraceRunsToTheEnd) {

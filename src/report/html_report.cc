@@ -142,7 +142,7 @@ std::string summary_section(const Analysis& a) {
     out += fmt::format("<li>Top suggestion: {} (predicted saving {} cycles{}).</li>", escape_html(best.text),
                        format_count(best.predicted_saving_cycles),
                        best.verification.attempted && best.verification.legal
-                           ? fmt::format(", measured {} cycles", best.verification.measured_saving_cycles)
+                           ? fmt::format(", measured {} cycles", format_count(best.verification.measured_saving_cycles))
                            : std::string());
   } else {
     out += "<li>No suggestions: no stalled DMA can move earlier.</li>";

@@ -273,11 +273,11 @@ std::string format_summary(const analyze::Analysis& a, size_t top) {
     std::string verified = "not verified";
     if (v.attempted && !v.legal) verified = "illegal: " + v.illegal_reason;
     if (v.attempted && v.legal) {
-      verified = fmt::format("{} cycles ({:.1f}% of the window{}{})", v.measured_saving_cycles,
+      verified = fmt::format("{} cycles ({:.1f}% of the window{}{})", format_count(v.measured_saving_cycles),
                              v.baseline_cycles == 0 ? 0.0 : 100.0 * static_cast<double>(v.measured_saving_cycles) / static_cast<double>(v.baseline_cycles),
                              v.final_state_matched ? ", same end state" : ", END STATE DIFFERS",
                              v.measured_saving_cycles > 0
-                                 ? fmt::format(", predicted {:+.0f}%", 100.0 * (static_cast<double>(sg.predicted_saving_cycles) /
+                                 ? fmt::format(", predicted {:+.1f}%", 100.0 * (static_cast<double>(sg.predicted_saving_cycles) /
                                                                              static_cast<double>(v.measured_saving_cycles) - 1.0))
                                  : std::string());
     }

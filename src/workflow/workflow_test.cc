@@ -80,13 +80,22 @@ TEST(Workflow, SummaryNamesTopStallsVmemAndSuggestions) {
   s.verification.measured_saving_cycles = 500;
   s.verification.final_state_matched = true;
   a.suggestions.push_back(s);
+  // Both savings with thousands separators, a small misprediction to a tenth.
+  s.predicted_saving_cycles = 88260;
+  s.verification.baseline_cycles = 1115828;
+  s.verification.measured_saving_cycles = 88620;
+  a.suggestions.push_back(s);
   const std::string text = format_summary(a, 3);
   EXPECT_NE(text.find("window: 2 chip(s), 2,000 cycles (2.0 µs at 1000 MHz), 700 instructions"), std::string::npos) << text;
   EXPECT_NE(text.find("(80.0% base latency, 20.0% transfer)"), std::string::npos) << text;
   // Largest stall first.
   EXPECT_LT(text.find("all_gather.setup"), text.find("small")) << text;
   EXPECT_NE(text.find("VMEM chip 0: median unused 47.0%, median largest contiguous unused 25.0%"), std::string::npos);
-  EXPECT_NE(text.find("predicted 600 cycles / verified 500 cycles (25.0% of the window, same end state, predicted +20%)"),
+  EXPECT_NE(text.find("predicted 600 cycles / verified 500 cycles (25.0% of the window, same end state, predicted +20.0%)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("predicted 88,260 cycles / verified 88,620 cycles (7.9% of the window, same end state, "
+                      "predicted -0.4%)"),
             std::string::npos)
       << text;
 }

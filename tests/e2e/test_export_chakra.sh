@@ -9,6 +9,16 @@ source "$(dirname "$0")/lib.sh"
 
 "$SNR" hw export-network --hw tpu-v4-like --chips 4 -o "$WORK/net" >/dev/null
 for f in network.yml system.json remote_memory.json; do [[ -s "$WORK/net/$f" ]] || fail "net/$f missing"; done
+# Every link speed `snr hw` accepts exports a network `snr sim` accepts, the
+# slowest (1 MB/s) and the fastest (1 PB/s) included.
+"$SNR" et generate --pattern allreduce --npus 4 --layers 1 --size 4096 -o "$WORK/ar4" >/dev/null
+for bw in 1MB 1PB; do
+  "$SNR" hw export-network --hw tpu-v4-like --chips 4 --set "ici.link_bandwidth=$bw/s" -o "$WORK/net_$bw" >/dev/null
+  "$SNR" sim --workload-configuration="$WORK/ar4" --system-configuration="$WORK/net_$bw/system.json" \
+    --network-configuration="$WORK/net_$bw/network.yml" --remote-memory-configuration="$WORK/net_$bw/remote_memory.json" \
+    >"$WORK/sim_bw.out" 2>&1 || { cat "$WORK/sim_bw.out" >&2; fail "snr sim on the network exported at $bw/s"; }
+  expect_contains "$WORK/sim_bw.out" "sys[3] finished"
+done
 
 check_trace() {  # PREFIX RANKS
   local prefix="$1" ranks="$2"

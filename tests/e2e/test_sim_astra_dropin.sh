@@ -26,10 +26,10 @@ ring() {  # NPUS BANDWIDTH [LATENCY]
 sim "$AR4" "$A/network/analytical/Ring_4npus.yml" >"$WORK/ref.txt"
 expect_contains "$WORK/ref.txt" "sys[3] finished, 43000 cycles"
 
-# --- bandwidth outside 1 MB/s .. 1 PB/s: 1e-15 used to finish in 1,720 ns ---
+# --- bandwidth outside 10^-4 .. 10^6 GB/s: 1e-15 used to finish in 1,720 ns ---
 for bw in 1e-15 1e-300 1e-12 0 -50 1e30 1e400 .nan; do
   expect_fail sim "$AR4" "$(ring 4 "$bw")" -o "$WORK/bw_out"
-  expect_contains "$WORK/expect_fail.out" "net.yml: key 'bandwidth' entry 0 = $bw is out of range (line 3): valid 0.001 .. 1e+06 GB/s"
+  expect_contains "$WORK/expect_fail.out" "net.yml: key 'bandwidth' entry 0 = $bw is out of range (line 3): valid 0.0001 .. 1e+06 GB/s"
   [[ ! -e "$WORK/bw_out" ]] || fail "output written for bandwidth $bw"
 done
 for lat in -1 1e10; do

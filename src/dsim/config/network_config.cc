@@ -1,6 +1,7 @@
 #include "dsim/config/network_config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -86,8 +87,15 @@ NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view 
       else if (std::find(backend_keys.begin(), backend_keys.end(), key) != backend_keys.end()) continue;
       else throw Error(fmt::format("unknown key '{}' (line {})", key, entry.first.Mark().line + 1));
     }
-    if (topology.empty() || npus.empty() || bandwidth.empty() || latency.empty()) {
-      throw Error("keys topology, npus_count, bandwidth and latency are all required");
+    std::vector<std::string_view> missing;  // (an empty list is an error of its own above)
+    for (const auto& [key, list] : {std::pair<std::string_view, const std::vector<YAML::Node>*>{"topology", &topology},
+                                    {"npus_count", &npus}, {"bandwidth", &bandwidth}, {"latency", &latency}}) {
+      if (list->empty()) missing.push_back(key);
+    }
+    if (!missing.empty()) {
+      throw Error(fmt::format("missing: {} (topology, npus_count, bandwidth and latency are all required, "
+                              "one entry per dimension)",
+                              fmt::join(missing, ", ")));
     }
     const size_t dims = topology.size();
     if (npus.size() != dims || bandwidth.size() != dims || latency.size() != dims) {

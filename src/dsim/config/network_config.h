@@ -27,12 +27,14 @@ struct NetworkDimension {
   double latency_ns = 0;
 };
 
-// Valid ranges. Bandwidth: 1 MB/s .. 1 PB/s (a 2^50-byte message, the
-// largest the workload accepts, then takes at most ~10^18 ns). Latency:
+// Valid ranges. Bandwidth: 10^-4 .. 10^6 GB/s of 2^30 B, about 100 kB/s ..
+// 1 PB/s: every link `snr hw` accepts (1 MB/s .. 1 PB/s) fits, and a
+// 2^50-byte message, the largest the workload accepts, then takes at most
+// ~10^19 ns. Latency:
 // 0 .. 1 s per hop. NPUs: 1 .. 2^24 in total; a dimension of one NPU is
 // valid only as the only dimension (a single-NPU system, e.g. a one-GPU
 // trace), every other dimension has at least 2.
-inline constexpr double kMinBandwidthGibPerS = 1e-3;
+inline constexpr double kMinBandwidthGibPerS = 1e-4;
 inline constexpr double kMaxBandwidthGibPerS = 1e6;
 inline constexpr double kMaxLatencyNs = 1e9;
 inline constexpr uint64_t kMaxNetworkNpus = uint64_t{1} << 24;

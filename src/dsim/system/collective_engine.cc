@@ -177,6 +177,11 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
     }
     return;
   }
+  // One NPU has nobody to exchange with: no phase, as a dimension of one
+  // NPU has none below (the collective finishes when it starts).
+  // (A custom program keeps its steps: they may compute.)
+  const bool one_phase_over_all = !custom && (is_rooted(request.kind) || (!impls.empty() && impls[0].flattened));
+  if (one_phase_over_all && network_config_.npus_count() == 1) return;
   // Rooted collectives run as one tree over all NPUs.
   if (is_rooted(request.kind)) {
     PhaseRing ring;

@@ -199,6 +199,12 @@ class Reader {
           {{"gigabits_per_second", BandwidthUnit::kGigabitsPerSecond},
            {"gigabytes_per_second", BandwidthUnit::kGigabytesPerSecond},
            {"gigatransfers_per_second", BandwidthUnit::kGigatransfersPerSecond}});
+      // A link of no bandwidth carries nothing: every backend would divide by
+      // it, and a query would have to guess what was meant.
+      if (l.bandwidth && l.bandwidth->value == 0) {
+        fail(bw, fmt::format("{}.{}", p, bandwidth_unit_name(l.bandwidth->unit)),
+             "0 is not a bandwidth (leave 'bandwidth' out when it is unknown)");
+      }
     }
     if (const YAML::Node lat = phys["latency"]; lat.IsDefined() && !lat.IsNull()) {
       const std::string p = path + ".physical.latency";

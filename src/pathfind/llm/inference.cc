@@ -44,8 +44,9 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
   auto fail = [](std::string_view field, const std::string& why) {
     throw Error(fmt::format("inference: {}: {}", field, why));
   };
-  if (par.recompute != Recompute::kNone || par.sequence_parallel || par.interleave != 1) {
-    fail("parallelism", "recompute, sequence parallelism and interleaving are training options");
+  if (par.recompute != Recompute::kNone || par.sequence_parallel || par.interleave != 1 || par.optimizer_sharding) {
+    fail("parallelism", "recompute, sequence parallelism, interleaving and optimizer sharding (zero1) are training "
+                        "options");
   }
   if (job.batch == 0 || job.batch % par.dp != 0) {
     fail("batch", fmt::format("{} sequences do not split over dp {}", job.batch, par.dp));

@@ -89,6 +89,9 @@ TEST(PathfindInference, BadCombinationsNameTheField) {
   Parallelism p = par(1, 1, 1);
   p.recompute = Recompute::kFull;
   EXPECT_THROW((void)predict_inference(a100, llama(), p, {}), Error);
+  Parallelism sharded = par(1, 1, 1);
+  sharded.optimizer_sharding = true;  // no optimizer in inference
+  EXPECT_THROW((void)predict_inference(a100, llama(), sharded, {}), Error);
   try {
     (void)predict_inference(a100, llama(), par(1, 1, 2), {InferencePhase::kDecode, 3, 1, 10, DType::kBf16});
     FAIL();

@@ -248,6 +248,15 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   // Forward matrix flops of one block (model flops, no recompute).
   const double gemm_flops_fwd = 2.0 * static_cast<double>(tokens) * (3.0 * ah / t * h + ah / t * h + (1.0 + static_cast<double>(up)) * f / t * h) +
                    2.0 * 2.0 * static_cast<double>(heads_batch * s * s * d);
+  // Inference is the forward pass alone: no backward, recompute, gradient
+  // all-reduce or optimizer step (Calculon's "training": false).
+  const auto forward_only = [](std::vector<KernelTime>& kernels) {
+    for (KernelTime& k : kernels) {
+      k.backward_s = k.recompute_s = 0;
+      k.backward_collective = CollectiveKind::kNone;
+    }
+  };
+  if (!job.training) forward_only(r.kernels);
   for (const KernelTime& k : r.kernels) {
     r.block_forward_s += k.forward_s;
     r.block_backward_s += k.backward_s + k.recompute_s;
@@ -262,6 +271,7 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
     head.gemm("head.logits", {tokens, vt, h}, {tokens, h, vt}, {h, vt, tokens}, false);
     const double logits = static_cast<double>(tokens * vt);
     head.stream("head.cross_entropy", logits * (e + 4 + 4), 5 * logits, false);
+    if (!job.training) forward_only(r.head_kernels);
     for (const KernelTime& k : r.head_kernels) r.head_s += k.forward_s + k.backward_s;
   }
 
@@ -274,7 +284,9 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
     // Megatron splits the boundary tensor over the TP ranks (scatter-gather).
     double msg = act_bytes / static_cast<double>(t);
     r.pipeline_message_bytes = msg;
-    r.pipeline_p2p_s = 2.0 * static_cast<double>(v) * send_recv_s(device.network[par.pp_tier], msg);
+    // Each chunk boundary once forward and, in training, once backward.
+    const double crossings = (job.training ? 2.0 : 1.0) * static_cast<double>(v);
+    r.pipeline_p2p_s = crossings * send_recv_s(device.network[par.pp_tier], msg);
   }
   // The last stage also runs the output layer: the slowest stage sets the pace.
   const double per_microbatch_s = blocks * (r.block_forward_s + r.block_backward_s) + r.pipeline_p2p_s + r.head_s;
@@ -286,15 +298,19 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   // Blocks of one stage plus the output layer's weights (tied to the embedding).
   const double params_dev = (blocks * model.block_parameters() + static_cast<double>(model.vocab_size * h)) /
                             static_cast<double>(t);
-  r.dp_allreduce_bytes = params_dev * e;
-  if (par.dp > 1) r.dp_allreduce_s = all_reduce_s(device.network[par.dp_tier], par.dp, r.dp_allreduce_bytes);
+  r.dp_allreduce_bytes = job.training ? params_dev * e : 0;  // gradients exist in training only
+  if (par.dp > 1 && job.training) {
+    r.dp_allreduce_s = all_reduce_s(device.network[par.dp_tier], par.dp, r.dp_allreduce_bytes);
+  }
   const double opt_share = par.optimizer_sharding ? static_cast<double>(par.dp) : 1.0;
-  r.optimizer_s = predict_streaming_s(device, params_dev * constants.optimizer_bytes_per_parameter / opt_share,
-                                      10.0 * params_dev / opt_share);
+  if (job.training) {
+    r.optimizer_s = predict_streaming_s(device, params_dev * constants.optimizer_bytes_per_parameter / opt_share,
+                                        10.0 * params_dev / opt_share);
+  }
   r.iteration_s = r.pipeline_s + r.dp_allreduce_s + r.optimizer_s;
-  if (!job.training) r.iteration_s = m * blocks * r.block_forward_s + r.bubble_s;
 
-  r.model_flops_per_device = 3.0 * gemm_flops_fwd * blocks * m;
+  // Model flops: forward, and in training a backward of twice the forward.
+  r.model_flops_per_device = (job.training ? 3.0 : 1.0) * gemm_flops_fwd * blocks * m;
   r.mfu = r.model_flops_per_device / (r.iteration_s * device.peak_flops_per_s(job.dtype));
 
   // Memory (Korthikanti et al. 2022, Table 2 and section 4.2).

@@ -57,6 +57,29 @@ TEST(PathfindTraining, BubbleAndRecomputeStructure) {
   EXPECT_TRUE(full.memory.fits);
 }
 
+TEST(PathfindTraining, InferenceIsTheForwardPassAlone) {
+  // "training": false: the same pipeline of forward passes only, no backward,
+  // recompute, gradient all-reduce or optimizer; a third of the model flops.
+  DeviceSpec d = device_preset("a100-80gb");
+  Parallelism par = tab5(false);
+  par.dp = 2;
+  par.devices = 128;
+  const IterationPrediction train = predict_training_iteration(d, gpt3(), par, TrainingJob{128, 1, DType::kFp16, true});
+  const IterationPrediction infer = predict_training_iteration(d, gpt3(), par, TrainingJob{128, 1, DType::kFp16, false});
+  EXPECT_EQ(infer.block_backward_s, 0);
+  for (const KernelTime& k : infer.kernels) EXPECT_EQ(k.backward_s + k.recompute_s, 0) << k.name;
+  EXPECT_EQ(infer.dp_allreduce_s, 0);
+  EXPECT_EQ(infer.optimizer_s, 0);
+  EXPECT_DOUBLE_EQ(infer.block_forward_s, train.block_forward_s);
+  EXPECT_NEAR(infer.pipeline_p2p_s, train.pipeline_p2p_s / 2, 1e-15);
+  EXPECT_DOUBLE_EQ(infer.iteration_s, infer.pipeline_s);
+  EXPECT_NEAR(infer.bubble_s / (infer.pipeline_s - infer.bubble_s), 7.0 / 3.0 / 64.0, 1e-12);
+  EXPECT_NEAR(infer.model_flops_per_device, train.model_flops_per_device / 3, 1e-6 * train.model_flops_per_device);
+  EXPECT_LT(infer.iteration_s, train.iteration_s / 2);
+  EXPECT_GT(infer.mfu, 0);
+  EXPECT_LE(infer.mfu, 1);
+}
+
 TEST(PathfindTraining, BadParallelismNamesTheField) {
   DeviceSpec d = device_preset("a100-80gb");
   TrainingJob job{64, 1, DType::kFp16, true};

@@ -34,6 +34,9 @@ TEST(PathfindPredictInputs, StrategyErrorsQuoteThePart) {
   EXPECT_NE(strategy_error("tp=8,ep=2").find("unknown part 'ep=2'"), std::string::npos);
   EXPECT_NE(strategy_error("tp=8,recompute=some").find("recompute=some"), std::string::npos);
   EXPECT_NE(strategy_error("RC-4-d3-p2").find("RC"), std::string::npos);
+  // A part given twice is refused, not silently its last value.
+  EXPECT_NE(strategy_error("tp=2,tp=4").find("'tp' is given more than once"), std::string::npos);
+  EXPECT_NE(strategy_error("tp=2,sp,sp").find("'sp' is given more than once"), std::string::npos);
 }
 
 constexpr std::string_view kWorkload = R"(workload:

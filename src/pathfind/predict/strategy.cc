@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
 
 #include "common/error.h"
 
@@ -38,6 +40,7 @@ Strategy parse_strategy(std::string_view text) {
     return s;
   }
   uint64_t tp = 1, pp = 1, dp = 1;
+  std::vector<std::string_view> seen;  // a part given twice would silently take its last value
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find(',', start);
@@ -45,6 +48,10 @@ Strategy parse_strategy(std::string_view text) {
     size_t eq = item.find('=');
     std::string_view key = item.substr(0, eq);
     std::string_view value = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      throw Error(fmt::format("parallelism '{}': '{}' is given more than once", text, key));
+    }
+    seen.push_back(key);
     if (key == "tp") tp = count_of(text, key, value);
     else if (key == "pp") pp = count_of(text, key, value);
     else if (key == "dp") dp = count_of(text, key, value);

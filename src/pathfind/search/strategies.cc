@@ -43,8 +43,9 @@ class Collector {
 void transformer_strategies(const Workload& w, uint64_t devices, const Strategy& o, Collector& out) {
   const TransformerModel& m = w.model;
   const bool training = w.phase == WorkloadPhase::kTraining;
-  if (!training && (o.interleave > 1 || o.sequence_parallel || o.recompute != Recompute::kNone)) {
-    throw Error("parallelism search: interleave, sp and recompute are training options; the workload is inference");
+  if (!training && (o.interleave > 1 || o.sequence_parallel || o.recompute != Recompute::kNone || o.optimizer_sharding)) {
+    throw Error("parallelism search: interleave, sp, recompute and zero1 are training options; the workload is "
+                "inference");
   }
   const uint64_t kv_heads = m.key_value_heads();
   for (uint64_t tp : divisors(devices)) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "common/error.h"
@@ -27,6 +29,7 @@ void PlanBuilder::begin_workgroup(uint32_t gpu, uint32_t workgroup) {
   if (next_gpu && gpu != program_.kernels.size()) {
     throw Error(fmt::format("plan builder: gpu {} emitted out of order", gpu));
   }
+  if (next_gpu && gpu == 1) check_expansion_fits();
   if (next_gpu) {
     program_.kernels.push_back(Kernel{gpu, static_cast<uint32_t>(program_.workgroups.size()), 0, kernel_name_});
   }
@@ -37,6 +40,26 @@ void PlanBuilder::begin_workgroup(uint32_t gpu, uint32_t workgroup) {
   slice_begin_ = whole_slice_begin_ = 0;
   slice_end_ = whole_slice_end_ = chunk_bytes_;
   current_ = Workgroup{gpu, static_cast<uint32_t>(program_.ops.size()), 0, wavefronts_, 0};
+}
+
+void PlanBuilder::check_expansion_fits() const {
+  // GPUs emit alike, so GPU 0's share times the GPU count is the program;
+  // a run peaks at about twice that (ring all-reduce, 512 GPUs: 1.6 GB of
+  // program, 3.1 GB peak). A plan that cannot fit is refused here, in a
+  // moment, rather than after the machine starts to swap.
+  const double per_gpu_bytes = static_cast<double>(program_.ops.size() * (sizeof(GpuOp) + sizeof(OpOrigin)) +
+                                                   program_.ranges.size() * sizeof(MemRange));
+  const double program_bytes = per_gpu_bytes * options_.gpus;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_bytes <= 0) return;  // unknown: no limit
+  const double memory_bytes = static_cast<double>(pages) * static_cast<double>(page_bytes);
+  if (2 * program_bytes <= 0.8 * memory_bytes) return;
+  const double ops = static_cast<double>(program_.ops.size()) * options_.gpus;
+  throw Error(fmt::format(
+      "{} on {} GPUs with {} workgroups each expands into about {:.3g} load-store ops ({:.1f} GB as a program, about "
+      "twice that to simulate), more than this machine's {:.1f} GB can hold: use fewer GPUs or --workgroups, or "
+      "model the collective at message level (snr sim)",
+      options_.collective, options_.gpus, options_.workgroups, ops, program_bytes / 1e9, memory_bytes / 1e9));
 }
 
 void PlanBuilder::end_workgroup() {

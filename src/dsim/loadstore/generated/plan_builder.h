@@ -109,6 +109,8 @@ class PlanBuilder {
 
  private:
   MemRange range(const Region& region) const;
+  // Throws when the whole program, judged by GPU 0's, would not fit in memory.
+  void check_expansion_fits() const;
   uint32_t semaphore(uint32_t owner, uint32_t workgroup, std::string_view purpose);
   void emit(OpKind kind, uint8_t flags, const std::vector<MemRange>& ranges, uint64_t bytes, uint32_t sync,
             std::string_view name, uint32_t reduce_cycles = 0);

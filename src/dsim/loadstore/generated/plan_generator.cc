@@ -114,7 +114,15 @@ void register_plan_algorithm(std::unique_ptr<PlanAlgorithm> algorithm) {
 Protocol choose_protocol(const PlanAlgorithm& algorithm, const GeneratedPlanOptions& options,
                          const AlphaBetaLink& per_gpu_link) {
   const double step_bytes = static_cast<double>(algorithm.bytes_per_step(options));
-  return step_bytes < simple_equals_ll_bytes(per_gpu_link) ? Protocol::kLL : Protocol::kSimple;
+  const Protocol preferred = step_bytes < simple_equals_ll_bytes(per_gpu_link) ? Protocol::kLL : Protocol::kSimple;
+  if (algorithm.supports(options.transfer, preferred)) return preferred;
+  // An algorithm without that protocol (NVLS has Simple only) runs with the
+  // other of the two, else LL128; with none the generator says so.
+  const Protocol other = preferred == Protocol::kLL ? Protocol::kSimple : Protocol::kLL;
+  for (const Protocol p : {other, Protocol::kLL128}) {
+    if (algorithm.supports(options.transfer, p)) return p;
+  }
+  return preferred;
 }
 
 GpuBuffers collective_buffers(std::string_view collective, uint32_t gpus, uint64_t buffer_bytes) {

@@ -124,7 +124,9 @@ Program generate_collective_plan(const PlanAlgorithm& algorithm, const Generated
 
 // Seed 003 §3.2's rule for `--protocol auto`: LL while a step's bytes are
 // below the size at which Simple's two extra latencies pay for LL's halved
-// bandwidth on `per_gpu_link` (S* = 2αB, protocols.h), Simple from there.
+// bandwidth on `per_gpu_link` (S* = 2αB, protocols.h), Simple from there;
+// among the protocols `algorithm` has for the transfer (the other of the two
+// when it lacks that one, else LL128).
 Protocol choose_protocol(const PlanAlgorithm& algorithm, const GeneratedPlanOptions& options,
                          const AlphaBetaLink& per_gpu_link);
 

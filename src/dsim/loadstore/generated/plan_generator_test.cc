@@ -5,6 +5,7 @@
 // what the algorithm sends; and bad parameters are errors naming them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -159,6 +160,23 @@ TEST(PlanGenerator, AutoProtocolFollowsTheAlphaBetaCrossover) {
   EXPECT_EQ(pick(ring, kAllGather, 64u << 20), Protocol::kSimple);   // 4 MiB per ring step
   EXPECT_EQ(pick(direct, kAllToAll, 2u << 20), Protocol::kLL);       // 15 x 128 KiB per exchange
   EXPECT_EQ(pick(direct, kAllToAll, 4u << 20), Protocol::kSimple);   // 15 x 256 KiB
+  // An algorithm without LL runs small buffers with what it has.
+  const PlanAlgorithm& nvls = find_plan_algorithm("nccl-nvls");
+  ASSERT_FALSE(nvls.supports(Transfer::kPut, Protocol::kLL));
+  const Protocol small = pick(nvls, kAllReduce, 16u << 10);
+  EXPECT_TRUE(nvls.supports(Transfer::kPut, small)) << protocol_name(small);
+}
+
+TEST(PlanGenerator, APlanTooLargeForTheMachineIsRefusedAfterItsFirstGpu) {
+  // A ring on 4096 GPUs is O(GPUs^2) ops: about 10^11 bytes as a program.
+  const double memory_bytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (memory_bytes > 2e11) GTEST_SKIP() << "this machine could hold the plan";
+  EXPECT_THAT([] {
+    (void)generate_collective_plan(find_plan_algorithm("ring"),
+                                   options_for(kAllReduce, 4096, 32, 4096 * 64, Transfer::kPut, Protocol::kSimple));
+  }, ::testing::ThrowsMessage<Error>(::testing::HasSubstr("allreduce on 4096 GPUs with 32 workgroups each expands "
+                                                          "into about")));
 }
 
 TEST(PlanGenerator, SizesPerCollective) {

@@ -37,11 +37,13 @@ bool one_of(std::string_view key, const auto& keys) {
   return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
 }
 
-uint64_t whole_number(std::string_view text, std::string_view where, uint64_t max_value) {
+// The ranges are those of snr's own ns-3 configuration (ns3_config.h), so a
+// value it would refuse is refused here, at the user's line and key.
+uint64_t whole_number(std::string_view text, std::string_view where, uint64_t max_value, uint64_t min_value = 0) {
   uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value > max_value) {
-    throw Error(fmt::format("{}: '{}' is not a whole number in 0 .. {}", where, text, max_value));
+  if (error != std::errc{} || end != text.data() + text.size() || value < min_value || value > max_value) {
+    throw Error(fmt::format("{}: '{}' is not a whole number in {} .. {}", where, text, min_value, max_value));
   }
   return value;
 }
@@ -193,8 +195,16 @@ void parse_astra_sim_ns3_topology(std::string_view text, std::string_view source
       Ns3Link link;
       link.from = static_cast<uint32_t>(whole_number(words[0], where + ": src", nodes - 1));
       link.to = static_cast<uint32_t>(whole_number(words[1], where + ": dst", nodes - 1));
+      if (link.from == link.to) throw Error(fmt::format("{}: joins node {} to itself", where, link.from));
       link.bandwidth_gbit_per_s = parse_ns3_data_rate_gbit_per_s(words[2], where);
+      if (!(link.bandwidth_gbit_per_s >= kMinNs3BandwidthGbitPerS && link.bandwidth_gbit_per_s <= kMaxNs3BandwidthGbitPerS)) {
+        throw Error(fmt::format("{}: rate '{}' is out of range: valid {} .. {} Gb/s", where, words[2],
+                                kMinNs3BandwidthGbitPerS, kMaxNs3BandwidthGbitPerS));
+      }
       link.latency_ns = parse_ns3_time_ns(words[3], where);
+      if (link.latency_ns > kMaxNs3LatencyNs) {
+        throw Error(fmt::format("{}: delay '{}' is out of range: valid 0 .. {} ns", where, words[3], kMaxNs3LatencyNs));
+      }
       check_no_loss(words[4], where + ": error_rate");
       config.links.push_back(link);
     }
@@ -222,9 +232,12 @@ AstraSimNs3Settings parse_astra_sim_ns3_settings(std::string_view text, std::str
       if (key == "TOPOLOGY_FILE") {
         settings.topology_file = std::string(words[1]);
       } else if (key == "PACKET_PAYLOAD_SIZE") {
-        settings.packet_payload_bytes = static_cast<uint32_t>(whole_number(words[1], where, kMaxNs3PayloadBytes));
+        settings.packet_payload_bytes =
+            static_cast<uint32_t>(whole_number(words[1], where, kMaxNs3PayloadBytes, kMinNs3PayloadBytes));
       } else if (key == "BUFFER_SIZE") {
-        settings.port_queue_bytes = whole_number(words[1], where, kMaxNs3QueueBytes >> 20) << 20;
+        // In MB; a queue holds two packets of the largest payload at least.
+        const uint64_t min_mb = (2 * uint64_t{kMaxNs3PayloadBytes} + (1 << 20) - 1) >> 20;
+        settings.port_queue_bytes = whole_number(words[1], where, kMaxNs3QueueBytes >> 20, min_mb) << 20;
       } else if (key == "ERROR_RATE_PER_LINK") {
         check_no_loss(words[1], where);
       } else if (key == "LINK_DOWN") {
