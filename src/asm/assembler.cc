@@ -86,8 +86,11 @@ class Assembler {
   }
 
  private:
+  // Line 0: an error of the whole file (layout), said without a location.
   void error(int line, int column, const std::string& message) {
-    if (errors_.size() < kMaxErrors) errors_.push_back(fmt::format("{}:{}:{}: {}", options_.source_name, line, column, message));
+    if (errors_.size() >= kMaxErrors) return;
+    errors_.push_back(line == 0 ? fmt::format("{}: {}", options_.source_name, message)
+                                : fmt::format("{}:{}:{}: {}", options_.source_name, line, column, message));
   }
 
   size_t section_index(const std::string& name, int line, std::string_view flags = {}, bool flags_given = false) {
@@ -309,8 +312,8 @@ class Assembler {
       s.base = (next + align - 1) / align * align;
       next = s.base + s.size_bytes;
       if (next > isa::kScalarLimit) {
-        error(0, 0, fmt::format("section {} ends at {:#x}, beyond the scalar space (limit {:#x})", s.name, next,
-                                isa::kScalarLimit));
+        error(0, 0, fmt::format("section {} ends at {:#x}, beyond the scalar space (limit {:#x}; --text-base {:#x})",
+                                s.name, next, isa::kScalarLimit, options_.text_base));
       }
       if (!s.nobits) s.bytes.reserve(s.size_bytes);
     }

@@ -22,7 +22,10 @@ void setup_disasm(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   snr::cli::set_examples(sub, {"snr disasm prog.elf", "snr disasm prog.elf -s main -o main.lst"});
   sub->callback([input, output, symbol, no_aliases] {
     snr::cli::check_input_file(*input);
-    if (!output->empty()) snr::output::check_output_file(*output);
+    if (!output->empty()) {
+      snr::output::check_output_file(*output);
+      snr::output::check_output_is_not_input(*output, *input);
+    }
     auto image = snr::elf::read_elf_file(*input);
     if (!image.ok()) throw image.error();
     snr::assembler::ListingOptions options;

@@ -25,6 +25,7 @@ void setup_et_jsonize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->callback([args, &ctx] {
     snr::cli::check_input_file(args->input, snr::cli::InputKind::kChakraTrace);
     snr::output::check_output_file(args->output);
+    snr::output::check_output_is_not_input(args->output, args->input);
     auto summary = snr::et::jsonize_trace(args->input, args->output, args->lenient);
     fmt::print("{}: {} node(s)", args->output, summary.nodes);
     if (summary.skipped_records > 0) fmt::print(", {} bad record(s) skipped", summary.skipped_records);

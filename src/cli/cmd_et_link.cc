@@ -67,6 +67,8 @@ void setup_et_link(CLI::App& parent, snr::cli::CommandContext& ctx) {
     snr::cli::check_input_file(args->host);
     snr::cli::check_input_file(args->device);
     snr::output::check_output_file(args->output);
+    snr::output::check_output_is_not_input(args->output, args->host);
+    snr::output::check_output_is_not_input(args->output, args->device);
     // The two traces are independent until they are linked, so they are read
     // at once where there are two cores (each read is most of a big link's
     // time). What is printed, and which error a broken pair gives (the host

@@ -25,6 +25,7 @@ void setup_et_unjsonize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->callback([args, &ctx] {
     snr::cli::check_input_file(args->input);
     snr::output::check_output_file(args->output);
+    snr::output::check_output_is_not_input(args->output, args->input);
     snr::chakra::EtWriteOptions options;
     options.gzip = args->gzip;
     auto summary = snr::et::unjsonize_trace(args->input, args->output, options);

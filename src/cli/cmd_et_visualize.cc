@@ -29,6 +29,7 @@ void setup_et_visualize(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->callback([args, &ctx] {
     snr::cli::check_input_file(args->input, snr::cli::InputKind::kChakraTrace);
     snr::output::check_output_file(args->output);
+    snr::output::check_output_is_not_input(args->output, args->input);
     snr::et::VisualizeOptions options;
     options.max_nodes = args->max_nodes;
     uint64_t drawn = snr::et::visualize_trace(args->input, args->output, options);

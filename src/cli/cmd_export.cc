@@ -35,7 +35,10 @@ int export_run(const ExportArgs& args) {
     throw snr::Error("nothing to export: give --perfetto out.json or --chakra PREFIX");
   }
   if (!args.chakra.empty()) snr::output::check_output_prefix(args.chakra, "--chakra");
-  if (!args.perfetto.empty()) snr::output::check_output_file(args.perfetto, "--perfetto");
+  if (!args.perfetto.empty()) {
+    snr::output::check_output_file(args.perfetto, "--perfetto");
+    snr::output::check_output_is_not_input(args.perfetto, args.run_db, "--perfetto");
+  }
   if (!args.chakra.empty()) {
     export_chakra(args);
     if (args.perfetto.empty()) return 0;

@@ -166,6 +166,13 @@ int record(const RecordCliOptions& options) {
                                 chip.final_state().end());
     }
   }
+  // A window without one executed instruction replays nothing: refused
+  // here, where the reason is known, rather than by `snr replay` later.
+  if (stats.instructions() == 0) {
+    throw snr::Error(fmt::format("no instruction ran in the window, so {} is not written (a chip blocked or ended "
+                                 "at the window's start: choose another --break or --count)\n{}",
+                                 options.output, chip_lines));
+  }
   // Section by section: one chip's serialized bytes at a time besides the
   // window, never the whole encoded file.
   snr::snapshot::write_snapshot_streaming(options.output, std::move(snapshot), kSnapshotZstdLevel);

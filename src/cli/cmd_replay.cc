@@ -24,6 +24,7 @@ struct ReplayArgs {
 
 int replay(const ReplayArgs& args) {
   snr::cli::check_input_file(args.snapshot);
+  snr::output::check_output_is_not_input(args.output, args.snapshot);
   snr::output::StagedFile output(args.output);
   // Saved memory stays in the decoded sections (no copies into messages).
   const snr::snapshot::SharedSnapshot snapshot = snr::snapshot::read_snapshot_shared(args.snapshot).value();

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "cli/collective_report.h"
 #include "cli/collective_trace.h"
+#include "common/error.h"
 #include "common/output.h"
 #include "dsim/core/event_loop.h"
 #include "dsim/gpu/gpu_model.h"
@@ -70,6 +72,11 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
     (void)noc::make_routing(options.routing);
     configs.network.routing = options.routing;
   }
+  // CLI::Range lets NaN through, and NaN fails the "given" tests below.
+  for (const auto& [value, option] : {std::pair{options.scale_up_latency_ns, "--scale-up-latency-ns"},
+                                      std::pair{options.port_bandwidth_gib_per_s, "--port-bandwidth-gib-per-s"}}) {
+    if (std::isnan(value)) throw snr::Error(fmt::format("{} nan: not a number", option));
+  }
   if (options.scale_up_latency_ns >= 0) configs.network.scale_up_link.latency_ns = options.scale_up_latency_ns;
   if (options.port_bandwidth_gib_per_s > 0) {
     configs.network.io_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
@@ -78,6 +85,9 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
   // Before the run, which may take minutes.
   if (!options.trace_path.empty()) output::check_output_file(options.trace_path, "--trace");
   if (!options.csv_path.empty()) output::check_output_file(options.csv_path, "--csv");
+  if (!options.trace_path.empty() && options.trace_path == options.csv_path) {
+    throw snr::Error(fmt::format("--trace and --csv name the same file {}: give each its own", options.trace_path));
+  }
   return configs;
 }
 

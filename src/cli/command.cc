@@ -108,7 +108,15 @@ void check_input_file(const std::string& path, InputKind kind) {
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
   const size_t first = head.find_first_not_of(" \t\r\n");
-  const bool json = first != std::string::npos && (head[first] == '{' || head[first] == '[');
+  // JSON text starts with '{' or '[' and has no control bytes; a Chakra
+  // .et can start with those bytes too (a first message of 91 or 123
+  // bytes), followed by protobuf tags and lengths, control bytes mostly.
+  const auto text_byte = [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\r' || c == '\n';
+  };
+  const std::string_view lead = std::string_view(head).substr(0, 64);
+  const bool json = first != std::string::npos && (head[first] == '{' || head[first] == '[') &&
+                    std::all_of(lead.begin(), lead.end(), text_byte);
   if (kind == InputKind::kChakraTrace && json) {
     throw snr::Error(fmt::format("'{}' is not a Chakra .et trace: this looks like JSON; did you mean "
                                  "`snr et unjsonize {} -o trace.et`?",

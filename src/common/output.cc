@@ -191,6 +191,15 @@ void check_output_file(const fs::path& path, std::string_view option) {
   probe_writable(parent, option, path);
 }
 
+void check_output_is_not_input(const fs::path& output, const fs::path& input, std::string_view option) {
+  std::error_code ec;
+  if (fs::equivalent(output, input, ec) && !ec) {
+    throw Error(fmt::format("{} {}: is the input file {}; writing it would replace what is being read (give another "
+                            "path)",
+                            option, output.string(), input.string()));
+  }
+}
+
 void check_output_directory(const fs::path& dir_in, std::string_view option) {
   if (dir_in.empty()) throw Error(fmt::format("{}: empty output directory", option));
   const fs::path dir = normalized(dir_in);

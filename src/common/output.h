@@ -28,6 +28,12 @@ void check_output_directory(const std::filesystem::path& dir, std::string_view o
 // directory.
 void check_output_prefix(const std::filesystem::path& prefix, std::string_view option = "-o");
 
+// Refuses an output path that names the input file `input` (the same file,
+// by any path): writing it would replace what is being read, often the only
+// copy (a recording). Nothing is checked when either does not exist yet.
+void check_output_is_not_input(const std::filesystem::path& output, const std::filesystem::path& input,
+                               std::string_view option = "-o");
+
 // Refuses an output of about `bytes` bytes in `files` files that does not
 // fit the free space (and free inodes) of the file system holding `where`.
 // `what` describes the output in the error ("100000000 rank traces").

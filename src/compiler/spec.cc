@@ -1,9 +1,11 @@
 #include "compiler/spec.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -30,10 +32,10 @@ double parse_real(std::string_view key, std::string_view text) {
     size_t used = 0;
     const std::string s(text);
     const double value = std::stod(s, &used);
-    if (used == s.size() && value > 0) return value;
+    if (used == s.size() && value > 0 && std::isfinite(value)) return value;  // stod reads "inf" too
   } catch (const std::exception&) {
   }
-  throw Error(fmt::format("{}: '{}' is not a positive number", key, text));
+  throw Error(fmt::format("{}: '{}' is not a positive finite number", key, text));
 }
 
 template <typename E>
@@ -201,8 +203,15 @@ const std::vector<KeyHandler>& handlers() {
 }
 
 const KeyHandler& handler_for(std::string_view key) {
+  std::vector<std::string_view> inside;  // keys of the section `key`, if it is one
   for (const KeyHandler& h : handlers()) {
     if (h.info.key == key) return h;
+    if (h.info.key.size() > key.size() && h.info.key.starts_with(key) && h.info.key[key.size()] == '.') {
+      inside.push_back(h.info.key);
+    }
+  }
+  if (!inside.empty()) {
+    throw Error(fmt::format("'{}' is a section, not a value: give its keys ({})", key, fmt::join(inside, ", ")));
   }
   throw Error(fmt::format("unknown key '{}' (see docs/compiler.md for the keys)", key));
 }

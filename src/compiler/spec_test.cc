@@ -41,6 +41,9 @@ TEST(Spec, UnknownKeyNamesFileAndLine) {
 TEST(Spec, BadValuesAreErrors) {
   EXPECT_NE(error_of("batch: -1\n").find("s.yaml:1: batch"), std::string::npos);
   EXPECT_NE(error_of("phase: train\n").find("not one of: decode, prefill"), std::string::npos);
+  EXPECT_NE(error_of("collective: 5\n").find("'collective' is a section, not a value: give its keys (collective.op"),
+            std::string::npos)
+      << error_of("collective: 5\n");
   EXPECT_NE(error_of("model: [1, 2\n").find("s.yaml:"), std::string::npos);
   EXPECT_NE(error_of("model:\n  kv_heads: 2\n").find("not divisible by parallel.tensor"), std::string::npos);
   EXPECT_NE(error_of("schedule:\n  prefetch_distance: 4\n  buffering: 4\n").find("needs schedule.buffering > 4"),
@@ -54,6 +57,10 @@ TEST(Spec, OverridesApplyAndValidate) {
   EXPECT_EQ(s.schedule.allocator, AllocatorPolicy::kBestFit);
   EXPECT_THROW(apply_spec_overrides(s, {"nonsense"}), Error);
   EXPECT_THROW(apply_spec_overrides(s, {"model.layers=0"}), Error);
+  // Reals are finite (std::stod reads "inf" and "nan").
+  for (const char* bad : {"model.norm_eps=inf", "model.rope_theta=inf", "model.norm_eps=nan", "model.rope_theta=1e400"}) {
+    EXPECT_THROW(apply_spec_overrides(s, {bad}), Error) << bad;
+  }
 }
 
 TEST(Spec, TextRoundTrips) {

@@ -27,7 +27,11 @@ std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run) {
   scalar("stall_cycles", "SELECT COALESCE(SUM(stall_cycles), 0) FROM instructions");
   scalar("dmas", "SELECT COUNT(*) FROM dmas");
   scalar("dma_bytes", "SELECT COALESCE(SUM(bytes), 0) FROM dmas");
-  scalar("dma_wait_stall_cycles", "SELECT COALESCE(SUM(wait_stall_cycles), 0) FROM dma_stalls");
+  // Per WAIT instruction, not per DMA: a WAIT that consumes several DMAs
+  // stalls once (dma_stalls repeats its stall on each of them).
+  scalar("dma_wait_stall_cycles",
+         "SELECT COALESCE(SUM(stall), 0) FROM (SELECT MAX(wait_end_cycle - wait_start_cycle) AS stall FROM dmas "
+         "WHERE wait_end_cycle IS NOT NULL GROUP BY wait_chip, wait_step)");
   return totals;
 }
 

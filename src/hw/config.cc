@@ -402,8 +402,9 @@ HwConfig load_preset_or_file(const std::string& preset_or_path) {
   if (!std::filesystem::exists(preset_or_path, ec)) {
     std::string known;
     for (std::string_view n : preset_names()) known += (known.empty() ? "" : ", ") + std::string(n);
-    throw Error(fmt::format("--hw '{}': neither a hardware preset ({}) nor an existing YAML file", preset_or_path,
-                            known));
+    throw Error(fmt::format("hardware '{}' (--hw, or a spec's hardware key): neither a hardware preset ({}) nor an "
+                            "existing YAML file",
+                            preset_or_path, known));
   }
   return load_config_file(preset_or_path);
 }

@@ -143,4 +143,16 @@ expect_error "ring allgather: no put-based variant with the LL128 protocol" allg
 expect_error "--gpus" allgather --gpus 1 --size 4096
 expect_error "--gpus is required" allgather --size 4096
 expect_error "--granularity" allgather --gpus 4 --size 4096 --granularity packet
+# Options that would be silently ignored or wrap around are refused.
+expect_error "--kernel-start-ns: only the NCCL plans" allreduce --gpus 8 --size 8192 --kernel-start-ns 100000
+expect_error "--kernel-start-ns nan: not a number" allreduce --gpus 8 --size 8192 --algorithm nccl-ring --kernel-start-ns nan
+printf 'gpu:\n  clock_ghz: 5\n' >"$WORK/g5ghz.yaml"
+expect_error "more than the 4294967295 a kernel start can hold" allreduce --gpus 2 --size 1024 --algorithm nccl-ring \
+  --gpu "$WORK/g5ghz.yaml" --kernel-start-ns 900000000
+expect_error "--scale-up-latency-ns nan: not a number" allreduce --gpus 4 --size 65536 --scale-up-latency-ns nan
+expect_error "--port-bandwidth-gib-per-s nan: not a number" allreduce --gpus 4 --size 65536 --port-bandwidth-gib-per-s nan
+expect_error "--trace and --csv name the same file" allreduce --gpus 4 --size 4096 --trace "$WORK/same.out" --csv "$WORK/same.out"
+# An algorithm without LL at a small size runs with what it has.
+"$SNR" collective allreduce --algorithm nccl-nvls --gpus 8 --size 65536 --json >"$WORK/nvls.json" \
+  || fail "nccl-nvls with --protocol auto at 64 KiB"
 echo "PASS"

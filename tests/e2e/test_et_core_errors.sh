@@ -50,4 +50,12 @@ printf '{"globalMetadata": {"version": "1"}, "nodes": [{"id": "1", "bogus": 2}]}
 expect_fail "$SNR" et unjsonize "$WORK/bad.json" -o "$WORK/bad.et"
 expect_contains "$WORK/expect_fail.out" "bad.json: nodes[0]: not a valid ChakraProtoMsg.Node"
 [[ ! -e "$WORK/bad.et" ]] || fail "partial .et left behind"
+# "nodes" of another shape, or missing, is not an empty trace.
+printf '{"globalMetadata": {"version": "1"}, "nodes": {}}' >"$WORK/obj.json"
+expect_fail "$SNR" et unjsonize "$WORK/obj.json" -o "$WORK/obj.et"
+expect_contains "$WORK/expect_fail.out" "obj.json: \"nodes\" must be a list of node objects"
+printf '{"globalMetadata": {"version": "1"}}' >"$WORK/none.json"
+expect_fail "$SNR" et unjsonize "$WORK/none.json" -o "$WORK/none.et"
+expect_contains "$WORK/expect_fail.out" "none.json: no \"nodes\" list found"
+[[ ! -e "$WORK/obj.et" && ! -e "$WORK/none.et" ]] || fail "a trace was written for a bad \"nodes\""
 echo "et core errors ok"

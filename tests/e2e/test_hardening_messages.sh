@@ -96,6 +96,13 @@ for verb in "et jsonize" "et visualize"; do
 done
 expect_exit 1 "$SNR" et validate "$WORK/ar.0.json"
 expect_contains "$WORK/exit.out" "this looks like JSON"
+# A binary trace whose first byte is '[' (a 91-byte first message, as
+# `snr et retarget` writes) is a trace, not JSON.
+"$SNR" et generate --pattern dp --npus 8 --layers 2 --size 256KiB -o "$WORK/dp" >/dev/null
+"$SNR" et retarget "$WORK/dp" --input-tp 1 --npus 2 -o "$WORK/rt" >/dev/null
+[[ "$(head -c 1 "$WORK/rt.0.et")" == "[" ]] || fail "the retargeted trace no longer starts with '[': pick another case"
+"$SNR" et validate "$WORK/rt" >/dev/null || fail "a binary trace starting with '[' was not validated"
+"$SNR" et jsonize "$WORK/rt.0.et" -o "$WORK/rt.0.json" >/dev/null || fail "jsonize of a trace starting with '['"
 require_data pytorch/hta/benchmark_simple_add_trace.json.gz
 gzip -dc "$DATA/pytorch/hta/benchmark_simple_add_trace.json.gz" >"$WORK/kineto.json"
 expect_exit 1 "$SNR" et convert "$WORK/kineto.json" -o "$WORK/k"

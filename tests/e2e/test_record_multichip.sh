@@ -27,6 +27,16 @@ wait "$server"
 expect_contains "$WORK/one.out" "window ended by blocked"
 "$SNR" snapshot check "$WORK/one.snr" >/dev/null
 
+# A window in which no instruction runs (every chip blocks at its first
+# one) is refused and writes nothing, instead of a snapshot replay refuses.
+printf '_start:\n  sem.wait sem1, 1\n  li a7, 93\n  ecall\n' >"$WORK/blocked.s"
+"$SNR" asm "$WORK/blocked.s" -o "$WORK/blocked.elf"
+start_device 120 "$WORK/blocked.elf" --chips 2
+expect_fail timeout 120 "$SNR" record --target "127.0.0.1:$port" --count 100 -o "$WORK/blocked.snr"
+wait "$server" || true
+expect_contains "$WORK/expect_fail.out" "no instruction ran in the window"
+[[ ! -e "$WORK/blocked.snr" ]] || fail "an empty window was written"
+
 # Corrupt and truncated snapshots are rejected with the section and offset.
 size=$(stat -c %s "$WORK/ring.snr")
 head -c $((size - 7)) "$WORK/ring.snr" >"$WORK/truncated.snr"

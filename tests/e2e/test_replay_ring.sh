@@ -57,8 +57,27 @@ expect_contains "$WORK/diff.out" "dma wait stall cycles"
 "$SNR" diff "$WORK/a.db" "$WORK/slow.db" --json >"$WORK/diff.json"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t={r['name']:r for r in d['totals']}; assert t['total_cycles']['delta']>0, t" "$WORK/diff.json" \
   || fail "diff json"
+# The DMA wait stall total is the analyzer's (a WAIT that consumes several
+# DMAs stalls once, not once per DMA).
+"$SNR" analyze "$WORK/a.db" -o "$WORK/a_report" --no-verify >"$WORK/a_analyze.out" 2>/dev/null
+python3 - "$WORK/diff.json" "$WORK/a_analyze.out" <<'PY' || fail "diff and analyze disagree on the DMA wait stall"
+import json, re, sys
+totals = {r["name"]: r for r in json.load(open(sys.argv[1]))["totals"]}
+stall = int(re.search(r"DMA WAIT stalls: ([0-9,]+) cycles", open(sys.argv[2]).read()).group(1).replace(",", ""))
+assert totals["dma_wait_stall_cycles"]["a"] == stall, (totals["dma_wait_stall_cycles"], stall)
+PY
 expect_fail "$SNR" replay "$WORK/ring.snr" -o "$WORK/bad.db" --set dma.no_such_key=1
 [[ ! -e "$WORK/bad.db" ]] || fail "failed replay left a run.db"
+# An output that is the input (by any path) is refused and the input kept:
+# the recording is the only copy of the device state.
+cp "$WORK/ring.snr" "$WORK/ring_copy.snr"
+expect_fail "$SNR" replay "$WORK/ring.snr" -o "$WORK/./ring.snr"
+expect_contains "$WORK/expect_fail.out" "is the input file"
+cmp "$WORK/ring.snr" "$WORK/ring_copy.snr" || fail "replay -o INPUT changed the snapshot"
+cp "$WORK/a.db" "$WORK/a_copy.db"
+expect_fail "$SNR" export "$WORK/a.db" --perfetto "$WORK/a.db"
+expect_contains "$WORK/expect_fail.out" "--perfetto $WORK/a.db: is the input file"
+cmp "$WORK/a.db" "$WORK/a_copy.db" || fail "export --perfetto INPUT changed the run database"
 
 # Timeline.
 "$SNR" export "$WORK/a.db" --perfetto "$WORK/ring.json" >/dev/null

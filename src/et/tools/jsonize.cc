@@ -209,6 +209,7 @@ JsonizeSummary unjsonize_trace(const std::filesystem::path& json_path, const std
   JsonizeSummary summary;
   std::string top_level_key;
   bool saw_root = false;
+  bool saw_nodes_list = false;
   ChakraProtoMsg::Node node;
 
   // Called by the parser for every token; returning false drops the value
@@ -226,6 +227,14 @@ JsonizeSummary unjsonize_trace(const std::filesystem::path& json_path, const std
         throw Error(name + ": \"globalMetadata\" must come before \"nodes\"");
       }
       return true;
+    }
+    if (depth == 1 && top_level_key == "nodes") {
+      // The value of "nodes" opens here: a list, or an error (a node of
+      // another shape would silently give an empty trace).
+      if (event == Event::array_start) saw_nodes_list = true;
+      if (event == Event::object_start || event == Event::value) {
+        throw Error(name + ": \"nodes\" must be a list of node objects");
+      }
     }
     if (depth == 1 && event == Event::object_end && top_level_key == "globalMetadata") {
       ChakraProtoMsg::GlobalMetadata metadata;
@@ -248,6 +257,7 @@ JsonizeSummary unjsonize_trace(const std::filesystem::path& json_path, const std
     throw Error(fmt::format("{}: {}", name, e.what()));
   }
   if (!saw_root || !writer) throw Error(name + ": no \"globalMetadata\" object found");
+  if (!saw_nodes_list) throw Error(name + ": no \"nodes\" list found");
   writer->commit();
   return summary;
 }

@@ -1,7 +1,9 @@
 #include "pathfind/inputs/quantity.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -184,8 +186,13 @@ void StrictMap::finish() const {
     bool known = false;
     for (const std::string& u : used_) known = known || u == key;
     if (!known) {
-      std::string accepted;
-      for (const std::string& u : used_) accepted += (accepted.empty() ? "" : ", ") + u;
+      // Each key once, in the order first asked for (a reader may ask twice:
+      // whether a key is there, then its value).
+      std::vector<std::string_view> names;
+      for (const std::string& u : used_) {
+        if (std::find(names.begin(), names.end(), u) == names.end()) names.push_back(u);
+      }
+      const std::string accepted = fmt::format("{}", fmt::join(names, ", "));
       throw_with_where(where(key), fmt::format("unknown key (this section reads: {})", accepted));
     }
   }

@@ -30,6 +30,7 @@ TEST(PathfindStrictMap, UnknownKeyNamesFileLineAndKnownKeys) {
   YAML::Node node = load_yaml_text("a: 1\nb: 2W\nc: 3\n", "x.yaml");
   StrictMap m(node, "x.yaml", "top");
   EXPECT_EQ(m.count("a", 0, 5), 1u);
+  EXPECT_EQ(m.count("a", 0, 5), 1u);  // asked twice, listed once below
   EXPECT_DOUBLE_EQ(m.quantity("b", parse_power_w, 0, 10), 2);
   try {
     m.finish();

@@ -1,6 +1,11 @@
 #include "dsim/loadstore/generated/builtin_plan_choice.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <cstdint>
+
+#include "common/error.h"
 
 namespace snr::dsim::loadstore {
 
@@ -31,10 +36,22 @@ BuiltinPlanChoice choose_builtin_plan(const BuiltinPlanRequest& request) {
                                                                : 1024;
   o.wavefront_threads = request.wavefront_threads;
   o.transfer = parse_transfer(request.transfer);
+  if (std::isnan(request.kernel_start_ns)) throw Error("--kernel-start-ns nan: not a number");
+  if (request.kernel_start_ns > 0 && !choice.nccl_plan) {
+    throw Error(fmt::format("--kernel-start-ns: only the NCCL plans (nccl-ring, nccl-tree, nccl-nvls) model a kernel's "
+                            "start; {} starts transferring at once",
+                            choice.algorithm->name()));
+  }
   choice.kernel_start_ns = request.kernel_start_ns >= 0 ? request.kernel_start_ns
                            : choice.nccl_plan            ? kNcclKernelStartNs
                                                          : 0.0;
-  o.prologue_cycles = static_cast<uint32_t>(std::llround(choice.kernel_start_ns * request.clock_ghz));
+  // The prologue is a count of SM cycles (32 bits in the program).
+  const double prologue_cycles = std::round(choice.kernel_start_ns * request.clock_ghz);
+  if (prologue_cycles > static_cast<double>(UINT32_MAX)) {
+    throw Error(fmt::format("--kernel-start-ns {} at {} GHz is {} SM cycles, more than the {} a kernel start can hold",
+                            choice.kernel_start_ns, request.clock_ghz, prologue_cycles, UINT32_MAX));
+  }
+  o.prologue_cycles = static_cast<uint32_t>(prologue_cycles);
   o.protocol = protocol ? *protocol : choose_protocol(*choice.algorithm, o, request.scale_up);
   return choice;
 }

@@ -111,7 +111,10 @@ double parse_ns3_data_rate_gbit_per_s(std::string_view text, std::string_view wh
   std::string rate(text);
   if (rate.ends_with("bps") || rate.ends_with("Bps")) rate.replace(rate.size() - 2, 2, "/s");
   const Result<Bandwidth> bandwidth = parse_bandwidth(rate);
-  if (!bandwidth) throw Error(fmt::format("{}: data rate {}", where, bandwidth.error().what()));
+  if (!bandwidth) {
+    throw Error(fmt::format("{}: data rate '{}' is not an ns-3 rate such as 400Gbps, 100Mbps or 12.5GBps ({})", where,
+                            text, bandwidth.error().what()));
+  }
   return bandwidth->bytes_per_second * 8 / 1e9;
 }
 

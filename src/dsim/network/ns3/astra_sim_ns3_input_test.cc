@@ -31,6 +31,9 @@ TEST(AstraSimNs3Input, Ns3RateAndTimeStrings) {
   EXPECT_THAT(error_of([] { parse_ns3_data_rate_gbit_per_s("400G", "line 3"); }),
               HasSubstr("line 3: data rate '400G'"));
   EXPECT_THAT(error_of([] { parse_ns3_data_rate_gbit_per_s("fast", "t"); }), HasSubstr("is not a bandwidth"));
+  // The rate as written, not as rewritten for snr's unit parser.
+  EXPECT_THAT(error_of([] { parse_ns3_data_rate_gbit_per_s("400Xbps", "line 5"); }),
+              HasSubstr("line 5: data rate '400Xbps' is not an ns-3 rate"));
   EXPECT_THAT(error_of([] { parse_ns3_time_ns("5", "t"); }), HasSubstr("time '5': unknown duration unit"));
   EXPECT_THAT(error_of([] { parse_ns3_time_ns("-1ms", "t"); }), HasSubstr("negative"));
 }
