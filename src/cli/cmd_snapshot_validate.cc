@@ -2,14 +2,25 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/error.h"
 #include "formats/snapshot/snapshot.h"
+#include "record/reexecute.h"
 
 namespace {
 
 int validate(const std::string& path) {
   snr::cli::check_input_file(path);
   const snr::snapshot::Snapshot snapshot = snr::snapshot::read_snapshot_file(path).value();
-  const std::vector<std::string> problems = snr::snapshot::validate_snapshot(snapshot);
+  std::vector<std::string> problems = snr::snapshot::validate_snapshot(snapshot);
+  // The hardware the snapshot replays on (what check and replay would
+  // refuse later).
+  if (!snapshot.header.hw_config_yaml().empty()) {
+    try {
+      (void)snr::record::snapshot_hardware(snapshot.header);
+    } catch (const snr::Error& e) {
+      problems.push_back(e.what());
+    }
+  }
   for (const std::string& problem : problems) fmt::print(stderr, "{}: {}\n", path, problem);
   if (!problems.empty()) {
     fmt::print(stderr, "{}: invalid ({} problems)\n", path, problems.size());

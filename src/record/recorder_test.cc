@@ -195,5 +195,21 @@ TEST(RemoteTarget, ChipSwitchingReadsReturnEachChipsBytesInOneRoundTrip) {
   server.join();
 }
 
+TEST(SnapshotHardware, TheHeadersConfigMustBeValidForItsChipCount) {
+  hw::HwConfig config = hw::preset("tpu-v4-like");
+  config.chip_count = 2;
+  snapshot::pb::Header header;
+  header.set_hw_config_yaml(config.to_yaml());
+  header.set_chip_count(2);
+  EXPECT_EQ(snapshot_hardware(header).chip_count, 2u);
+  header.set_chip_count(4);
+  EXPECT_THROW((void)snapshot_hardware(header), Error);  // 4 chips on a 2-chip config
+  header.set_chip_count(2);
+  config.mxu_count = 0;  // a chip without its matrix unit
+  header.set_hw_config_yaml(config.to_yaml());
+  EXPECT_THROW((void)snapshot_hardware(header), Error);
+}
+
 }  // namespace
 }  // namespace snr::record
+

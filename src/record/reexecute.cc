@@ -74,12 +74,18 @@ std::vector<window::ChipWindow> recorded_windows(const snapshot::Snapshot& snaps
 
 }  // namespace
 
-std::unique_ptr<sim::System> load_snapshot(const snapshot::Snapshot& snapshot, sim::EventBus* bus) {
-  hw::HwConfig config = hw::parse_config_yaml(snapshot.header.hw_config_yaml(), "snapshot hardware config");
-  if (config.chip_count != snapshot.header.chip_count()) {
-    throw Error(fmt::format("snapshot header says {} chips, its hardware config {}", snapshot.header.chip_count(),
+hw::HwConfig snapshot_hardware(const snapshot::pb::Header& header) {
+  hw::HwConfig config = hw::parse_config_yaml(header.hw_config_yaml(), "snapshot hardware config");
+  config.validate();
+  if (config.chip_count != header.chip_count()) {
+    throw Error(fmt::format("snapshot header says {} chips, its hardware config {}", header.chip_count(),
                             config.chip_count));
   }
+  return config;
+}
+
+std::unique_ptr<sim::System> load_snapshot(const snapshot::Snapshot& snapshot, sim::EventBus* bus) {
+  hw::HwConfig config = snapshot_hardware(snapshot.header);
   const bool flat = snapshot.header.address_space() == pb::ADDRESS_SPACE_FLAT;
   auto system = std::make_unique<sim::System>(config, bus);
   if (flat) system->use_flat_address_space();

@@ -10,10 +10,15 @@
 #include <vector>
 
 #include "formats/snapshot/snapshot.h"
+#include "hw/config.h"
 #include "sim/events.h"
 #include "sim/system.h"
 
 namespace snr::record {
+
+// The hardware a snapshot replays on: its header's config, valid, for as
+// many chips as the header says. Throws snr::Error naming what is wrong.
+hw::HwConfig snapshot_hardware(const snapshot::pb::Header& header);
 
 // A System built from the snapshot's hardware config and executed code,
 // with every saved register and memory region installed and each recorded

@@ -99,6 +99,25 @@ expect_contains "$WORK/b.txt" "GPUs 0-7: "
 expect_contains "$WORK/b.txt" "CUs used, busy"
 expect_contains "$WORK/b.txt" "timeline: $WORK/t.json"
 
+# The queue counters' area is each kind's queued_ns, at request and at flow
+# level (where striped HBM and I/O lines wait without entering a queue).
+for granularity in request flow; do
+  "$SNR" collective alltoall --gpus 16 --size 1048576 --granularity "$granularity" --json \
+    --trace "$WORK/q_$granularity.json" >"$WORK/q_$granularity.out"
+  python3 - "$WORK/q_$granularity.out" "$WORK/q_$granularity.json" <<'PY' || fail "$granularity: queue counters differ from queued_ns"
+import json, sys
+links = json.load(open(sys.argv[1]))["network"]["links"]
+events = json.load(open(sys.argv[2]))["traceEvents"]
+for kind in ("hbm", "io", "scale_up", "router", "cu"):
+    samples = sorted((e["ts"], e["args"]["value"]) for e in events if e["ph"] == "C" and e["name"] == f"{kind} messages waiting")
+    area_ns = sum((samples[i + 1][0] - samples[i][0]) * samples[i][1] for i in range(len(samples) - 1)) * 1000
+    queued_ns = links[kind]["queued_ns"]
+    assert abs(area_ns - queued_ns) <= 1e-3 * max(queued_ns, 1.0), (kind, area_ns, queued_ns)
+    if kind in ("hbm", "io"):
+        assert queued_ns > 0, (kind, queued_ns)
+PY
+done
+
 # An output that cannot be written fails before the run, naming the option.
 expect_fail "$SNR" collective allgather --gpus 2 --size 65536 --trace "$WORK"
 expect_contains "$WORK/expect_fail.out" "--trace"

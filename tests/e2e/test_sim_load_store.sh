@@ -41,6 +41,17 @@ want=$(python3 -c 'import json, math, sys; print(math.ceil(json.load(open(sys.ar
 for npu in 1 2 3 4 5 6 7; do
   expect_contains "$WORK/ls.txt" "sys[$npu] finished, $got cycles"
 done
+# Bytes sent per NPU are the plan's (a ring all-reduce sends 2(n-1)/n of the
+# buffer), as the coarse model's messages are.
+python3 - "$WORK/ls/npus.json" "$WORK/ring/npus.json" <<'PY' || fail "load-store bytes_sent"
+import json, sys
+def sent(path):
+    d = json.load(open(path))
+    return [n["bytes_sent"] for n in (d["npus"] if isinstance(d, dict) else d)]
+ls, ring = sent(sys.argv[1]), sent(sys.argv[2])
+assert ls == [2 * 7 * 1048576 // 8] * 8, ls
+assert ls == ring, (ls, ring)
+PY
 
 # Three all-reduces in a row: three plans one after another on the same
 # GPUs, deterministic. The later ones start off the GPU clock's cycle grid

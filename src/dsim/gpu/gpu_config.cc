@@ -183,7 +183,11 @@ GpuConfig load_gpu_config(const std::string& preset_or_path) {
     throw Error(fmt::format("'{}' is neither a GPU preset (generic-448, dgx-a100, dgx-h100) nor a file",
                             preset_or_path));
   }
-  return parse_gpu_config(read_file(preset_or_path), preset_or_path);
+  // A file that names no GPU is called by its path, not by the preset it
+  // starts from (messages about it would name generic-448).
+  GpuConfig base;
+  base.name = preset_or_path;
+  return parse_gpu_config(read_file(preset_or_path), preset_or_path, base);
 }
 
 }  // namespace snr::dsim::gpu

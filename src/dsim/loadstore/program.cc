@@ -63,7 +63,8 @@ std::string_view to_string(Space space) {
 
 namespace {
 
-void account(const MemRange& range, uint64_t bytes, uint32_t gpu, bool store, GpuTraffic& t) {
+void account(const MemRange& range, uint64_t bytes, uint32_t gpu, bool store, std::vector<GpuTraffic>& out) {
+  GpuTraffic& t = out[gpu];
   const uint64_t wire = range.wire_bytes(bytes);
   if (range.multicast()) {
     (store ? t.multicast_store_bytes : t.multicast_load_bytes) += bytes;
@@ -71,6 +72,7 @@ void account(const MemRange& range, uint64_t bytes, uint32_t gpu, bool store, Gp
   } else if (range.gpu != gpu) {
     (store ? t.remote_store_bytes : t.remote_load_bytes) += bytes;
     t.wire_bytes_remote += wire;
+    if (!store && range.gpu < out.size()) out[range.gpu].served_load_bytes += bytes;
   } else {
     (store ? t.local_store_bytes : t.local_load_bytes) += bytes;
   }
@@ -88,18 +90,18 @@ std::vector<GpuTraffic> traffic(const Program& program) {
       const MemRange* ranges = program.ranges_of(op);
       switch (op.kind) {
         case OpKind::kLoad:
-          for (uint16_t r = 0; r < op.range_count; ++r) account(ranges[r], op.bytes, wg.gpu, false, t);
+          for (uint16_t r = 0; r < op.range_count; ++r) account(ranges[r], op.bytes, wg.gpu, false, out);
           break;
         case OpKind::kStore:
-          for (uint16_t r = 0; r < op.range_count; ++r) account(ranges[r], op.bytes, wg.gpu, true, t);
+          for (uint16_t r = 0; r < op.range_count; ++r) account(ranges[r], op.bytes, wg.gpu, true, out);
           break;
         case OpKind::kMemcpy:
           if (op.flags & GpuOp::kViaProxy) {
             t.proxy_bytes += op.bytes;
             t.wire_bytes_remote += ranges[1].wire_bytes(op.bytes);
           } else {
-            account(ranges[0], op.bytes, wg.gpu, false, t);
-            account(ranges[1], op.bytes, wg.gpu, true, t);
+            account(ranges[0], op.bytes, wg.gpu, false, out);
+            account(ranges[1], op.bytes, wg.gpu, true, out);
           }
           break;
         case OpKind::kSemaphoreAcquire:

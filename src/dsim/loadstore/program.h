@@ -184,6 +184,7 @@ struct GpuTraffic {
   uint64_t local_load_bytes = 0, remote_load_bytes = 0, multicast_load_bytes = 0;
   uint64_t local_store_bytes = 0, remote_store_bytes = 0, multicast_store_bytes = 0;
   uint64_t proxy_bytes = 0;              // moved by port-channel DMA
+  uint64_t served_load_bytes = 0;        // this GPU's memory that other GPUs' loads read
   uint64_t wire_bytes_remote = 0;        // bytes leaving the GPU (stores out, multicast, proxy) incl. packet flags
   uint64_t semaphore_requests = 0;       // control: one cache line each
   uint64_t op_counts[8] = {};            // by OpKind

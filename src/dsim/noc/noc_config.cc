@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -206,6 +207,9 @@ std::vector<Side> read_sides(const YAML::Node& v, const std::string& key) {
     else
       throw Error(
           fmt::format("key '{}': unknown side '{}' (line {}): top, bottom, left or right", key, name, line_of(item)));
+    if (std::find(sides.begin(), sides.end() - 1, sides.back()) != sides.end() - 1) {
+      throw Error(fmt::format("key '{}': side '{}' is listed twice (line {})", key, name, line_of(item)));
+    }
   }
   return sides;
 }
@@ -316,7 +320,10 @@ NocConfig load_noc_config(const std::string& preset_or_path) {
     throw Error(fmt::format("'{}' is neither a network preset (generic-448, dgx-a100, dgx-h100) nor a file",
                             preset_or_path));
   }
-  return parse_noc_config(read_file(preset_or_path), preset_or_path);
+  // A file that names no network is called by its path (see load_gpu_config).
+  NocConfig base;
+  base.name = preset_or_path;
+  return parse_noc_config(read_file(preset_or_path), preset_or_path, base);
 }
 
 }  // namespace snr::dsim::noc

@@ -34,7 +34,15 @@ TimePs NocNetwork::stripe(const Step& hop, const Transit& transit) {
     link.free_at_ps = start + serialize;
     link.busy_ps += serialize;
     kind_queued_ps_[kind] += start - now;
-    if (timeline_) [[unlikely]] timeline_->transmitted(kind, start, serialize, line_bytes);
+    if (timeline_) [[unlikely]] {
+      // A line that finds its link busy waits from now to its start: in the
+      // trace's queue counters as at request level (their sums are queued_ns).
+      if (start > now) {
+        timeline_->enqueued(kind, now);
+        timeline_->dequeued(kind, start);
+      }
+      timeline_->transmitted(kind, start, serialize, line_bytes);
+    }
     last_ps = std::max(last_ps, start + serialize);
   }
   kind_messages_[kind] += lines;

@@ -4,10 +4,14 @@
 #include "dsim/noc/noc_network.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <string>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "dsim/gpu/fixed_latency_network.h"
 #include "dsim/gpu/gpu_model.h"
 #include "dsim/noc/noc_test_fixtures.h"
@@ -46,9 +50,20 @@ TEST(NocConfig, StrictReaderNamesTheKeyPath) {
   EXPECT_NE(message("routing: zigzag\n").find("unknown routing 'zigzag'"), std::string::npos);
   EXPECT_NE(message("arbitration: lottery\n").find("unknown arbitration"), std::string::npos);
   EXPECT_NE(message("io: {sides: [up]}\n").find("unknown side 'up'"), std::string::npos);
+  EXPECT_NE(message("hbm: {sides: [top, top]}\n").find("side 'top' is listed twice"), std::string::npos);
   EXPECT_NE(message("scale_up: {latency_ns: -1}\n").find("'scale_up.latency_ns'"), std::string::npos);
   EXPECT_NE(message("mesh: {columns: x}\n").find("'mesh.columns' must be a whole number"), std::string::npos);
   EXPECT_NE(message("network: {mesh: {rows: 2000}}\n").find("'network.mesh.rows'"), std::string::npos);
+}
+
+TEST(NocConfig, AFileWithoutANameIsCalledByItsPath) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("noc_unnamed_" + std::to_string(::getpid()) + ".yaml");
+  write_file_atomic(path, "mesh: {columns: 4, rows: 2}\n");
+  EXPECT_EQ(load_noc_config(path.string()).name, path.string());
+  write_file_atomic(path, "name: mine\nmesh: {columns: 4, rows: 2}\n");
+  EXPECT_EQ(load_noc_config(path.string()).name, "mine");
+  std::filesystem::remove(path);
 }
 
 TEST(NocNetwork, XyRoutingGoesAlongXThenY) {

@@ -77,6 +77,9 @@ struct AlgorithmRunContext {
   // CollectiveEngine::CustomStepDone{stream, step} for it, which reaches the
   // phase's on_step_done in the engine's own event order.
   HandlerId engine_handler = 0;
+  // Payload bytes each NPU sends, the run's traffic counters: a run whose
+  // transfers never pass the engine (the load-store model) adds its own.
+  std::vector<uint64_t>* bytes_sent_per_npu = nullptr;
 };
 
 // Index order is the engine's dispatch order (collective_engine.cc).

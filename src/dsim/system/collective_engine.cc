@@ -41,7 +41,8 @@ CollectiveEngine::CollectiveEngine(const SystemConfig& system, const NetworkConf
       const CollectiveAlgorithmSpec& spec = *impl.algorithm;
       if (!spec.create_run) continue;
       if (runs_.size() <= spec.index) runs_.resize(spec.index + 1);
-      if (!runs_[spec.index]) runs_[spec.index] = spec.create_run(AlgorithmRunContext{system, network, loop, handler_});
+      if (!runs_[spec.index]) runs_[spec.index] = spec.create_run(
+          AlgorithmRunContext{system, network, loop, handler_, &traffic.bytes_sent_per_npu});
     }
   }
 }
