@@ -132,7 +132,9 @@ int check(const CollectiveArgs& args) {
                  result.collective_checked
                      ? fmt::format("all {} output granules of {} B hold exactly what the {} requires",
                                    result.elements, result.element_bytes, plan.collective)
-                     : fmt::format("no data definition for '{}', synchronization checked only", plan.collective));
+                     : fmt::format("no data definition for '{}' (those checked: allreduce, allgather, reducescatter, "
+                                   "alltoall), synchronization checked only",
+                                   plan.collective));
     } else {
       fmt::print("{}: FAILED ({} errors listed)\n", args.plan, result.errors.size());
     }

@@ -112,6 +112,16 @@ int run_builtin(BuiltinArgs& args) {
 
   const std::string protocol(ls::protocol_name(options.protocol));
   const std::string transfer(ls::transfer_name(options.transfer));
+  // Workgroups whose slice of every chunk is empty are left out of the plan
+  // (a small buffer over many workgroups): say how many ran.
+  uint32_t workgroups_with_data = 0;
+  for (const ls::Kernel& kernel : program.kernels) {
+    workgroups_with_data = std::max(workgroups_with_data, kernel.workgroup_count);
+  }
+  const std::string workgroups_text =
+      workgroups_with_data < options.workgroups
+          ? fmt::format("{} workgroups per GPU ({} with data)", options.workgroups, workgroups_with_data)
+          : fmt::format("{} workgroups per GPU", options.workgroups);
   snr::cli::RunDescription description;
   description.collective = args.collective;
   description.identity = {{"algorithm", algorithm.name()},
@@ -119,6 +129,7 @@ int run_builtin(BuiltinArgs& args) {
                           {"protocol", protocol},
                           {"system", args.system},
                           {"workgroups", options.workgroups},
+                          {"workgroups_with_data", workgroups_with_data},
                           {"threads_per_workgroup", options.threads_per_workgroup},
                           {"kernel_start_ns", chosen.kernel_start_ns},
                           {"unroll", configs.gpu.unroll},
@@ -134,9 +145,9 @@ int run_builtin(BuiltinArgs& args) {
                                            {"threads", chosen.nccl->threads}};
   }
   description.headline =
-      fmt::format("{} {} ({}, {}) over {} GPUs of {}, {} workgroups per GPU, {} B buffer per GPU ({} B per chunk), "
+      fmt::format("{} {} ({}, {}) over {} GPUs of {}, {}, {} B buffer per GPU ({} B per chunk), "
                   "{} threads per workgroup",
-                  algorithm.name(), args.collective, transfer, protocol, args.gpus, args.system, options.workgroups,
+                  algorithm.name(), args.collective, transfer, protocol, args.gpus, args.system, workgroups_text,
                   args.size_bytes, args.size_bytes / args.gpus, options.threads_per_workgroup);
   return snr::cli::simulate_and_report(program, configs, description, args.model->json);
 }

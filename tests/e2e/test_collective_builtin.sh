@@ -152,6 +152,12 @@ expect_error "more than the 4294967295 a kernel start can hold" allreduce --gpus
 expect_error "--scale-up-latency-ns nan: not a number" allreduce --gpus 4 --size 65536 --scale-up-latency-ns nan
 expect_error "--port-bandwidth-gib-per-s nan: not a number" allreduce --gpus 4 --size 65536 --port-bandwidth-gib-per-s nan
 expect_error "--trace and --csv name the same file" allreduce --gpus 4 --size 4096 --trace "$WORK/same.out" --csv "$WORK/same.out"
+# More workgroups than elements: the report says how many had data.
+"$SNR" collective allreduce --gpus 4 --size 4096 --workgroups 1024 --json >"$WORK/wg.json"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert (d["workgroups"], d["workgroups_with_data"]) == (1024, 256), d' \
+  "$WORK/wg.json" || fail "workgroups_with_data"
+"$SNR" collective allreduce --gpus 4 --size 4096 --workgroups 1024 >"$WORK/wg.txt"
+expect_contains "$WORK/wg.txt" "1024 workgroups per GPU (256 with data)"
 # An algorithm without LL at a small size runs with what it has.
 "$SNR" collective allreduce --algorithm nccl-nvls --gpus 8 --size 65536 --json >"$WORK/nvls.json" \
   || fail "nccl-nvls with --protocol auto at 64 KiB"
