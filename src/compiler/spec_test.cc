@@ -58,7 +58,8 @@ TEST(Spec, OverridesApplyAndValidate) {
   EXPECT_THROW(apply_spec_overrides(s, {"nonsense"}), Error);
   EXPECT_THROW(apply_spec_overrides(s, {"model.layers=0"}), Error);
   // Reals are finite (std::stod reads "inf" and "nan").
-  for (const char* bad : {"model.norm_eps=inf", "model.rope_theta=inf", "model.norm_eps=nan", "model.rope_theta=1e400"}) {
+  for (const char* bad :
+       {"model.norm_eps=inf", "model.rope_theta=inf", "model.norm_eps=nan", "model.rope_theta=1e400"}) {
     EXPECT_THROW(apply_spec_overrides(s, {bad}), Error) << bad;
   }
 }

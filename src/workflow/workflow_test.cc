@@ -91,7 +91,8 @@ TEST(Workflow, SummaryNamesTopStallsVmemAndSuggestions) {
   // Largest stall first.
   EXPECT_LT(text.find("all_gather.setup"), text.find("small")) << text;
   EXPECT_NE(text.find("VMEM chip 0: median unused 47.0%, median largest contiguous unused 25.0%"), std::string::npos);
-  EXPECT_NE(text.find("predicted 600 cycles / verified 500 cycles (25.0% of the window, same end state, predicted +20.0%)"),
+  EXPECT_NE(text.find("predicted 600 cycles / verified 500 cycles (25.0% of the window, same end state, "
+                      "predicted +20.0%)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("predicted 88,260 cycles / verified 88,620 cycles (7.9% of the window, same end state, "

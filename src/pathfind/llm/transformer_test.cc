@@ -64,8 +64,10 @@ TEST(PathfindTraining, InferenceIsTheForwardPassAlone) {
   Parallelism par = tab5(false);
   par.dp = 2;
   par.devices = 128;
-  const IterationPrediction train = predict_training_iteration(d, gpt3(), par, TrainingJob{128, 1, DType::kFp16, true});
-  const IterationPrediction infer = predict_training_iteration(d, gpt3(), par, TrainingJob{128, 1, DType::kFp16, false});
+  const IterationPrediction train =
+      predict_training_iteration(d, gpt3(), par, TrainingJob{128, 1, DType::kFp16, true});
+  const IterationPrediction infer =
+      predict_training_iteration(d, gpt3(), par, TrainingJob{128, 1, DType::kFp16, false});
   EXPECT_EQ(infer.block_backward_s, 0);
   for (const KernelTime& k : infer.kernels) EXPECT_EQ(k.backward_s + k.recompute_s, 0) << k.name;
   EXPECT_EQ(infer.dp_allreduce_s, 0);

@@ -43,7 +43,9 @@ class Collector {
 void transformer_strategies(const Workload& w, uint64_t devices, const Strategy& o, Collector& out) {
   const TransformerModel& m = w.model;
   const bool training = w.phase == WorkloadPhase::kTraining;
-  if (!training && (o.interleave > 1 || o.sequence_parallel || o.recompute != Recompute::kNone || o.optimizer_sharding)) {
+  const bool training_options =
+      o.interleave > 1 || o.sequence_parallel || o.recompute != Recompute::kNone || o.optimizer_sharding;
+  if (!training && training_options) {
     throw Error("parallelism search: interleave, sp, recompute and zero1 are training options; the workload is "
                 "inference");
   }

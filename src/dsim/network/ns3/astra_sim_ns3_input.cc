@@ -200,7 +200,8 @@ void parse_astra_sim_ns3_topology(std::string_view text, std::string_view source
       link.to = static_cast<uint32_t>(whole_number(words[1], where + ": dst", nodes - 1));
       if (link.from == link.to) throw Error(fmt::format("{}: joins node {} to itself", where, link.from));
       link.bandwidth_gbit_per_s = parse_ns3_data_rate_gbit_per_s(words[2], where);
-      if (!(link.bandwidth_gbit_per_s >= kMinNs3BandwidthGbitPerS && link.bandwidth_gbit_per_s <= kMaxNs3BandwidthGbitPerS)) {
+      if (!(link.bandwidth_gbit_per_s >= kMinNs3BandwidthGbitPerS &&
+            link.bandwidth_gbit_per_s <= kMaxNs3BandwidthGbitPerS)) {
         throw Error(fmt::format("{}: rate '{}' is out of range: valid {} .. {} Gb/s", where, words[2],
                                 kMinNs3BandwidthGbitPerS, kMaxNs3BandwidthGbitPerS));
       }

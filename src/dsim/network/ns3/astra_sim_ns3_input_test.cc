@@ -65,7 +65,8 @@ TEST(AstraSimNs3Input, TopologyFileWithItsSwitchesLast) {
   fails("3 1 2\n2\n2 0 1Gbps 1ns\n2 1 1Gbps 1ns 0\n", "line 3: a link is");
   fails("3 1 2\n2\n2 5 1Gbps 1ns 0\n2 1 1Gbps 1ns 0\n", "line 3: dst: '5' is not a whole number in 0 .. 2");
   // Out of snr's ns-3 ranges: said at the topology file's own line.
-  fails("3 1 2\n2\n2 0 0Gbps 1ns 0\n2 1 1Gbps 1ns 0\n", "line 3: rate '0Gbps' is out of range: valid 0.001 .. 1000000 Gb/s");
+  fails("3 1 2\n2\n2 0 0Gbps 1ns 0\n2 1 1Gbps 1ns 0\n",
+        "line 3: rate '0Gbps' is out of range: valid 0.001 .. 1000000 Gb/s");
   fails("3 1 2\n2\n2 0 1Gbps 2s 0\n2 1 1Gbps 1ns 0\n", "line 3: delay '2s' is out of range");
   fails("3 1 2\n2\n2 2 1Gbps 1ns 0\n2 1 1Gbps 1ns 0\n", "line 3: joins node 2 to itself");
   fails("3 3 0\n0 1 2\n", "all of them switches");
@@ -92,7 +93,8 @@ TEST(AstraSimNs3Input, SettingsKeepWhatIsModelledAndNameTheRest) {
   fails("TOPOLOGY_FILE t\nTOPOLOGY_FILE u\n", "is given twice");
   fails("PACKET_PAYLOAD_SIZE 1000\n", "TOPOLOGY_FILE is missing");
   fails("TOPOLOGY_FILE t\nPACKET_PAYLOAD_SIZE 1e3\n", "not a whole number");
-  fails("TOPOLOGY_FILE t\nPACKET_PAYLOAD_SIZE 0\n", "line 2: PACKET_PAYLOAD_SIZE: '0' is not a whole number in 64 .. 65000");
+  fails("TOPOLOGY_FILE t\nPACKET_PAYLOAD_SIZE 0\n",
+        "line 2: PACKET_PAYLOAD_SIZE: '0' is not a whole number in 64 .. 65000");
   fails("TOPOLOGY_FILE t\nBUFFER_SIZE 0\n", "line 2: BUFFER_SIZE: '0' is not a whole number in 1 .. 4095");
   fails("TOPOLOGY_FILE\n", "has no value");
 }

@@ -161,7 +161,9 @@ class LoadStoreRun final : public AlgorithmRun {
   EventLoop& loop_;
   HandlerId engine_handler_;
   std::vector<uint64_t>* bytes_sent_per_npu_;  // the run's traffic counters, or nullptr
-  std::map<const loadstore::Program*, std::vector<uint64_t>> sent_by_plan_;  // per plan (plans_ keeps them): bytes by GPU
+  // Bytes sent by each GPU of a plan (plans_ keeps the plans, so their
+  // addresses stay valid).
+  std::map<const loadstore::Program*, std::vector<uint64_t>> sent_by_plan_;
   PlanSource plans_;
   GpuDomain domain_;
   std::unique_ptr<GpuCompute> compute_;  // load-store-compute: gpu
