@@ -213,7 +213,7 @@ void setup_verb(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--kernel-start-ns", args->kernel_start_ns,
                   "time from a kernel's start to its first transfer, spent on every workgroup's SM; default: the "
                   "fitted NCCL value for nccl-* plans, else 0")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(snr::cli::in_real_range(0, 1e9));
   sub->add_option("--packet-line-cycles", args->packet_line_cycles,
                   "nccl-ring/nccl-tree with LL or LL128: SM cycles per received line (flag check); default: the "
                   "fitted NCCL value")

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 
 #include "cli/collective_report.h"
 #include "cli/collective_trace.h"
-#include "common/error.h"
+#include "cli/command.h"
 #include "common/output.h"
 #include "dsim/core/event_loop.h"
 #include "dsim/gpu/gpu_model.h"
@@ -45,10 +44,10 @@ void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& optio
       ->check(CLI::IsMember({"request", "flow"}));
   app->add_option("--scale-up-latency-ns", options->scale_up_latency_ns,
                   "override the network's scale-up link latency (ns)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(snr::cli::in_real_range(0, 1e9));
   app->add_option("--port-bandwidth-gib-per-s", options->port_bandwidth_gib_per_s,
                   "override the bandwidth of every I/O port and its scale-up link (GiB/s)")
-      ->check(CLI::Range(1e-3, 1e6));
+      ->check(snr::cli::in_real_range(1e-3, 1e6));
   app->add_flag("--json", options->json, "print one JSON object (time_ns, algbw_gbps, busbw_gbps, ...)");
   app->add_option("--trace", options->trace_path,
                   "write a Perfetto timeline (Chrome trace-event JSON): workgroups per CU group, kernels, NoC link "
@@ -72,11 +71,6 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
     (void)noc::make_routing(options.routing);
     configs.network.routing = options.routing;
   }
-  // CLI::Range lets NaN through, and NaN fails the "given" tests below.
-  for (const auto& [value, option] : {std::pair{options.scale_up_latency_ns, "--scale-up-latency-ns"},
-                                      std::pair{options.port_bandwidth_gib_per_s, "--port-bandwidth-gib-per-s"}}) {
-    if (std::isnan(value)) throw snr::Error(fmt::format("{} nan: not a number", option));
-  }
   if (options.scale_up_latency_ns >= 0) configs.network.scale_up_link.latency_ns = options.scale_up_latency_ns;
   if (options.port_bandwidth_gib_per_s > 0) {
     configs.network.io_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
@@ -85,8 +79,8 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
   // Before the run, which may take minutes.
   if (!options.trace_path.empty()) output::check_output_file(options.trace_path, "--trace");
   if (!options.csv_path.empty()) output::check_output_file(options.csv_path, "--csv");
-  if (!options.trace_path.empty() && options.trace_path == options.csv_path) {
-    throw snr::Error(fmt::format("--trace and --csv name the same file {}: give each its own", options.trace_path));
+  if (!options.trace_path.empty() && !options.csv_path.empty()) {
+    output::check_outputs_differ(options.trace_path, "--trace", options.csv_path, "--csv");
   }
   return configs;
 }

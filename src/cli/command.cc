@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -87,6 +89,19 @@ CLI::Validator in_range(uint64_t min, uint64_t max) {
         return parsed.ok() ? std::string() : parsed.error().what();
       },
       max == UINT64_MAX ? "" : fmt::format("{}..{}", min, max), "in_range");
+}
+
+CLI::Validator in_real_range(double min, double max, bool above_min) {
+  const std::string range = fmt::format("{} {:g} .. {:g}", above_min ? "above" : "in", min, max);
+  return CLI::Validator(
+      [min, max, above_min, range](std::string& text) -> std::string {
+        double value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        const bool ok = ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) &&
+                        (above_min ? value > min : value >= min) && value <= max;
+        return ok ? std::string() : fmt::format("{} is not a number {}", text, range);
+      },
+      fmt::format("FLOAT {}", range), "in_real_range");
 }
 
 void check_input_file(const std::string& path, InputKind kind) {

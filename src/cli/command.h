@@ -60,6 +60,10 @@ inline constexpr int kUsageExitCode = 2;
 // An integer option's range (decimal or 0x hex, no sign), checked while
 // parsing so a bad value is a usage error naming the option.
 CLI::Validator in_range(uint64_t min, uint64_t max);
+// A real option's range: finite, min .. max (above min when `above_min`).
+// CLI::Range lets NaN through, and a NaN then fails every later test of
+// the value, so it would read as "not given".
+CLI::Validator in_real_range(double min, double max, bool above_min = false);
 
 // Ends `sub`'s --help with an "Examples:" section; each example is a
 // complete command line starting with "snr " (checked by an e2e test).

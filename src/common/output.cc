@@ -200,6 +200,14 @@ void check_output_is_not_input(const fs::path& output, const fs::path& input, st
   }
 }
 
+void check_outputs_differ(const fs::path& a, std::string_view option_a, const fs::path& b, std::string_view option_b) {
+  std::error_code ec_a, ec_b;
+  const fs::path canonical_a = fs::weakly_canonical(a, ec_a), canonical_b = fs::weakly_canonical(b, ec_b);
+  if (!ec_a && !ec_b && canonical_a == canonical_b) {
+    throw Error(fmt::format("{} and {} name the same file {}: give each its own", option_a, option_b, a.string()));
+  }
+}
+
 void check_output_directory(const fs::path& dir_in, std::string_view option) {
   if (dir_in.empty()) throw Error(fmt::format("{}: empty output directory", option));
   const fs::path dir = normalized(dir_in);

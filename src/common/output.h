@@ -34,6 +34,11 @@ void check_output_prefix(const std::filesystem::path& prefix, std::string_view o
 void check_output_is_not_input(const std::filesystem::path& output, const std::filesystem::path& input,
                                std::string_view option = "-o");
 
+// Refuses two outputs of one run that name the same file (by any path,
+// existing or not): the one written last would replace the other.
+void check_outputs_differ(const std::filesystem::path& a, std::string_view option_a, const std::filesystem::path& b,
+                          std::string_view option_b);
+
 // Refuses an output of about `bytes` bytes in `files` files that does not
 // fit the free space (and free inodes) of the file system holding `where`.
 // `what` describes the output in the error ("100000000 rank traces").

@@ -145,13 +145,14 @@ expect_error "--gpus is required" allgather --size 4096
 expect_error "--granularity" allgather --gpus 4 --size 4096 --granularity packet
 # Options that would be silently ignored or wrap around are refused.
 expect_error "--kernel-start-ns: only the NCCL plans" allreduce --gpus 8 --size 8192 --kernel-start-ns 100000
-expect_error "--kernel-start-ns nan: not a number" allreduce --gpus 8 --size 8192 --algorithm nccl-ring --kernel-start-ns nan
+expect_error "--kernel-start-ns: nan is not a number in 0 .. 1e+09" allreduce --gpus 8 --size 8192 --algorithm nccl-ring --kernel-start-ns nan
 printf 'gpu:\n  clock_ghz: 5\n' >"$WORK/g5ghz.yaml"
 expect_error "more than the 4294967295 a kernel start can hold" allreduce --gpus 2 --size 1024 --algorithm nccl-ring \
   --gpu "$WORK/g5ghz.yaml" --kernel-start-ns 900000000
-expect_error "--scale-up-latency-ns nan: not a number" allreduce --gpus 4 --size 65536 --scale-up-latency-ns nan
-expect_error "--port-bandwidth-gib-per-s nan: not a number" allreduce --gpus 4 --size 65536 --port-bandwidth-gib-per-s nan
+expect_error "--scale-up-latency-ns: nan is not a number in 0 .. 1e+09" allreduce --gpus 4 --size 65536 --scale-up-latency-ns nan
+expect_error "--port-bandwidth-gib-per-s: nan is not a number in 0.001 .. 1e+06" allreduce --gpus 4 --size 65536 --port-bandwidth-gib-per-s nan
 expect_error "--trace and --csv name the same file" allreduce --gpus 4 --size 4096 --trace "$WORK/same.out" --csv "$WORK/same.out"
+expect_error "--trace and --csv name the same file" allreduce --gpus 4 --size 4096 --trace "$WORK/same.out" --csv "$WORK/./same.out"
 # More workgroups than elements: the report says how many had data.
 "$SNR" collective allreduce --gpus 4 --size 4096 --workgroups 1024 --json >"$WORK/wg.json"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert (d["workgroups"], d["workgroups_with_data"]) == (1024, 256), d' \

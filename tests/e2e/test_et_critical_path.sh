@@ -111,7 +111,7 @@ expect_contains "$WORK/expect_fail.out" "--network-configuration and --remote-me
 expect_fail "$SNR" et critical-path "$WORK/dp"
 expect_contains "$WORK/expect_fail.out" "no node carries a measured start time"
 expect_fail "$SNR" et critical-path "$WORK/run" --what-if-comm-scale 0
-expect_contains "$WORK/expect_fail.out" "--what-if-comm-scale: 0 is not a number above 0 up to 1e6"
+expect_contains "$WORK/expect_fail.out" "--what-if-comm-scale: 0 is not a number above 0 .. 1e+06"
 expect_fail "$SNR" et critical-path "$WORK/run" --what-if-compute-scale nan
 expect_contains "$WORK/expect_fail.out" "--what-if-compute-scale"
 sed -i 's/"compute_scale": 1.0/"compute_scale": -1/' "$WORK/run/inputs.json"

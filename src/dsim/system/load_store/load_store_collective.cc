@@ -11,7 +11,6 @@
 
 #include "common/error.h"
 #include "dsim/config/network_config.h"
-#include "dsim/loadstore/program.h"
 #include "dsim/noc/noc_network.h"
 #include "dsim/system/collective_engine.h"
 #include "dsim/system/load_store/gpu_compute.h"
@@ -94,7 +93,11 @@ class LoadStoreRun final : public AlgorithmRun {
         instance.kernels_of[plan.program.kernels[k].gpu].push_back(k);
       }
       instance.kernels_left = static_cast<uint32_t>(plan.program.kernels.size());
-      count_traffic(plan.program, key.members);
+      if (bytes_sent_per_npu_ != nullptr) {
+        for (size_t p = 0; p < key.members.size(); ++p) {
+          (*bytes_sent_per_npu_)[key.members[p]] += plan.bytes_sent_per_gpu[p];
+        }
+      }
       instance.streams.assign(key.members.size(), kNoStream);
       instance.members_left = static_cast<uint32_t>(key.members.size());
     }
@@ -142,28 +145,9 @@ class LoadStoreRun final : public AlgorithmRun {
     instances_.erase(it);
   }
 
-  // What each member's GPU sends off itself in one run of the plan: its
-  // stores to other GPUs (direct, multicast or by a port channel's DMA) and
-  // what other GPUs' loads read from it (a get).
-  void count_traffic(const loadstore::Program& program, const std::vector<uint32_t>& members) {
-    if (bytes_sent_per_npu_ == nullptr) return;
-    auto [it, fresh] = sent_by_plan_.try_emplace(&program);
-    if (fresh) {
-      for (const loadstore::GpuTraffic& t : loadstore::traffic(program)) {
-        it->second.push_back(t.remote_store_bytes + t.multicast_store_bytes + t.proxy_bytes + t.served_load_bytes);
-      }
-    }
-    for (size_t p = 0; p < members.size() && p < it->second.size(); ++p) {
-      (*bytes_sent_per_npu_)[members[p]] += it->second[p];
-    }
-  }
-
   EventLoop& loop_;
   HandlerId engine_handler_;
   std::vector<uint64_t>* bytes_sent_per_npu_;  // the run's traffic counters, or nullptr
-  // Bytes sent by each GPU of a plan (plans_ keeps the plans, so their
-  // addresses stay valid).
-  std::map<const loadstore::Program*, std::vector<uint64_t>> sent_by_plan_;
   PlanSource plans_;
   GpuDomain domain_;
   std::unique_ptr<GpuCompute> compute_;  // load-store-compute: gpu

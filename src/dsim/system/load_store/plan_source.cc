@@ -43,6 +43,10 @@ const PhasePlanProgram& PlanSource::plan(CollectiveKind kind, uint32_t gpus, uin
         return file != settings_.plan_files.end() ? from_file(file->second, kind, gpus, input_bytes)
                                                   : generated(kind, gpus, input_bytes);
       });
+  for (const ls::GpuTraffic& t : ls::traffic(made.program)) {
+    made.bytes_sent_per_gpu.push_back(t.remote_store_bytes + t.multicast_store_bytes + t.proxy_bytes +
+                                      t.served_load_bytes);
+  }
   return cache_.emplace(key, std::move(made)).first->second;
 }
 

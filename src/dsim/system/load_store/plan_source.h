@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "dsim/gpu/gpu_config.h"
 #include "dsim/gpu/gpu_model.h"
@@ -26,6 +27,10 @@ struct PhasePlanProgram {
   loadstore::Program program;
   gpu::GpuModel::KernelTuning tuning;
   std::string description;  // "nccl-ring allreduce (put, LL), 8 GPUs, 1048576 B" for errors
+  // What each GPU sends off itself in one run: its stores to other GPUs
+  // (direct, multicast or by a port channel's DMA) and what other GPUs'
+  // loads read from it (a get); the run's bytes_sent.
+  std::vector<uint64_t> bytes_sent_per_gpu;
 };
 
 class PlanSource {
