@@ -203,7 +203,9 @@ struct Summary {
   std::string source;               // run.db meta source (snapshot identity)
   std::string hw_preset;
   double clock_hz = 0;
-  uint32_t chips = 0;
+  uint32_t chips = 0;                   // recorded chips: the window's
+  uint32_t machine_chips = 0;           // chips of the replayed machine
+  std::vector<uint32_t> recorded_chips;  // ascending
   uint64_t total_cycles = 0;
   uint64_t instructions = 0;
   uint64_t stall_cycles = 0;        // summed over chips
@@ -211,7 +213,16 @@ struct Summary {
   uint64_t dma_base_stall_cycles = 0;
   uint64_t dma_transfer_stall_cycles = 0;
   std::map<std::string, uint64_t> stall_cycles_by_reason;
-  std::map<std::string, double> unit_utilization;  // over the window, mean over chips
+  std::map<std::string, double> unit_utilization;  // over the window, mean over recorded chips
+
+  // "4 chip(s)", or "2 of 4 chip(s) (1, 3)" for a recording of a chip subset.
+  [[nodiscard]] std::string describe_chips() const {
+    const std::string count = std::to_string(chips) + " chip(s)";
+    if (chips == machine_chips) return count;
+    std::string list;
+    for (uint32_t chip : recorded_chips) list += (list.empty() ? "" : ", ") + std::to_string(chip);
+    return std::to_string(chips) + " of " + std::to_string(machine_chips) + " chip(s) (" + list + ")";
+  }
 };
 
 struct Analysis {

@@ -130,7 +130,11 @@ Summary summarize(const rundb::RunData& data, const Hardware& hw, const metrics:
   s.source = meta_value(data, "source");
   s.hw_preset = hw.preset;
   s.clock_hz = hw.clock_hz;
-  s.chips = static_cast<uint32_t>(run.chips.size());
+  s.machine_chips = static_cast<uint32_t>(run.chips.size());
+  for (uint32_t c = 0; c < run.chips.size(); ++c) {
+    if (run.chips[c].recorded) s.recorded_chips.push_back(c);
+  }
+  s.chips = static_cast<uint32_t>(s.recorded_chips.size());
   s.total_cycles = data.total_cycles;
   for (const metrics::ChipMetrics& chip : run.chips) {
     s.instructions += chip.instructions;
@@ -182,6 +186,7 @@ Analysis analyze(const rundb::RunData& data, const AnalyzeOptions& options) {
   for (const metrics::ChipMetrics& chip : run.chips) profiles.push_back(chip.busy);
   a.utilization = utilization_series(profiles, data.total_cycles,
                                      spacing(options.window_cycles, data.total_cycles, options.target_points));
+  std::erase_if(a.utilization, [&run](const UtilizationSeries& s) { return !run.chips.at(s.chip).recorded; });
   a.ops = op_rows(index, a.dmas, profiles, hw.clock_hz);
   a.summary = summarize(data, hw, run);
 
@@ -190,9 +195,16 @@ Analysis analyze(const rundb::RunData& data, const AnalyzeOptions& options) {
   const uint64_t max_rows = std::max<uint64_t>(options.max_heatmap_rows, 1);
   const uint64_t merge = (hw.vmem.blocks + max_rows - 1) / max_rows;
   for (uint32_t c = 0; c < index.chip_count(); ++c) {
+    if (c < run.chips.size() && !run.chips[c].recorded) continue;
     a.vmem.push_back(vmem.usage(c, data.total_cycles, sample, hw.vmem.pages_per_block * std::max<uint64_t>(merge, 1)));
   }
-  a.suggestions = suggest({index, a.dmas, deps, vmem, hw.dma_max_outstanding}, options);
+  // Chip 0 may be outside a subset recording: suggest on a chip that ran.
+  AnalyzeOptions suggestion_options = options;
+  const uint32_t asked = suggestion_options.suggestion_chip;
+  if (asked < run.chips.size() && !run.chips[asked].recorded && !a.summary.recorded_chips.empty()) {
+    suggestion_options.suggestion_chip = a.summary.recorded_chips.front();
+  }
+  a.suggestions = suggest({index, a.dmas, deps, vmem, hw.dma_max_outstanding}, suggestion_options);
   return a;
 }
 

@@ -27,7 +27,8 @@ struct AnalyzeOptions {
   // An issue-earlier move must hide at least this share of the DMA's stall
   // (Algorithm 2 proper is 1.0: the whole stall).
   double min_saving_fraction = 0.5;
-  // The chip whose stream suggestions are made on (one text for all chips).
+  // The chip whose stream suggestions are made on (one text for all chips);
+  // the first recorded chip when a subset recording left this one out.
   uint32_t suggestion_chip = 0;
 };
 

@@ -193,6 +193,8 @@ Table summary_table(const Analysis& a) {
   add("hw_preset", s.hw_preset);
   add("clock_hz", s.clock_hz);
   add("chips", s.chips);
+  add("machine_chips", s.machine_chips);
+  add("recorded_chips", s.recorded_chips);
   add("total_cycles", s.total_cycles);
   add("instructions", s.instructions);
   add("stall_cycles", s.stall_cycles);

@@ -2,6 +2,7 @@
 // replays a snapshot in timing mode with the performance tracker, checks
 // every pc against the recording and writes the run data to SQLite.
 #include <fmt/format.h>
+#include <string>
 
 #include "cli/command.h"
 #include "common/error.h"
@@ -47,11 +48,16 @@ int replay(const ReplayArgs& args) {
   snr::rundb::write_run_db(output.path().string(), result.data);
   output.commit();
   if (!args.quiet) {
-    fmt::print("{}: replayed {} instructions on {} chip(s) in {} cycles; pc sequence and end state match\n",
-               args.snapshot, result.instructions, input.chips.size(), result.data.total_cycles);
     const snr::metrics::RunMetrics metrics = snr::metrics::metrics_of(
         result.data, result.system->config().mxu_count, static_cast<uint32_t>(input.chips.size()));
+    const uint32_t recorded = metrics.recorded_chip_count();
+    fmt::print("{}: replayed {} instructions on {} chip(s) in {} cycles; pc sequence and end state match\n",
+               args.snapshot, result.instructions,
+               recorded == metrics.chips.size() ? std::to_string(recorded)
+                                                : fmt::format("{} of {}", recorded, metrics.chips.size()),
+               result.data.total_cycles);
     for (uint32_t c = 0; c < metrics.chips.size(); ++c) {
+      if (!metrics.chips[c].recorded) continue;
       fmt::print("chip {}: {} instructions, IPC {:.3f}\n{}", c, metrics.chips[c].instructions, metrics.ipc(c),
                  snr::metrics::format_chip_metrics(metrics, c));
     }

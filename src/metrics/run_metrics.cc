@@ -25,10 +25,18 @@ double RunMetrics::ipc(uint32_t chip) const {
 }
 
 double RunMetrics::mean_utilization(BusyUnit unit) const {
-  if (chips.empty()) return 0;
+  const uint32_t recorded = recorded_chip_count();
+  if (recorded == 0) return 0;
   double sum = 0;
-  for (uint32_t c = 0; c < chips.size(); ++c) sum += utilization(c, unit);
-  return sum / static_cast<double>(chips.size());
+  for (uint32_t c = 0; c < chips.size(); ++c) {
+    if (chips[c].recorded) sum += utilization(c, unit);
+  }
+  return sum / static_cast<double>(recorded);
+}
+
+uint32_t RunMetrics::recorded_chip_count() const {
+  const auto recorded = std::count_if(chips.begin(), chips.end(), [](const ChipMetrics& c) { return c.recorded; });
+  return static_cast<uint32_t>(recorded);
 }
 
 RunMetricsBuilder::RunMetricsBuilder(uint32_t chips, uint64_t mxu_count)
@@ -95,6 +103,7 @@ sim::StallReason stall_reason_of_name(std::string_view name) {
 }
 
 RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t chips) {
+  for (const auto& chip : data.chips) chips = std::max(chips, chip.chip + 1);
   for (const auto& inst : data.instructions) chips = std::max(chips, inst.chip + 1);
   for (const auto& busy : data.unit_busy) chips = std::max(chips, busy.chip + 1);
   for (const auto& dma : data.dmas) chips = std::max(chips, dma.chip + 1);
@@ -127,7 +136,18 @@ RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t c
     w.wait_end_cycle = dma.wait_end_cycle;
     builder.waited_dma(dma.chip, {dma.wait_chip, dma.wait_step}, w);
   }
-  return builder.finish(data.total_cycles);
+  RunMetrics out = builder.finish(data.total_cycles);
+  if (const auto recorded = rundb::recorded_chips(data, chips)) {
+    for (ChipMetrics& chip : out.chips) chip.recorded = false;
+    for (uint32_t chip : *recorded) out.chips[chip].recorded = true;
+    for (const auto& inst : data.instructions) {
+      if (!out.chips[inst.chip].recorded) {
+        throw Error(fmt::format("run data: instruction step {} ran on chip {}, which meta.{} leaves out", inst.step,
+                                inst.chip, rundb::kRecordedChipsKey));
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace snr::metrics

@@ -30,6 +30,9 @@ struct ChipMetrics {
   // WAIT stall charged to the DMAs this chip issued (wait_stall.h).
   uint64_t dma_base_stall_cycles = 0;
   uint64_t dma_transfer_stall_cycles = 0;
+  // False for a chip a subset recording left out (rundb::recorded_chips):
+  // it ran nothing in the window, so averages and listings skip it.
+  bool recorded = true;
 
   [[nodiscard]] uint64_t total_stall_cycles() const;
   [[nodiscard]] const BusyProfile& profile(BusyUnit unit) const { return busy.at(static_cast<size_t>(unit)); }
@@ -45,8 +48,9 @@ struct RunMetrics {
   [[nodiscard]] double ipc(uint32_t chip) const;
   // Busy fraction of a chip's unit over the whole run [0, total_cycles).
   [[nodiscard]] double utilization(uint32_t chip, BusyUnit unit) const;
-  // The same averaged over chips.
+  // The same averaged over the recorded chips.
   [[nodiscard]] double mean_utilization(BusyUnit unit) const;
+  [[nodiscard]] uint32_t recorded_chip_count() const;
 };
 
 // Collects what a run did, then computes the metrics. A WAIT is named by a
@@ -72,7 +76,8 @@ class RunMetricsBuilder {
 };
 
 // Metrics of a replay's run data; `mxu_count` from its hardware config; at
-// least `chips` chips (more when the records name more). Throws snr::Error
+// least `chips` chips (more when the records name more), those outside the
+// run's recorded chips marked unrecorded. Throws snr::Error
 // on a stall reason or unit name the simulator does not have (run data from
 // a newer or damaged writer).
 RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t chips = 0);

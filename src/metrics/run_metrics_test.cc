@@ -81,5 +81,44 @@ TEST(RunMetrics, RunDataWithAnUnknownStallReasonOrUnitIsAnError) {
   EXPECT_THROW(metrics_of(data, 1), Error);
 }
 
+// A recording of chips 1 and 3 of four: the unrecorded chips ran nothing,
+// so the mean utilization is over the two that did (both 50% busy), not 25%.
+TEST(RunMetrics, MeanUtilizationIsOverTheRecordedChips) {
+  rundb::RunData data;
+  data.total_cycles = 8;
+  for (uint32_t chip = 0; chip < 4; ++chip) data.chips.push_back({chip, 0, 0, 0, 0});
+  for (uint32_t chip : {1u, 3u}) {
+    data.instructions.push_back({chip, chip, 0, 0x1000, 0, "add", 0, 1, 0, "none"});
+    data.unit_busy.push_back({chip, "scalar", 0, 4, chip, 1});
+  }
+  EXPECT_DOUBLE_EQ(metrics_of(data, 1).mean_utilization(BusyUnit::kScalar), 0.25);
+  rundb::set_recorded_chips(data, {1, 3});
+  const RunMetrics metrics = metrics_of(data, 1);
+  EXPECT_EQ(metrics.recorded_chip_count(), 2u);
+  EXPECT_FALSE(metrics.chips[0].recorded);
+  EXPECT_TRUE(metrics.chips[3].recorded);
+  EXPECT_DOUBLE_EQ(metrics.mean_utilization(BusyUnit::kScalar), 0.5);
+
+  // An instruction on a chip the list leaves out contradicts it.
+  data.instructions.push_back({2, 2, 0, 0x1000, 0, "add", 1, 2, 0, "none"});
+  try {
+    (void)metrics_of(data, 1);
+    ADD_FAILURE() << "an instruction on an unrecorded chip was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "run data: instruction step 2 ran on chip 2, which meta.recorded_chips leaves out");
+  }
+}
+
+TEST(RunMetrics, RecordedChipsListIsChecked) {
+  rundb::RunData data;
+  EXPECT_FALSE(rundb::recorded_chips(data, 4).has_value());
+  rundb::set_recorded_chips(data, {0, 2});
+  EXPECT_EQ(rundb::recorded_chips(data, 4), (std::vector<uint32_t>{0, 2}));
+  for (const char* bad : {"2 0", "1 1", "0 4", "x", "1,2", "-1", ""}) {
+    data.meta.back().second = bad;
+    EXPECT_THROW((void)rundb::recorded_chips(data, 4), Error) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace snr::metrics

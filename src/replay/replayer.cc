@@ -137,6 +137,11 @@ ReplayResult run_replay(const ReplayInput& input, const ReplayOptions& options) 
   std::string overrides;
   for (const std::string& o : options.overrides) overrides += (overrides.empty() ? "" : " ") + o;
   result.data.meta.emplace_back("hw_overrides", overrides);
+  std::vector<uint32_t> recorded;
+  for (const ReplayChip& chip : input.chips) {
+    if (chip.recorded) recorded.push_back(chip.chip);
+  }
+  if (!recorded.empty()) rundb::set_recorded_chips(result.data, recorded);
   result.data.meta.emplace_back("final_state", result.final_state_problems.empty() ? "matched" : "differs");
   result.data.meta.emplace_back(
       "replay_wall_ns",

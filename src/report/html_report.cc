@@ -98,7 +98,7 @@ std::string summary_section(const Analysis& a) {
   item("source", escape_html(s.source));
   item("hardware", escape_html(s.hw_preset));
   item("clock", s.clock_hz > 0 ? fmt::format("{}Hz", format_si(s.clock_hz)) : "-");
-  item("chips", std::to_string(s.chips));
+  item("chips", s.chips == s.machine_chips ? std::to_string(s.chips) : s.describe_chips());
   item("window", fmt::format("{} cycles ({})", format_count(s.total_cycles), microseconds(s.total_cycles, s.clock_hz)));
   item("instructions", format_count(s.instructions));
   item("stall cycles (all chips)", format_count(s.stall_cycles));

@@ -55,8 +55,8 @@ DmaStall dma(uint64_t id, uint32_t chip, std::string op, uint64_t issue, uint64_
 Analysis tiny_analysis() {
   Analysis a;
   a.summary = {.source = "tiny.snr fnv1a64 0x1", .hw_preset = "tpu-v4-like", .clock_hz = 1e9, .chips = 2,
-               .total_cycles = 4000, .instructions = 900, .stall_cycles = 2100, .dma_stall_cycles = 1700,
-               .dma_base_stall_cycles = 1300, .dma_transfer_stall_cycles = 400,
+               .machine_chips = 2, .total_cycles = 4000, .instructions = 900, .stall_cycles = 2100,
+               .dma_stall_cycles = 1700, .dma_base_stall_cycles = 1300, .dma_transfer_stall_cycles = 400,
                .stall_cycles_by_reason = {{"dma_wait", 1700}, {"data_hazard", 400}},
                .unit_utilization = {{"matrix", 0.25}, {"vector", 0.1}, {"scalar", 0.6}, {"dma", 0.3}}};
   a.dmas.push_back(dma(1, 0, "all_gather.setup", 100, 600, 600, 640, 110, 640));

@@ -236,7 +236,7 @@ std::string format_summary(const analyze::Analysis& a, size_t top) {
   using report::format_count;
   using report::format_percent;
   const analyze::Summary& s = a.summary;
-  std::string out = fmt::format("window: {} chip(s), {} cycles", s.chips, format_count(s.total_cycles));
+  std::string out = fmt::format("window: {}, {} cycles", s.describe_chips(), format_count(s.total_cycles));
   if (s.clock_hz > 0) out += fmt::format(" ({:.1f} µs at {:.0f} MHz)", static_cast<double>(s.total_cycles) / s.clock_hz * 1e6, s.clock_hz / 1e6);
   out += fmt::format(", {} instructions\n", format_count(s.instructions));
   const auto share = [](uint64_t part, uint64_t whole) {

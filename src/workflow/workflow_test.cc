@@ -58,6 +58,7 @@ TEST(Workflow, FindsTheSnapshotNamedInRunDbMeta) {
 TEST(Workflow, SummaryNamesTopStallsVmemAndSuggestions) {
   analyze::Analysis a;
   a.summary.chips = 2;
+  a.summary.machine_chips = 2;
   a.summary.total_cycles = 2000;
   a.summary.clock_hz = 1e9;
   a.summary.instructions = 700;

@@ -26,6 +26,23 @@ timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/ring.elf" --br
 wait "$server"
 expect_contains "$WORK/one.out" "window ended by blocked"
 "$SNR" snapshot check "$WORK/one.snr" >/dev/null
+# Replayed and analyzed, the unrecorded chips count nowhere: the summary
+# names the recorded chip, utilization is chip 1's own, no VMEM line or
+# utilization series belongs to chips 0, 2 or 3.
+"$SNR" replay "$WORK/one.snr" -o "$WORK/one.db" >"$WORK/one-replay.out"
+expect_contains "$WORK/one-replay.out" "on 1 of 4 chip(s)"
+grep -q "^chip [023]:" "$WORK/one-replay.out" && fail "replay listed an unrecorded chip"
+chip1_scalar=$(sed -n 's/^  utilization: scalar \([0-9.]*\)%.*/\1/p' "$WORK/one-replay.out")
+"$SNR" analyze "$WORK/one.db" -o "$WORK/one-analysis" >"$WORK/one-analyze.out" 2>&1
+expect_contains "$WORK/one-analyze.out" "window: 1 of 4 chip(s) (1),"
+grep -q "^VMEM chip [023]" "$WORK/one-analyze.out" && fail "analyze listed VMEM of an unrecorded chip"
+python3 - "$WORK/one-analysis/tables" "$chip1_scalar" <<'PY'
+import json, sys
+tables, chip1_scalar = sys.argv[1], float(sys.argv[2])
+summary = {row["key"]: row["value"] for row in json.load(open(f"{tables}/summary.json"))}
+assert summary["chips"] == 1 and summary["machine_chips"] == 4 and summary["recorded_chips"] == [1], summary
+assert abs(100 * summary["utilization.scalar"] - chip1_scalar) < 0.05, (summary["utilization.scalar"], chip1_scalar)
+PY
 
 # A window in which no instruction runs (every chip blocks at its first
 # one) is refused and writes nothing, instead of a snapshot replay refuses.

@@ -1,6 +1,7 @@
 #include "export/chakra/run_source.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,18 @@
 #include "tracker/tracker.h"
 
 namespace snr::exporter {
+namespace {
+
+// "4", or "2 of 4 (1 3)" for a recording of a chip subset.
+std::string recorded_chips_text(const rundb::RunData& data) {
+  const auto chips = static_cast<uint32_t>(data.chips.size());
+  const std::optional<std::vector<uint32_t>> recorded = rundb::recorded_chips(data, chips);
+  if (!recorded || recorded->size() == chips) return std::to_string(chips);
+  return fmt::format("{} of {} ({})", recorded->size(), chips, fmt::join(*recorded, " "));
+}
+
+}  // namespace
+
 ExportSource load_run_db_for_export(const std::string& path) {
   ExportSource source;
   source.data = rundb::load_run_data(path, {.dependencies = false,
@@ -35,7 +48,7 @@ ExportSource load_run_db_for_export(const std::string& path) {
       {"run_db_source", meta("source")},
       {"hw_preset", meta("hw_preset")},
       {"hw_overrides", meta("hw_overrides")},
-      {"window", fmt::format("recorded window: {} chips, {} instructions, {} cycles", data.chips.size(),
+      {"window", fmt::format("recorded window: {} chips, {} instructions, {} cycles", recorded_chips_text(data),
                              data.instructions.size(), data.total_cycles)},
       {"clock_hz", meta("clock_hz")},
   };

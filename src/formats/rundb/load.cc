@@ -1,5 +1,7 @@
 #include "formats/rundb/load.h"
 
+#include <algorithm>
+#include <charconv>
 #include <fmt/format.h>
 #include <mutex>
 #include <sqlite3.h>
@@ -30,14 +32,14 @@ std::string_view column_view(sqlite3_stmt* stmt, int column) {
   return {reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt, column))};
 }
 
-uint64_t column_u64(sqlite3_stmt* stmt, int column) { return static_cast<uint64_t>(sqlite3_column_int64(stmt, column)); }
-uint32_t column_u32(sqlite3_stmt* stmt, int column) { return static_cast<uint32_t>(sqlite3_column_int64(stmt, column)); }
-
-// A prepared query stepped with the raw API, so hot loops read columns
-// without a std::string per cell.
+// A prepared query over one table stepped with the raw API, so hot loops
+// read columns without a std::string per cell. Integer columns are counts,
+// cycles, ids and addresses: a negative value (or a chip number beyond 32
+// bits) is damage, refused with the table, column and row rather than
+// wrapped into a huge unsigned number.
 class Query {
  public:
-  Query(Database& db, const std::string& sql) : db_(db) {
+  Query(Database& db, std::string_view table, const std::string& sql) : db_(db), table_(table) {
     if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
       db.fail(fmt::format("preparing '{}'", sql));
     }
@@ -47,15 +49,39 @@ class Query {
   Query& operator=(const Query&) = delete;
   bool next() {
     const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_ROW) {
+      ++row_;
+      return true;
+    }
     if (rc != SQLITE_DONE) db_.fail("reading rows");
     return false;
   }
   [[nodiscard]] sqlite3_stmt* get() const { return stmt_; }
 
+  uint64_t u64(int column) const {
+    const int64_t value = sqlite3_column_int64(stmt_, column);
+    if (value < 0) out_of_range(column, value, "a non-negative integer");
+    return static_cast<uint64_t>(value);
+  }
+  uint32_t u32(int column) const {
+    const int64_t value = sqlite3_column_int64(stmt_, column);
+    if (value < 0 || value > UINT32_MAX) out_of_range(column, value, "an integer from 0 to 4294967295");
+    return static_cast<uint32_t>(value);
+  }
+  // A 64-bit pattern (pcs, addresses): a remote global address of chip 128
+  // or above has the top bit set and is stored as a negative integer.
+  uint64_t bits64(int column) const { return static_cast<uint64_t>(sqlite3_column_int64(stmt_, column)); }
+
  private:
+  [[noreturn]] void out_of_range(int column, int64_t value, std::string_view expected) const {
+    throw Error(fmt::format("{}: row {}: {} is {}, expected {}", table_, row_, sqlite3_column_name(stmt_, column),
+                            value, expected));
+  }
+
   Database& db_;
+  std::string_view table_;
   sqlite3_stmt* stmt_ = nullptr;
+  uint64_t row_ = 0;
 };
 
 struct StringHash {
@@ -100,17 +126,18 @@ void load_instructions(Database& db, RunData& data, bool details) {
   data.op_names = {""};
   op_index.emplace("", 0);
   // The first five columns are the same in both forms.
-  Query q(db, details ? "SELECT step, chip, op, mnemonic, issue_cycle, chip_index, pc, complete_cycle, stall_cycles, "
-                        "stall_reason FROM instructions ORDER BY step"
-                      : "SELECT step, chip, op, mnemonic, issue_cycle FROM instructions ORDER BY step");
+  Query q(db, "instructions",
+          details ? "SELECT step, chip, op, mnemonic, issue_cycle, chip_index, pc, complete_cycle, stall_cycles, "
+                    "stall_reason FROM instructions ORDER BY step"
+                  : "SELECT step, chip, op, mnemonic, issue_cycle FROM instructions ORDER BY step");
   sqlite3_stmt* s = q.get();
   while (q.next()) {
     InstructionRecord r;
-    r.step = column_u64(s, 0);
+    r.step = q.u64(0);
     if (!data.instructions.empty() && data.instructions.back().step == r.step) {
       throw Error(fmt::format("instructions: step {} appears twice", r.step));
     }
-    r.chip = column_u32(s, 1);
+    r.chip = q.u32(1);
     const std::string_view op = column_view(s, 2);
     auto it = op_index.find(op);
     if (it == op_index.end()) {
@@ -119,12 +146,12 @@ void load_instructions(Database& db, RunData& data, bool details) {
     }
     r.op = it->second;
     r.mnemonic = mnemonics(column_view(s, 3));
-    r.issue_cycle = column_u64(s, 4);
+    r.issue_cycle = q.u64(4);
     if (details) {
-      r.chip_index = column_u64(s, 5);
-      r.pc = column_u64(s, 6);
-      r.complete_cycle = column_u64(s, 7);
-      r.stall_cycles = column_u64(s, 8);
+      r.chip_index = q.u64(5);
+      r.pc = q.bits64(6);
+      r.complete_cycle = q.u64(7);
+      r.stall_cycles = q.u64(8);
       r.stall_reason = reasons(column_view(s, 9));
     }
     data.instructions.push_back(r);
@@ -135,16 +162,17 @@ void load_dependencies(Database& db, RunData& data) {
   StaticText kinds(false);
   // Table order is the tracker's publication order; keep it (the
   // analyzer does not depend on it, determinism of dumps does).
-  Query q(db, "SELECT producer_step, consumer_step, kind, chip, first, last FROM dependencies ORDER BY rowid");
+  Query q(db, "dependencies",
+          "SELECT producer_step, consumer_step, kind, chip, first, last FROM dependencies ORDER BY rowid");
   sqlite3_stmt* s = q.get();
   while (q.next()) {
     DependencyRecord r;
-    r.producer_step = column_u64(s, 0);
-    r.consumer_step = column_u64(s, 1);
+    r.producer_step = q.u64(0);
+    r.consumer_step = q.u64(1);
     r.kind = kinds(column_view(s, 2));
-    r.chip = column_u32(s, 3);
-    r.first = column_u64(s, 4);
-    r.last = column_u64(s, 5);
+    r.chip = q.u32(3);
+    r.first = q.bits64(4);
+    r.last = q.bits64(5);
     data.dependencies.push_back(r);
   }
 }
@@ -157,75 +185,157 @@ void load_rest(RunDbReader& reader, RunData& data, const LoadOptions& options) {
   }
   data.total_cycles = reader.meta_integer("total_cycles");
   {
-    Query q(db, "SELECT yaml FROM hw_config");
+    Query q(db, "hw_config", "SELECT yaml FROM hw_config");
     if (q.next()) data.hw_config_yaml = std::string(column_view(q.get(), 0));
   }
   {
-    Query q(db, "SELECT chip, instructions, first_cycle, last_cycle, stall_cycles FROM chips ORDER BY chip");
-    sqlite3_stmt* s = q.get();
+    Query q(db, "chips", "SELECT chip, instructions, first_cycle, last_cycle, stall_cycles FROM chips ORDER BY chip");
     while (q.next()) {
-      data.chips.push_back({column_u32(s, 0), column_u64(s, 1), column_u64(s, 2), column_u64(s, 3), column_u64(s, 4)});
+      data.chips.push_back({q.u32(0), q.u64(1), q.u64(2), q.u64(3), q.u64(4)});
     }
   }
   if (options.unit_busy) {
-    Query q(db, "SELECT chip, unit, start_cycle, end_cycle, first_step, instructions FROM unit_busy ORDER BY rowid");
+    Query q(db, "unit_busy",
+            "SELECT chip, unit, start_cycle, end_cycle, first_step, instructions FROM unit_busy ORDER BY rowid");
     sqlite3_stmt* s = q.get();
     while (q.next()) {
-      data.unit_busy.push_back({column_u32(s, 0), std::string(column_view(s, 1)), column_u64(s, 2), column_u64(s, 3),
-                                column_u64(s, 4), column_u64(s, 5)});
+      data.unit_busy.push_back({q.u32(0), std::string(column_view(s, 1)), q.u64(2), q.u64(3),
+                                q.u64(4), q.u64(5)});
     }
   }
   {
-    Query q(db,
+    Query q(db, "dmas",
             "SELECT dma_id, chip, issue_step, pc, src_chip, src_space, src_address, dst_chip, dst_space, dst_address, "
             "bytes, link, semaphore, issue_cycle, base_done_cycle, transfer_start_cycle, transfer_end_cycle, "
             "wait_chip, wait_step, wait_start_cycle, wait_end_cycle FROM dmas ORDER BY dma_id");
     sqlite3_stmt* s = q.get();
     while (q.next()) {
       DmaRecord r;
-      r.dma_id = column_u64(s, 0);
-      r.chip = column_u32(s, 1);
-      r.issue_step = column_u64(s, 2);
-      r.pc = column_u64(s, 3);
-      r.src_chip = column_u32(s, 4);
+      r.dma_id = q.u64(0);
+      r.chip = q.u32(1);
+      r.issue_step = q.u64(2);
+      r.pc = q.bits64(3);
+      r.src_chip = q.u32(4);
       r.src_space = std::string(column_view(s, 5));
-      r.src_address = column_u64(s, 6);
-      r.dst_chip = column_u32(s, 7);
+      r.src_address = q.bits64(6);
+      r.dst_chip = q.u32(7);
       r.dst_space = std::string(column_view(s, 8));
-      r.dst_address = column_u64(s, 9);
-      r.bytes = column_u64(s, 10);
+      r.dst_address = q.bits64(9);
+      r.bytes = q.u64(10);
       r.link = std::string(column_view(s, 11));
-      r.semaphore = column_u32(s, 12);
-      r.issue_cycle = column_u64(s, 13);
-      r.base_done_cycle = column_u64(s, 14);
-      r.transfer_start_cycle = column_u64(s, 15);
-      r.transfer_end_cycle = column_u64(s, 16);
+      r.semaphore = q.u32(12);
+      r.issue_cycle = q.u64(13);
+      r.base_done_cycle = q.u64(14);
+      r.transfer_start_cycle = q.u64(15);
+      r.transfer_end_cycle = q.u64(16);
       r.waited = sqlite3_column_type(s, 20) != SQLITE_NULL;
       if (r.waited) {
-        r.wait_chip = column_u32(s, 17);
-        r.wait_step = column_u64(s, 18);
-        r.wait_start_cycle = column_u64(s, 19);
-        r.wait_end_cycle = column_u64(s, 20);
+        r.wait_chip = q.u32(17);
+        r.wait_step = q.u64(18);
+        r.wait_start_cycle = q.u64(19);
+        r.wait_end_cycle = q.u64(20);
       }
       data.dmas.push_back(std::move(r));
     }
   }
   if (options.vmem_runs) {
-    Query q(db, "SELECT chip, first_page, last_page, is_write, first_cycle, last_cycle, accesses FROM vmem_runs ORDER BY rowid");
+    Query q(db, "vmem_runs",
+            "SELECT chip, first_page, last_page, is_write, first_cycle, last_cycle, accesses FROM vmem_runs "
+            "ORDER BY rowid");
     sqlite3_stmt* s = q.get();
     while (q.next()) {
-      data.vmem_runs.push_back({column_u32(s, 0), column_u64(s, 1), column_u64(s, 2), sqlite3_column_int64(s, 3) != 0,
-                                column_u64(s, 4), column_u64(s, 5), column_u64(s, 6)});
+      data.vmem_runs.push_back({q.u32(0), q.u64(1), q.u64(2), sqlite3_column_int64(s, 3) != 0,
+                                q.u64(4), q.u64(5), q.u64(6)});
     }
   }
   if (options.semaphores) {
-    Query q(db,
+    Query q(db, "semaphore_events",
             "SELECT sequence, chip, semaphore, op, cycle, amount, value_after, from_chip FROM semaphore_events "
             "ORDER BY sequence");
     sqlite3_stmt* s = q.get();
     while (q.next()) {
-      data.semaphores.push_back({column_u64(s, 0), column_u32(s, 1), column_u32(s, 2), std::string(column_view(s, 3)),
-                                 column_u64(s, 4), sqlite3_column_int64(s, 5), column_u32(s, 6), column_u32(s, 7)});
+      data.semaphores.push_back({q.u64(0), q.u32(1), q.u32(2), std::string(column_view(s, 3)),
+                                 q.u64(4), sqlite3_column_int64(s, 5), q.u32(6), q.u32(7)});
+    }
+  }
+}
+
+// The chip count of meta.chips, or 0 when the key is absent (hand-made
+// files); chip numbers are then checked against nothing.
+uint32_t meta_chips(const RunData& data) {
+  for (const auto& [key, value] : data.meta) {
+    if (key != "chips") continue;
+    uint32_t chips = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), chips);
+    if (ec != std::errc() || end != value.data() + value.size() || chips == 0) {
+      throw Error(fmt::format("meta.chips is '{}', expected a chip count from 1", value));
+    }
+    return chips;
+  }
+  return 0;
+}
+
+// Relations every replay's run data keeps (the tracker's total_cycles covers
+// every issue, completion, transfer end and wait end; a WAIT is an
+// instruction of the waiting chip): a file that breaks one was edited or
+// damaged, and the analyses of it would be wrong rather than merely odd.
+void check_consistency(const RunData& data, const LoadOptions& options) {
+  const uint64_t total = data.total_cycles;
+  const uint32_t chips = meta_chips(data);
+  const auto check_chip = [chips](std::string_view table, std::string_view what, uint64_t key, uint32_t chip) {
+    if (chips != 0 && chip >= chips) {
+      throw Error(fmt::format("{}: {} {} names chip {}, but meta.chips is {}", table, what, key, chip, chips));
+    }
+  };
+  for (const ChipSummary& chip : data.chips) check_chip("chips", "row of chip", chip.chip, chip.chip);
+  const auto instruction_at = [&data](uint64_t step) -> const InstructionRecord* {
+    const auto it = std::lower_bound(data.instructions.begin(), data.instructions.end(), step,
+                                     [](const InstructionRecord& r, uint64_t s) { return r.step < s; });
+    return it != data.instructions.end() && it->step == step ? &*it : nullptr;
+  };
+  for (const InstructionRecord& r : data.instructions) {
+    check_chip("instructions", "step", r.step, r.chip);
+    if (r.issue_cycle >= total) {
+      throw Error(fmt::format("instructions: step {} issues at cycle {}, not before meta.total_cycles {}", r.step,
+                              r.issue_cycle, total));
+    }
+    if (options.instruction_details && (r.complete_cycle < r.issue_cycle || r.complete_cycle > total)) {
+      throw Error(fmt::format("instructions: step {} completes at cycle {}, outside its issue cycle {} .. "
+                              "meta.total_cycles {}", r.step, r.complete_cycle, r.issue_cycle, total));
+    }
+  }
+  for (const UnitBusyRecord& r : data.unit_busy) {
+    check_chip("unit_busy", "interval from cycle", r.start_cycle, r.chip);
+    if (r.start_cycle > r.end_cycle || r.end_cycle > total) {
+      throw Error(fmt::format("unit_busy: chip {} {} busy {} .. {}, outside 0 .. meta.total_cycles {}", r.chip, r.unit,
+                              r.start_cycle, r.end_cycle, total));
+    }
+  }
+  for (const DmaRecord& r : data.dmas) {
+    check_chip("dmas", "DMA", r.dma_id, r.chip);
+    check_chip("dmas", "DMA", r.dma_id, r.src_chip);
+    check_chip("dmas", "DMA", r.dma_id, r.dst_chip);
+    if (std::min({r.base_done_cycle, r.transfer_start_cycle, r.transfer_end_cycle}) < r.issue_cycle ||
+        r.transfer_end_cycle > total) {
+      throw Error(fmt::format("dmas: DMA {} has a phase (base done {}, transfer {} .. {}) outside its issue cycle "
+                              "{} .. meta.total_cycles {}", r.dma_id, r.base_done_cycle, r.transfer_start_cycle,
+                              r.transfer_end_cycle, r.issue_cycle, total));
+    }
+    const InstructionRecord* issue = instruction_at(r.issue_step);
+    if (!data.instructions.empty() && (issue == nullptr || issue->chip != r.chip)) {
+      throw Error(fmt::format("dmas: DMA {} is issued at step {}, which is no instruction of chip {}", r.dma_id,
+                              r.issue_step, r.chip));
+    }
+    if (!r.waited) continue;
+    check_chip("dmas", "DMA", r.dma_id, r.wait_chip);
+    if (r.wait_start_cycle > r.wait_end_cycle || r.wait_end_cycle > total) {
+      throw Error(fmt::format("dmas: DMA {} is waited for from cycle {} to {}, outside 0 .. meta.total_cycles {}",
+                              r.dma_id, r.wait_start_cycle, r.wait_end_cycle, total));
+    }
+    const InstructionRecord* wait = instruction_at(r.wait_step);
+    if (!data.instructions.empty() && (wait == nullptr || wait->chip != r.wait_chip)) {
+      throw Error(fmt::format("dmas: DMA {} is waited for at step {}, which is no instruction of chip {}", r.dma_id,
+                              r.wait_step, r.wait_chip));
     }
   }
 }
@@ -239,6 +349,7 @@ RunData load_run_data(const std::string& path, const LoadOptions& options) {
     load_rest(reader, data, options);
     load_instructions(reader.db(), data, options.instruction_details);
     if (options.dependencies) load_dependencies(reader.db(), data);
+    check_consistency(data, options);
   } catch (const Error& e) {
     throw e.with_context(fmt::format("loading {}", path));
   }

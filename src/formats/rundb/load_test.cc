@@ -150,5 +150,47 @@ TEST(LoadRunData, DuplicateStepIsAnError) {
   }
 }
 
+// What an edited or damaged file looks like: each change below breaks one
+// relation the replayer's data keeps, and the load names it instead of
+// handing the analyzer a negative cycle (a wrapped 2^64) or a dangling step.
+TEST(LoadRunData, InconsistentRowsAreNamed) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"UPDATE meta SET value = '0' WHERE key = 'total_cycles'", "step 0 issues at cycle 0, not before"},
+      {"UPDATE instructions SET issue_cycle = -5 WHERE step = 1", "instructions: row 2: issue_cycle is -5"},
+      {"UPDATE instructions SET complete_cycle = 501 WHERE step = 3", "step 3 completes at cycle 501"},
+      {"UPDATE instructions SET chip = 4294967296 WHERE step = 1", "chip is 4294967296, expected an integer from 0"},
+      {"UPDATE dmas SET wait_step = 9 WHERE dma_id = 0", "DMA 0 is waited for at step 9, which is no instruction"},
+      {"UPDATE dmas SET issue_step = 1 WHERE dma_id = 1", "DMA 1 is issued at step 1, which is no instruction of"},
+      {"UPDATE dmas SET transfer_end_cycle = 900 WHERE dma_id = 1", "DMA 1 has a phase"},
+      {"UPDATE dmas SET base_done_cycle = 3 WHERE dma_id = 0", "DMA 0 has a phase"},
+      {"UPDATE dmas SET wait_start_cycle = 300 WHERE dma_id = 0", "DMA 0 is waited for from cycle 300 to 200"},
+      {"UPDATE dmas SET dst_chip = 2 WHERE dma_id = 0", "dmas: DMA 0 names chip 2, but meta.chips is 2"},
+      {"UPDATE unit_busy SET end_cycle = 700 WHERE unit = 'dma'", "unit_busy: chip 0 dma busy 11 .. 700"},
+      {"UPDATE vmem_runs SET accesses = -1", "vmem_runs: row 1: accesses is -1"},
+      {"UPDATE meta SET value = 'two' WHERE key = 'chips'", "meta.chips is 'two'"},
+  };
+  RunData data = sample();
+  data.meta.emplace_back("chips", "2");
+  const auto path = scratch("inconsistent.db");
+  for (const auto& [sql, message] : cases) {
+    write_run_db(path.string(), data);
+    {
+      Database db(path.string(), Database::Mode::kCreate);
+      db.exec(sql);
+    }
+    try {
+      (void)load_run_data(path.string());
+      ADD_FAILURE() << "accepted after: " << sql;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << sql << "\n" << e.what();
+    }
+  }
+  // Untouched, and with a remote address of chip 128 (top bit set, stored
+  // negative), the file loads.
+  data.dmas[0].dst_address = 0x8080'0000'1000'0000;
+  write_run_db(path.string(), data);
+  EXPECT_EQ(load_run_data(path.string()).dmas[0].dst_address, 0x8080'0000'1000'0000u);
+}
+
 }  // namespace
 }  // namespace snr::rundb

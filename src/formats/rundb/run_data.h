@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -120,5 +121,16 @@ struct RunData {
   std::vector<SemaphoreRecord> semaphores;
   std::vector<DependencyRecord> dependencies;
 };
+
+// A recording may hold a subset of the machine's chips (`snr record
+// --chips 1,3`); the others exist in the replay (DMAs reach their memory)
+// but run nothing, so per-chip figures and averages leave them out. Stored
+// as meta `recorded_chips`, ascending chip numbers separated by spaces.
+inline constexpr std::string_view kRecordedChipsKey = "recorded_chips";
+void set_recorded_chips(RunData& data, const std::vector<uint32_t>& chips);
+// The recorded chips, or nullopt when the key is absent (every chip).
+// Throws snr::Error on a list that is not ascending chip numbers below
+// `chip_count`.
+std::optional<std::vector<uint32_t>> recorded_chips(const RunData& data, uint32_t chip_count);
 
 }  // namespace snr::rundb

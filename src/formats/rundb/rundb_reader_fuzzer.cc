@@ -1,5 +1,6 @@
-// Fuzzes the run.db reader: any byte string, written to a scratch file, must
-// be rejected with snr::Error or read completely, never crash.
+// Fuzzes the run.db reader and the loader the analyzer uses (its range and
+// consistency checks): any byte string, written to a scratch file, must be
+// rejected with snr::Error or read completely, never crash.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "formats/rundb/load.h"
 #include "formats/rundb/reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,6 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     snr::rundb::RunDbReader reader(path.string());
     (void)snr::rundb::dump_tables(reader, {});
+  } catch (const snr::Error&) {
+  }
+  try {
+    (void)snr::rundb::load_run_data(path.string());
   } catch (const snr::Error&) {
   }
   std::error_code ignored;
