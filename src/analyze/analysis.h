@@ -112,7 +112,7 @@ struct OpRow {
   uint64_t last_cycle = 0;
   uint64_t cycles = 0;           // issue cycles + stalls owned by the op (run.db op_summary)
   uint64_t stall_cycles = 0;
-  uint64_t dma_stall_cycles = 0; // stalls of WAITs inside the op
+  uint64_t dma_stall_cycles = 0; // WAIT stall charged to DMAs, for the op's WAITs
   uint64_t hbm_bytes = 0;        // DMA bytes from or to HBM issued by the op
   double hbm_bandwidth_bytes_per_s = 0;
   uint64_t flops = 0;            // from matrix/vector instructions' shapes, 0 when unknown

@@ -96,8 +96,15 @@ std::vector<OpRow> op_rows(const RunIndex& index, const std::vector<DmaStall>& d
     r.last_cycle = std::max(r.last_cycle, inst.issue_cycle + 1);
     r.cycles += inst.stall_cycles + 1;
     r.stall_cycles += inst.stall_cycles;
-    if (index.class_of(i) == InstructionClass::kWait) r.dma_stall_cycles += inst.stall_cycles;
     r.flops += flops_of(inst.mnemonic);
+  }
+  // The WAIT stall charged to DMAs (docs/analyzer.md), booked to the op of
+  // the WAIT that consumed them, so the ops add up to the summary's total.
+  for (const DmaStall& d : dmas) {
+    const uint32_t wait_index = d.wait_step ? index.instruction_of_step(*d.wait_step) : RunIndex::kNone;
+    if (wait_index == RunIndex::kNone) continue;
+    const auto& wait = index.instruction(wait_index);
+    row_of(wait.chip, wait.op).dma_stall_cycles += d.base_stall_cycles + d.transfer_stall_cycles;
   }
   for (const DmaStall& d : dmas) {
     if (d.src_space != "hbm" && d.dst_space != "hbm") continue;

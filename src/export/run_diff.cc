@@ -1,8 +1,12 @@
 #include "export/run_diff.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
+
+#include "metrics/run_metrics.h"
 
 namespace snr::exporter {
 namespace {
@@ -16,6 +20,43 @@ std::map<std::string, int64_t> named_values(rundb::RunDbReader& run, const std::
   return values;
 }
 
+// The WAIT stall charged to DMAs, split as the metrics layer splits it
+// (metrics/wait_stall.h), so `snr diff` and `snr analyze` report one
+// number: a WAIT that consumes several DMAs stalls once, and the part of a
+// WAIT after its last DMA completed (a semaphore another chip signals)
+// is no DMA's.
+int64_t charged_dma_wait_stall(rundb::RunDbReader& run) {
+  Statement rows(run.db(),
+                 "SELECT dma_id, chip, wait_chip, wait_step, base_done_cycle, transfer_end_cycle, wait_start_cycle, "
+                 "wait_end_cycle FROM dmas WHERE wait_end_cycle IS NOT NULL ORDER BY dma_id");
+  struct Waited {
+    uint32_t chip;
+    metrics::RunMetricsBuilder::WaitKey wait;
+    metrics::WaitedDma dma;
+  };
+  std::vector<Waited> waited;
+  uint32_t chips = 0;
+  while (rows.next()) {
+    Waited w;
+    w.chip = static_cast<uint32_t>(rows.integer(1));
+    w.wait = {static_cast<uint32_t>(rows.integer(2)), static_cast<uint64_t>(rows.integer(3))};
+    w.dma.dma_id = static_cast<uint64_t>(rows.integer(0));
+    w.dma.base_done_cycle = static_cast<uint64_t>(rows.integer(4));
+    w.dma.transfer_end_cycle = static_cast<uint64_t>(rows.integer(5));
+    w.dma.wait_start_cycle = static_cast<uint64_t>(rows.integer(6));
+    w.dma.wait_end_cycle = static_cast<uint64_t>(rows.integer(7));
+    chips = std::max(chips, w.chip + 1);
+    waited.push_back(w);
+  }
+  metrics::RunMetricsBuilder builder(chips, 1);
+  for (const Waited& w : waited) builder.waited_dma(w.chip, w.wait, w.dma);
+  int64_t total = 0;
+  for (const metrics::ChipMetrics& chip : builder.finish(0).chips) {
+    total += static_cast<int64_t>(chip.dma_base_stall_cycles + chip.dma_transfer_stall_cycles);
+  }
+  return total;
+}
+
 std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run) {
   std::map<std::string, int64_t> totals;
   totals["total_cycles"] = static_cast<int64_t>(run.meta_integer("total_cycles"));
@@ -27,11 +68,7 @@ std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run) {
   scalar("stall_cycles", "SELECT COALESCE(SUM(stall_cycles), 0) FROM instructions");
   scalar("dmas", "SELECT COUNT(*) FROM dmas");
   scalar("dma_bytes", "SELECT COALESCE(SUM(bytes), 0) FROM dmas");
-  // Per WAIT instruction, not per DMA: a WAIT that consumes several DMAs
-  // stalls once (dma_stalls repeats its stall on each of them).
-  scalar("dma_wait_stall_cycles",
-         "SELECT COALESCE(SUM(stall), 0) FROM (SELECT MAX(wait_end_cycle - wait_start_cycle) AS stall FROM dmas "
-         "WHERE wait_end_cycle IS NOT NULL GROUP BY wait_chip, wait_step)");
+  totals["dma_wait_stall_cycles"] = charged_dma_wait_stall(run);
   return totals;
 }
 

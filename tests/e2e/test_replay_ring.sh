@@ -66,6 +66,13 @@ totals = {r["name"]: r for r in json.load(open(sys.argv[1]))["totals"]}
 stall = int(re.search(r"DMA WAIT stalls: ([0-9,]+) cycles", open(sys.argv[2]).read()).group(1).replace(",", ""))
 assert totals["dma_wait_stall_cycles"]["a"] == stall, (totals["dma_wait_stall_cycles"], stall)
 PY
+# ...and the ops table's column of that name adds up to it.
+python3 - "$WORK/a_report/tables" <<'PY' || fail "the ops' DMA stall does not add up to the summary's"
+import csv, json, sys
+summary = {row["key"]: row["value"] for row in json.load(open(f"{sys.argv[1]}/summary.json"))}
+ops = sum(int(row["dma_stall_cycles"]) for row in csv.DictReader(open(f"{sys.argv[1]}/ops.csv")))
+assert ops == summary["dma_stall_cycles"], (ops, summary["dma_stall_cycles"])
+PY
 expect_fail "$SNR" replay "$WORK/ring.snr" -o "$WORK/bad.db" --set dma.no_such_key=1
 [[ ! -e "$WORK/bad.db" ]] || fail "failed replay left a run.db"
 # An output that is the input (by any path) is refused and the input kept:
