@@ -285,7 +285,13 @@ void generate_tier(const TechnologyLibrary& tech, const std::string& tier_name, 
   // Lanes are one-way; half carry each direction.
   r.bandwidth_bytes_per_s = std::floor(lanes / 2) * op.frequency_hz / 8;
   out.components.push_back(r);
-  out.device.network.push_back({tier_name, tier.devices, r.bandwidth_bytes_per_s, lt.latency_s, tier.efficiency});
+  NetworkTier generated;
+  generated.name = tier_name;
+  generated.size = tier.devices;
+  generated.bandwidth_bytes_per_s = r.bandwidth_bytes_per_s;
+  generated.latency_s = lt.latency_s;  // a link's: one per ring step
+  generated.efficiency = tier.efficiency;
+  out.device.network.push_back(std::move(generated));
 }
 
 }  // namespace

@@ -95,12 +95,17 @@ TEST(PathfindEmit, SimulatorConfigFollowsTheSystem) {
   hw::NetworkConfigFiles files = emit_sim_config(in.device, r);
   EXPECT_NE(files.network_yml.find("topology: [ Switch, Switch ]"), std::string::npos) << files.network_yml;
   EXPECT_NE(files.network_yml.find("npus_count: [ 8, 2 ]"), std::string::npos) << files.network_yml;
-  // NVLink 300e9 B/s x 0.65 and IB 25e9 x 0.9, in GB/s of 2^30 B; 10 us and 20 us over two links.
+  // NVLink 300e9 B/s x 0.65 and IB 25e9 x 0.9, in GB/s of 2^30 B. Latency: the
+  // presets' 10 us and 20 us per operation over an all-reduce's 2(n-1) steps
+  // (14 on the 8 NVLink devices, 2 between the 2 boards), each step over two
+  // switch links.
   EXPECT_NE(files.network_yml.find(fmt::format("bandwidth: [ {}, {} ]", 300e9 * 0.65 / 1073741824.0,
                                                25e9 * 0.9 / 1073741824.0)),
             std::string::npos)
       << files.network_yml;
-  EXPECT_NE(files.network_yml.find("latency: [ 5000, 10000 ]"), std::string::npos) << files.network_yml;
+  EXPECT_NE(files.network_yml.find(fmt::format("latency: [ {}, {} ]", 10e-6 / 14 * 1e9 / 2, 20e-6 / 2 * 1e9 / 2)),
+            std::string::npos)
+      << files.network_yml;
   EXPECT_NE(files.system_json.find("\"ring\""), std::string::npos);
 }
 

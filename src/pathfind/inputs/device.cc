@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <utility>
+
 #include <filesystem>
 
 #include "common/error.h"
@@ -109,6 +112,17 @@ void DeviceSpec::validate() const {
     if (t.size == 0) fail(field, "size must be positive");
     if (!(t.bandwidth_bytes_per_s > 0)) fail(field, "bandwidth must be positive");
     if (!(t.efficiency > 0 && t.efficiency <= 1)) fail(field, "efficiency must be in (0, 1]");
+    if (!(t.latency_s >= 0 && t.latency_s <= 1)) fail(field, "latency must be in [0, 1] s");
+    if (!(t.operation_latency_s >= 0 && t.operation_latency_s <= 1)) {
+      fail(field, "operation_latency must be in [0, 1] s");
+    }
+    for (const auto& [op, factor] : t.traffic.named()) {
+      // Two devices is the smallest group; the traffic must not be negative there.
+      if (!(factor.scalar > 0 && std::isfinite(factor.scalar) && std::isfinite(factor.offset) && factor.of(2) >= 0)) {
+        fail(field, fmt::format("traffic.{}: scalar {} and offset {} give negative or undefined bytes", op,
+                                factor.scalar, factor.offset));
+      }
+    }
   }
 }
 
@@ -118,7 +132,23 @@ namespace {
 // M = 8192 (docs/pathfind.md, "GEMM validation"); the other NVIDIA presets
 // reuse them untested.
 constexpr double kGpuMaxUtilization = 0.898;
+// Network latency once per collective or transfer, and the efficiencies
+// beside them, as Calculon's A100 system gives them (systems/a100_80g.json:
+// 10 µs over NVLink, 20 µs over InfiniBand); the GPU presets share them.
+constexpr double kNvlinkOperationLatencyS = 10e-6;
+constexpr double kInfinibandOperationLatencyS = 20e-6;
 constexpr double kGpuKernelOverheadS = 30.9e-6;
+
+NetworkTier gpu_tier(std::string name, uint64_t size, double bandwidth_bytes_per_s, double efficiency,
+                     double operation_latency_s) {
+  NetworkTier tier;
+  tier.name = std::move(name);
+  tier.size = size;
+  tier.bandwidth_bytes_per_s = bandwidth_bytes_per_s;
+  tier.efficiency = efficiency;
+  tier.operation_latency_s = operation_latency_s;
+  return tier;
+}
 
 DeviceSpec gpu(std::string name, uint32_t mcu_rows, uint32_t mcu_cols, uint32_t bundles, double freq_hz) {
   DeviceSpec d;
@@ -144,7 +174,8 @@ DeviceSpec a100_80gb() {
       {"l2", Scope::kGlobal, 40.0 * 1024 * 1024, 5120.0 * 1410e6, 1.0},
       {"hbm", Scope::kGlobal, 80.0 * 1024 * 1024 * 1024, 2039e9, 0.9},
   };
-  d.network = {{"nvlink3", 8, 300e9, 10e-6, 0.65}, {"ib-hdr", 65536, 25e9, 20e-6, 0.9}};
+  d.network = {gpu_tier("nvlink3", 8, 300e9, 0.65, kNvlinkOperationLatencyS),
+               gpu_tier("ib-hdr", 65536, 25e9, 0.9, kInfinibandOperationLatencyS)};
   return d;
 }
 
@@ -160,7 +191,8 @@ DeviceSpec v100() {
       {"l2", Scope::kGlobal, 6.0 * 1024 * 1024, 2155e9, 1.0},
       {"hbm", Scope::kGlobal, 32.0 * 1024 * 1024 * 1024, 900e9, 0.9},
   };
-  d.network = {{"nvlink2", 8, 150e9, 10e-6, 0.65}, {"ib-edr", 65536, 12.5e9, 20e-6, 0.9}};
+  d.network = {gpu_tier("nvlink2", 8, 150e9, 0.65, kNvlinkOperationLatencyS),
+               gpu_tier("ib-edr", 65536, 12.5e9, 0.9, kInfinibandOperationLatencyS)};
   return d;
 }
 
@@ -178,7 +210,8 @@ DeviceSpec h100_sxm() {
       {"l2", Scope::kGlobal, 50.0 * 1024 * 1024, 5120.0 * 1830e6, 1.0},
       {"hbm", Scope::kGlobal, 80.0 * 1024 * 1024 * 1024, 3350e9, 0.9},
   };
-  d.network = {{"nvlink4", 8, 450e9, 10e-6, 0.65}, {"ib-ndr", 65536, 50e9, 20e-6, 0.9}};
+  d.network = {gpu_tier("nvlink4", 8, 450e9, 0.65, kNvlinkOperationLatencyS),
+               gpu_tier("ib-ndr", 65536, 50e9, 0.9, kInfinibandOperationLatencyS)};
   return d;
 }
 
@@ -206,8 +239,13 @@ DeviceSpec npu(std::string_view hw_preset) {
       {"vmem", Scope::kBundle, static_cast<double>(hw.vmem_bytes()), hw.vmem_bandwidth.bytes_per_second * kNpuVmemReadToDmaRatio, 1.0},
       {"hbm", Scope::kGlobal, static_cast<double>(hw.hbm_bytes.count), hw.hbm_bandwidth.bytes_per_second, 0.9},
   };
-  d.network = {{"ici", 4096, static_cast<double>(hw.ici_links_per_chip) * hw.ici_link_bandwidth.bytes_per_second,
-                static_cast<double>(hw.ici_hop_latency.picoseconds) * 1e-12, 0.8}};
+  NetworkTier ici;
+  ici.name = "ici";
+  ici.size = 4096;
+  ici.bandwidth_bytes_per_s = static_cast<double>(hw.ici_links_per_chip) * hw.ici_link_bandwidth.bytes_per_second;
+  ici.latency_s = static_cast<double>(hw.ici_hop_latency.picoseconds) * 1e-12;  // per hop: per ring step
+  ici.efficiency = 0.8;
+  d.network = {ici};
   return d;
 }
 
@@ -277,7 +315,20 @@ DeviceSpec parse_device_yaml(const YAML::Node& root, std::string_view source) {
       tier.size = n.count("size", 1, 1ull << 32);
       tier.bandwidth_bytes_per_s = n.quantity("bandwidth", parse_bandwidth_bytes_per_s, 1, 1e18);
       tier.latency_s = n.has("latency") ? n.quantity("latency", parse_duration_s, 0, 1) : 0.0;
+      tier.operation_latency_s =
+          n.has("operation_latency") ? n.quantity("operation_latency", parse_duration_s, 0, 1) : 0.0;
       tier.efficiency = n.number_or("efficiency", 1.0, 1e-3, 1.0);
+      if (n.has("traffic")) {
+        const StrictMap traffic = n.map("traffic");
+        for (auto [op, factor] : tier.traffic.named()) {
+          if (!traffic.has(op)) continue;
+          const StrictMap f = traffic.map(op);
+          factor->scalar = f.number("scalar", 1e-6, 1e6);
+          factor->offset = f.number_or("offset", 0.0, -2.0, 1e6);
+          f.finish();
+        }
+        traffic.finish();
+      }
       n.finish();
       d.network.push_back(std::move(tier));
     }

@@ -5,9 +5,11 @@
 // users can write one in YAML (docs/formats/pathfind-inputs.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace YAML {
@@ -43,13 +45,52 @@ struct MemoryLevel {
   bool partial_sums = true;
 };
 
-// One tier of the device network (scale-up domain, scale-out fabric).
+// Bytes a device sends over a tier for one operation on a buffer of B
+// bytes among n devices: B × scalar × (1 + offset / n).
+struct TrafficFactor {
+  double scalar = 1;
+  double offset = 0;
+  [[nodiscard]] double of(uint64_t n) const { return scalar * (1 + offset / static_cast<double>(n)); }
+  bool operator==(const TrafficFactor&) const = default;
+};
+
+// The factors of each operation. The defaults are ring algorithms':
+// all-reduce 2 × (n−1)/n, reduce-scatter and all-gather (n−1)/n, a
+// point-to-point transfer its bytes. Calculon's system files give their own
+// per tier (`ops`: 1.5 × (n−1)/n for its NVLink reduce-scatter, 1 × B for
+// every collective over InfiniBand).
+struct TierTraffic {
+  TrafficFactor all_reduce{2, -1};
+  TrafficFactor reduce_scatter{1, -1};
+  TrafficFactor all_gather{1, -1};
+  TrafficFactor p2p{1, 0};
+  bool operator==(const TierTraffic&) const = default;
+
+  // Each factor under its name in the device YAML and Calculon's `ops`.
+  using Named = std::array<std::pair<std::string_view, TrafficFactor*>, 4>;
+  [[nodiscard]] Named named() {
+    return {{{"all_reduce", &all_reduce}, {"reduce_scatter", &reduce_scatter}, {"all_gather", &all_gather},
+             {"p2p", &p2p}}};
+  }
+  [[nodiscard]] std::array<std::pair<std::string_view, TrafficFactor>, 4> named() const {
+    return {{{"all_reduce", all_reduce}, {"reduce_scatter", reduce_scatter}, {"all_gather", all_gather}, {"p2p", p2p}}};
+  }
+};
+
+// One tier of the device network (scale-up domain, scale-out fabric). An
+// operation takes operation_latency_s + steps × latency_s + its traffic
+// over bandwidth × efficiency, where a ring collective over n devices takes
+// n−1 steps per pass and a point-to-point transfer one.
 struct NetworkTier {
   std::string name;
   uint64_t size = 1;                 // devices reachable within this tier
   double bandwidth_bytes_per_s = 0;  // per device, per direction
-  double latency_s = 0;              // per message
+  double latency_s = 0;              // per message: per ring step of a collective
   double efficiency = 1.0;           // achievable fraction of the bandwidth
+  // Once per collective or transfer (Calculon's `latency`, whose network
+  // time is latency + bytes / (bandwidth × efficiency); NCCL's base latency).
+  double operation_latency_s = 0;
+  TierTraffic traffic;
 };
 
 struct DeviceSpec {

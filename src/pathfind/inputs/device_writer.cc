@@ -35,8 +35,20 @@ std::string format_device_yaml(const DeviceSpec& d) {
   if (!d.network.empty()) {
     out += "  network:\n";
     for (const NetworkTier& t : d.network) {
-      out += fmt::format("    - {{name: \"{}\", size: {}, bandwidth: {}B/s, latency: {}, efficiency: {}}}\n", t.name,
+      out += fmt::format("    - {{name: \"{}\", size: {}, bandwidth: {}B/s, latency: {}, efficiency: {}", t.name,
                          t.size, num(t.bandwidth_bytes_per_s), picoseconds(t.latency_s), num(t.efficiency));
+      if (t.operation_latency_s != 0) out += fmt::format(", operation_latency: {}", picoseconds(t.operation_latency_s));
+      if (t.traffic != TierTraffic{}) {
+        const auto factor = [](const TrafficFactor& f) {
+          return fmt::format("{{scalar: {}, offset: {}}}", num(f.scalar), num(f.offset));
+        };
+        std::string factors;
+        for (const auto& [op, f] : t.traffic.named()) {
+          factors += fmt::format("{}{}: {}", factors.empty() ? "" : ", ", op, factor(f));
+        }
+        out += fmt::format(", traffic: {{{}}}", factors);
+      }
+      out += "}\n";
     }
   }
   return out;

@@ -34,6 +34,8 @@ void expect_same(const DeviceSpec& a, const DeviceSpec& b) {
     EXPECT_DOUBLE_EQ(a.network[i].bandwidth_bytes_per_s, b.network[i].bandwidth_bytes_per_s);
     EXPECT_NEAR(a.network[i].latency_s, b.network[i].latency_s, 1e-12);
     EXPECT_DOUBLE_EQ(a.network[i].efficiency, b.network[i].efficiency);
+    EXPECT_NEAR(a.network[i].operation_latency_s, b.network[i].operation_latency_s, 1e-12);
+    EXPECT_EQ(a.network[i].traffic, b.network[i].traffic);
   }
 }
 
@@ -43,6 +45,21 @@ TEST(PathfindDeviceWriter, EveryPresetRoundTrips) {
     DeviceSpec preset = device_preset(name);
     expect_same(preset, parse_device_yaml(format_device_yaml(preset), "written.yaml"));
   }
+}
+
+// A tier read from Calculon's system file keeps its traffic factors and
+// once-per-operation latency through a written device.yaml.
+TEST(PathfindDeviceWriter, CalculonTierRoundTrips) {
+  DeviceSpec d = device_preset("a100-80gb");
+  d.network[0].traffic.reduce_scatter = {1.5, -1};
+  d.network[0].traffic.all_gather = {1.5, -1};
+  d.network[1].traffic.all_reduce = {1, 0};
+  const std::string text = format_device_yaml(d);
+  EXPECT_NE(text.find("operation_latency: 10000000ps, traffic: {all_reduce: {scalar: 2, offset: -1}, "
+                      "reduce_scatter: {scalar: 1.5, offset: -1}"),
+            std::string::npos)
+      << text;
+  expect_same(d, parse_device_yaml(text, "written.yaml"));
 }
 
 TEST(PathfindDeviceWriter, GoldenText) {

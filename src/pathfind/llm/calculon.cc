@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -80,6 +82,26 @@ void check_curve(const Json& curve, const std::string& where) {
   }
 }
 
+// Calculon's `ops` of a network: {op: [scalar, offset]}; its time for an op
+// of B bytes over n devices is latency + B × scalar × (1 + offset / n) /
+// (bandwidth × efficiency). Collectives need an offset, p2p has null.
+TierTraffic parse_calculon_ops(Obj ops) {
+  TierTraffic traffic;
+  for (auto [op, factor] : traffic.named()) {
+    const Json& v = ops.at(op);
+    const bool p2p = op == "p2p";
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !(v[0].get<double>() > 0 && v[0].get<double>() <= 1e6) ||
+        (p2p ? !v[1].is_null() : !(v[1].is_number() && v[1].get<double>() >= -2 && v[1].get<double>() <= 1e6))) {
+      throw Error(fmt::format("{}: expected [scalar in (0, 1e6], {}], got {}", ops.field(op),
+                              p2p ? "null" : "offset in [-2, 1e6]", v.dump()));
+    }
+    factor->scalar = v[0].get<double>();
+    factor->offset = p2p ? 0.0 : v[1].get<double>();
+  }
+  ops.finish();
+  return traffic;
+}
+
 }  // namespace
 
 TransformerModel parse_calculon_model(std::string_view json, std::string_view source) {
@@ -145,8 +167,9 @@ DeviceSpec parse_calculon_system(std::string_view json, std::string_view source,
     tier.bandwidth_bytes_per_s = n.number("bandwidth", 1e-6, 1e9) * 1e9;
     tier.efficiency = n.number("efficiency", 1e-3, 1);
     tier.size = n.count("size", 1, 1ull << 32);
-    tier.latency_s = n.number("latency", 0, 1);
-    (void)n.at("ops");  // collective cost multipliers: the ring formulas here are the same ones
+    // Calculon charges its latency once per operation, not per ring step.
+    tier.operation_latency_s = n.number("latency", 0, 1);
+    tier.traffic = parse_calculon_ops(n.object("ops"));
     (void)n.boolean("must_be_filled");
     (void)n.number("processor_usage", 0, 1);
     n.finish();

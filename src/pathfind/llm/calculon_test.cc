@@ -36,6 +36,37 @@ TEST(PathfindCalculon, ReadsTheSharedFiles) {
   EXPECT_EQ(s.network[0].size, 8u);
   EXPECT_DOUBLE_EQ(s.network[0].bandwidth_bytes_per_s, 300e9);
   EXPECT_DOUBLE_EQ(s.network[0].efficiency, 0.65);
+  // Calculon's latency is once per operation, its ops scale the bytes.
+  EXPECT_DOUBLE_EQ(s.network[0].operation_latency_s, 10e-6);
+  EXPECT_DOUBLE_EQ(s.network[0].latency_s, 0);
+  EXPECT_EQ(s.network[0].traffic.reduce_scatter, (TrafficFactor{1.5, -1}));
+  EXPECT_EQ(s.network[0].traffic.all_reduce, (TrafficFactor{2, -1}));
+  EXPECT_EQ(s.network[1].traffic.all_reduce, (TrafficFactor{1, 0}));
+  EXPECT_DOUBLE_EQ(s.network[1].operation_latency_s, 20e-6);
+}
+
+TEST(PathfindCalculon, NetworkOpsAreChecked) {
+  const std::string head = R"({"matrix": {"float16": {"tflops": 312, "gflops_efficiency": [[0, 0.5]]}},
+    "vector": {"float16": {"tflops": 78, "gflops_efficiency": [[0, 0.5]]}},
+    "mem1": {"GiB": 80, "GBps": 2048, "MB_efficiency": [[0, 0.5]]},
+    "mem2": {"GiB": 512, "GBps": 32, "MB_efficiency": [[0, 0.5]]}, "processing_mode": "no_overlap",
+    "networks": [{"bandwidth": 300, "efficiency": 0.65, "size": 8, "latency": 1e-5, "must_be_filled": true,
+      "processor_usage": 0.1, "ops": {"p2p": [1.0, null], "all_gather": [1.5, -1], "all_reduce": [2.0, -1], )";
+  const auto error = [&](std::string_view reduce_scatter) {
+    try {
+      (void)parse_calculon_system(head + std::string(reduce_scatter) + "}}]}", "s.json", device_preset("a100-80gb"));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error(R"("reduce_scatter": [1.5, -1])"), "");
+  EXPECT_NE(error(R"("reduce_scatter": [1.5, null])").find("s.json.networks[0].ops.reduce_scatter: expected [scalar"),
+            std::string::npos);
+  EXPECT_NE(error(R"("reduce_scatter": [0, -1])").find("ops.reduce_scatter"), std::string::npos);
+  EXPECT_NE(error(R"("reduce_scatter": [1, -3])").find("offset in [-2, 1e6]"), std::string::npos);
+  EXPECT_NE(error(R"("reduce_scatter": [1, -1], "broadcast": [1, 0])").find("ops.broadcast: unknown key"),
+            std::string::npos);
 }
 
 std::string error_of(std::string_view json) {

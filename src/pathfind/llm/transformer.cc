@@ -95,23 +95,32 @@ void Parallelism::validate(const TransformerModel& model, const DeviceSpec& devi
   tier(dp_tier, dp, "dp_tier");
 }
 
+namespace {
+
+// NetworkTier's cost: once per operation, per step, and the traffic.
+double operation_s(const NetworkTier& tier, const TrafficFactor& traffic, uint64_t n, double steps, double bytes) {
+  return tier.operation_latency_s + steps * tier.latency_s +
+         traffic.of(n) * bytes / (tier.bandwidth_bytes_per_s * tier.efficiency);
+}
+
+}  // namespace
+
 double all_reduce_s(const NetworkTier& tier, uint64_t n, double bytes) {
   if (n <= 1) return 0;
-  const double steps = 2.0 * static_cast<double>(n - 1);
-  return steps / static_cast<double>(n) * bytes / (tier.bandwidth_bytes_per_s * tier.efficiency) + steps * tier.latency_s;
+  return operation_s(tier, tier.traffic.all_reduce, n, 2.0 * static_cast<double>(n - 1), bytes);
 }
 
 double reduce_scatter_s(const NetworkTier& tier, uint64_t n, double bytes) {
   if (n <= 1) return 0;
-  const double steps = static_cast<double>(n - 1);
-  return steps / static_cast<double>(n) * bytes / (tier.bandwidth_bytes_per_s * tier.efficiency) + steps * tier.latency_s;
+  return operation_s(tier, tier.traffic.reduce_scatter, n, static_cast<double>(n - 1), bytes);
 }
 
-double all_gather_s(const NetworkTier& tier, uint64_t n, double bytes) { return reduce_scatter_s(tier, n, bytes); }
-
-double send_recv_s(const NetworkTier& tier, double bytes) {
-  return bytes / (tier.bandwidth_bytes_per_s * tier.efficiency) + tier.latency_s;
+double all_gather_s(const NetworkTier& tier, uint64_t n, double bytes) {
+  if (n <= 1) return 0;
+  return operation_s(tier, tier.traffic.all_gather, n, static_cast<double>(n - 1), bytes);
 }
+
+double send_recv_s(const NetworkTier& tier, double bytes) { return operation_s(tier, tier.traffic.p2p, 2, 1, bytes); }
 
 namespace {
 
@@ -264,11 +273,13 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
 
   // Output layer and loss on the last stage: logits GEMM split over TP, a
   // 32-bit softmax cross-entropy over the local vocabulary shard.
+  double head_gemm_flops_fwd = 0;
   if (model.vocab_size > 0) {
     if (model.vocab_size % t != 0) throw Error(fmt::format("model '{}': vocab_size must split tp {} ways", model.name, t));
     const uint64_t vt = model.vocab_size / t;
     BlockBuilder head{device, gemms, constants, par, r.head_kernels};
     head.gemm("head.logits", {tokens, vt, h}, {tokens, h, vt}, {h, vt, tokens}, false);
+    head_gemm_flops_fwd = 2.0 * static_cast<double>(tokens * vt * h);
     const double logits = static_cast<double>(tokens * vt);
     head.stream("head.cross_entropy", logits * (e + 4 + 4), 5 * logits, false);
     if (!job.training) forward_only(r.head_kernels);
@@ -309,8 +320,12 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   }
   r.iteration_s = r.pipeline_s + r.dp_allreduce_s + r.optimizer_s;
 
-  // Model flops: forward, and in training a backward of twice the forward.
-  r.model_flops_per_device = (job.training ? 3.0 : 1.0) * gemm_flops_fwd * blocks * m;
+  // Model flops: forward, and in training a backward of twice the forward;
+  // the output layer's once per microbatch on the last of the p stages, so
+  // a device's share is 1/p of it (Korthikanti et al. 2022's count, the
+  // 6·B·s·h·V term).
+  r.model_flops_per_device = (job.training ? 3.0 : 1.0) *
+                             (gemm_flops_fwd * blocks + head_gemm_flops_fwd / static_cast<double>(p)) * m;
   r.mfu = r.model_flops_per_device / (r.iteration_s * device.peak_flops_per_s(job.dtype));
 
   // Memory (Korthikanti et al. 2022, Table 2 and section 4.2).

@@ -70,7 +70,7 @@ struct TrainingJob {
   bool training = true;
 };
 
-inline constexpr double kSustainedComputeFraction = 0.905;
+inline constexpr double kSustainedComputeFraction = 0.88;
 
 // Constants of the iteration model that are not hardware figures; the
 // values used for validation and how they were obtained are in docs/pathfind.md.

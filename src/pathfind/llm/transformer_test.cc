@@ -22,13 +22,33 @@ Parallelism tab5(bool seqsel) {
 }
 
 TEST(PathfindCollectives, RingFormulasByHand) {
-  NetworkTier t{"n", 8, 100e9, 1e-6, 0.5};
+  NetworkTier t;
+  t.size = 8;
+  t.bandwidth_bytes_per_s = 100e9;
+  t.latency_s = 1e-6;
+  t.efficiency = 0.5;
   // all-reduce of 80 MB on 8: 2*7/8*80e6 / 50e9 + 14 * 1us
   EXPECT_NEAR(all_reduce_s(t, 8, 80e6), 2.8e-3 + 14e-6, 1e-12);
   EXPECT_NEAR(reduce_scatter_s(t, 8, 80e6), 1.4e-3 + 7e-6, 1e-12);
   EXPECT_NEAR(all_gather_s(t, 8, 80e6), 1.4e-3 + 7e-6, 1e-12);
   EXPECT_NEAR(send_recv_s(t, 50e6), 1e-3 + 1e-6, 1e-12);
   EXPECT_EQ(all_reduce_s(t, 1, 80e6), 0);
+}
+
+// Calculon's network (systems/a100_80g.json's NVLink): latency once per
+// operation, bytes scaled by its ops' [scalar, offset].
+TEST(PathfindCollectives, CalculonTierByHand) {
+  NetworkTier t;
+  t.size = 8;
+  t.bandwidth_bytes_per_s = 300e9;
+  t.efficiency = 0.65;
+  t.operation_latency_s = 10e-6;
+  t.traffic.reduce_scatter = {1.5, -1};
+  // all-reduce [2, -1]: 10 us + 2 * 7/8 * 262144 B / 195 GB/s
+  EXPECT_NEAR(all_reduce_s(t, 8, 262144), 10e-6 + 1.75 * 262144 / 195e9, 1e-12);
+  EXPECT_NEAR(reduce_scatter_s(t, 8, 262144), 10e-6 + 1.5 * 0.875 * 262144 / 195e9, 1e-12);
+  EXPECT_NEAR(all_gather_s(t, 8, 262144), 10e-6 + 0.875 * 262144 / 195e9, 1e-12);
+  EXPECT_NEAR(send_recv_s(t, 262144), 10e-6 + 262144 / 195e9, 1e-12);
 }
 
 TEST(PathfindTraining, BlockParametersMatchTheClosedForm) {

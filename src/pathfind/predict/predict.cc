@@ -61,9 +61,11 @@ std::array<double, kParallelDimCount> bytes_per_edge(const Workload& w, const St
 }
 
 NetworkTier mapped_tier(const DeviceSpec& device, ParallelDim dim, uint64_t size, const DimensionTraffic& traffic) {
-  const NetworkTier& base = device.network.empty() ? NetworkTier{"none", 1, 1.0, 0, 1.0}
-                                                   : device.network[std::min(traffic.bottleneck_tier,
-                                                                             device.network.size() - 1)];
+  NetworkTier none;
+  none.name = "none";
+  none.bandwidth_bytes_per_s = 1.0;
+  const NetworkTier& base =
+      device.network.empty() ? none : device.network[std::min(traffic.bottleneck_tier, device.network.size() - 1)];
   NetworkTier t = base;
   t.name = fmt::format("{}:{}", parallel_dim_name(dim), base.name);
   t.size = size;

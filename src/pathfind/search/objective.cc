@@ -36,6 +36,11 @@ std::string device_key(const DeviceSpec& d) {
     put(t.bandwidth_bytes_per_s);
     put(t.latency_s);
     put(t.efficiency);
+    put(t.operation_latency_s);
+    for (const auto& [op, factor] : t.traffic.named()) {
+      put(factor.scalar);
+      put(factor.offset);
+    }
   }
   return key;
 }
