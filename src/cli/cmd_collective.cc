@@ -113,12 +113,15 @@ int check(const CollectiveArgs& args) {
   options.collective = plan.collective;
   options.inplace = plan.buffers_alias;
   const ls::DataCheckResult result = ls::check_data_movement(program, options);
+  // A misspelt name checks synchronization only: say which name was meant.
+  const std::string hint = ls::nearest_checked_collective(plan.collective);
   if (args.json) {
     nlohmann::json out{{"plan", args.plan},
                        {"collective", plan.collective},
                        {"size_bytes", size_bytes},
                        {"ok", result.ok()},
                        {"collective_checked", result.collective_checked},
+                       {"collective_did_you_mean", hint},
                        {"output_granules", result.elements},
                        {"granule_bytes", result.element_bytes},
                        {"executed_ops", result.executed_ops},
@@ -133,8 +136,8 @@ int check(const CollectiveArgs& args) {
                      ? fmt::format("all {} output granules of {} B hold exactly what the {} requires",
                                    result.elements, result.element_bytes, plan.collective)
                      : fmt::format("no data definition for '{}' (those checked: allreduce, allgather, reducescatter, "
-                                   "alltoall), synchronization checked only",
-                                   plan.collective));
+                                   "alltoall{}), synchronization checked only",
+                                   plan.collective, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
     } else {
       fmt::print("{}: FAILED ({} errors listed)\n", args.plan, result.errors.size());
     }

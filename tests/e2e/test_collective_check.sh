@@ -24,6 +24,22 @@ assert r["ok"] and r["collective_checked"] and r["size_bytes"] == 1048576, r
 assert r["errors"] == [], r
 PY
 
+# The collective's name decides what is checked: its spelling (case, _ and -)
+# does not matter, a misspelt one checks synchronization only and says
+# which name was meant.
+python3 - "$P/allreduce.json" "$WORK" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+for name in ("All_Reduce", "allredcue"):
+    plan["collective"] = name
+    json.dump(plan, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+"$SNR" collective check "$WORK/All_Reduce.json" > "$WORK/spelled.out"
+expect_contains "$WORK/spelled.out" "hold exactly what the All_Reduce requires"
+"$SNR" collective check "$WORK/allredcue.json" --json > "$WORK/typo.json"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['ok'] and not r['collective_checked'] and r['collective_did_you_mean'] == 'allreduce', r" "$WORK/typo.json" \
+  || fail "a misspelt collective name gave no hint"
+
 # info: op counts and bytes per GPU (2-GPU LL allreduce, 1 MiB per GPU).
 "$SNR" collective info "$P/allreduce_packet.json" --size 1048576 > "$WORK/info.txt"
 expect_contains "$WORK/info.txt" "plan allreduce_pkt (MSCCL++): collective allreduce, protocol LL"

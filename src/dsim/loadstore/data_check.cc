@@ -413,7 +413,7 @@ void Checker::execute(State& s, bool round_robin) {
 }
 
 void Checker::check_expected(const State& s) {
-  const std::string& c = options_.collective;
+  const std::string c = checked_collective(options_.collective);
   const uint64_t n = p_.gpu_count();
   uint64_t wrong = 0;
   for (uint32_t g = 0; g < n; ++g) {
@@ -564,6 +564,59 @@ DataCheckResult Checker::run() {
 
 DataCheckResult check_data_movement(const Program& program, const DataCheckOptions& options) {
   return Checker(program, options).run();
+}
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kCheckedCollectives = {"allreduce", "allgather", "reducescatter",
+                                                                  "alltoall"};
+// Collectives without a data definition here that are a letter or two
+// from one that has one: not typos.
+constexpr std::array<std::string_view, 2> kUncheckedNeighbours = {"alltoallv", "allgatherv"};
+
+std::string folded(std::string_view name) {
+  std::string out;
+  for (char ch : name) {
+    if (ch == '_' || ch == '-') continue;
+    out += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+  }
+  return out;
+}
+
+// Letter insertions, deletions, substitutions and swaps of neighbours.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string checked_collective(std::string_view name) {
+  const std::string key = folded(name);
+  for (std::string_view checked : kCheckedCollectives) {
+    if (key == checked) return std::string(checked);
+  }
+  return "";
+}
+
+std::string nearest_checked_collective(std::string_view name) {
+  if (!checked_collective(name).empty()) return "";
+  const std::string key = folded(name);
+  if (std::find(kUncheckedNeighbours.begin(), kUncheckedNeighbours.end(), key) != kUncheckedNeighbours.end()) return "";
+  for (std::string_view checked : kCheckedCollectives) {
+    if (edit_distance(key, checked) <= 2) return std::string(checked);
+  }
+  return "";
 }
 
 }  // namespace snr::dsim::loadstore

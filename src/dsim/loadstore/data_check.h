@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dsim/loadstore/program.h"
@@ -37,5 +38,13 @@ struct DataCheckResult {
 };
 
 DataCheckResult check_data_movement(const Program& program, const DataCheckOptions& options);
+
+// The checked collective a plan's name means, case, '_' and '-' aside
+// ("AllReduce", "all_reduce" and "allreduce" alike), or "" for a name
+// without a definition here.
+std::string checked_collective(std::string_view name);
+// The checked collective one or two letter edits away from a name that has
+// none ("allredcue" -> "allreduce"), or "".
+std::string nearest_checked_collective(std::string_view name);
 
 }  // namespace snr::dsim::loadstore

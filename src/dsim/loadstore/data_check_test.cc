@@ -119,4 +119,16 @@ TEST(DataCheck, PacketReadWithoutWriterDeadlocks) {
 }
 
 }  // namespace
+TEST(DataCheck, CollectiveNamesAndTypos) {
+  EXPECT_EQ(checked_collective("AllReduce"), "allreduce");
+  EXPECT_EQ(checked_collective("reduce_scatter"), "reducescatter");
+  EXPECT_EQ(checked_collective("all-to-all"), "alltoall");
+  EXPECT_EQ(checked_collective("broadcast"), "");
+  EXPECT_EQ(nearest_checked_collective("allredcue"), "allreduce");
+  EXPECT_EQ(nearest_checked_collective("allgathr"), "allgather");
+  EXPECT_EQ(nearest_checked_collective("allreduce"), "");  // no typo
+  EXPECT_EQ(nearest_checked_collective("alltoallv"), "");  // another collective
+  EXPECT_EQ(nearest_checked_collective("sendrecv"), "");
+}
+
 }  // namespace snr::dsim::loadstore
