@@ -526,6 +526,7 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
                               static_cast<unsigned char>(text[1]) == 0x8b
                           ? gunzip(text, source_name)
                           : std::string(text);
+  reject_tar_archive(owned, source_name);
   return read_text(owned, source_name, window_bytes, reading);
 }
 

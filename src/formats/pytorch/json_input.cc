@@ -160,8 +160,11 @@ std::string gunzip(std::string_view compressed, const std::string& source_name) 
 void reject_tar_archive(std::string_view text, const std::string& source_name) {
   // A tar header is 512 bytes: the member's name (NUL-padded) first, the
   // magic "ustar" at offset 257.
+  // A JSON document starts with a bracket or space, a tar header with its
+  // member's name: JSON that has "ustar" in a string at byte 257 is JSON.
   constexpr size_t kMagicOffset = 257;
   if (text.size() < 512 || text.substr(kMagicOffset, 5) != "ustar") return;
+  if (std::string_view("{[ \t\r\n").find(text[0]) != std::string_view::npos) return;
   std::string_view member = text.substr(0, 100);
   member = member.substr(0, member.find('\0'));
   throw Error(fmt::format("{}: a tar archive (first member '{}'), not a JSON trace: extract it (tar xf) and "

@@ -75,6 +75,14 @@ TEST(TarArchive, IsRefusedWithItsFirstMember) {
   text.replace(100, 5, "ustar");  // not at the header's offset
   EXPECT_NO_THROW(reject_tar_archive(text, "t.json"));
   EXPECT_NO_THROW(reject_tar_archive(header.substr(0, 300), "short"));  // shorter than a tar header
+  // JSON whose string has "ustar" exactly at byte 257 is JSON (a fuzzed
+  // trace was refused as an archive when read from a file).
+  std::string json = "{\"nodes\": [{\"name\": \"" + std::string(600, 'x') + "\"}]}";
+  json.replace(257, 5, "ustar");
+  EXPECT_NO_THROW(reject_tar_archive(json, "t.json"));
+  json.insert(0, "\n ");
+  json.replace(257, 5, "ustar");
+  EXPECT_NO_THROW(reject_tar_archive(json, "t.json"));
 }
 
 }  // namespace
