@@ -40,7 +40,7 @@ TEST(CommRecord, ClassifiesKernelNames) {
 pytorch::HostNode record(std::vector<pytorch::HostValue> inputs) {
   pytorch::HostNode node;
   node.name = "record_param_comms";
-  node.inputs = std::move(inputs);
+  node.inputs.assign(inputs.begin(), inputs.end());
   return node;
 }
 

@@ -1,6 +1,7 @@
 #include "et/convert/linked_trace_json.h"
 
 #include <charconv>
+#include <span>
 
 #include "common/file_io.h"
 
@@ -25,7 +26,7 @@ void append_integer(std::string& out, Integer value) {
 }
 
 // The values are kept as compact JSON text already; only the list around them is written.
-void append_list(std::string& out, const std::vector<HostValue>& values, std::string_view HostValue::*field) {
+void append_list(std::string& out, std::span<const HostValue> values, std::string_view HostValue::*field) {
   out.push_back('[');
   for (size_t i = 0; i < values.size(); ++i) {
     if (i != 0) out.push_back(',');
@@ -35,7 +36,7 @@ void append_list(std::string& out, const std::vector<HostValue>& values, std::st
   out.push_back(']');
 }
 
-void append_values(std::string& out, const std::vector<HostValue>& values) {
+void append_values(std::string& out, std::span<const HostValue> values) {
   bool any_stride = false;
   for (const auto& v : values) any_stride = any_stride || !is_null_text(v.stride);
   out += "{\"shapes\":";

@@ -6,10 +6,13 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <span>
 #include <unordered_map>
 
 #include "common/error.h"
 #include "et/convert/comm_record.h"
+#include "et/convert/flat_id_map.h"
+#include "formats/pytorch/json_input.h"
 
 namespace snr::et_convert {
 
@@ -56,7 +59,7 @@ void add_unique(std::vector<uint64_t>& deps, uint64_t id) {
 // The list as JSON text, written into `out` (cleared first) and interned in
 // `texts`. The kept values are compact JSON text already; the list is
 // written around them.
-std::string_view dump_field(const std::vector<pytorch::HostValue>& values, int which, std::string& out,
+std::string_view dump_field(std::span<const pytorch::HostValue> values, int which, std::string& out,
                             pytorch::TextPool& texts) {
   out.assign(1, '[');
   for (size_t i = 0; i < values.size(); ++i) {
@@ -76,21 +79,20 @@ std::string_view dump_field(const std::vector<pytorch::HostValue>& values, int w
 // Parent-chain structure of the host trace, by vector index.
 class HostTree {
  public:
-  HostTree(const HostTrace& trace, PytorchConvertStats& stats) {
+  HostTree(const HostTrace& trace, PytorchConvertStats& stats) : index_of_(trace.nodes.size()) {
     const size_t n = trace.nodes.size();
-    index_of_.reserve(n);
-    for (size_t i = 0; i < n; ++i) index_of_.emplace(trace.nodes[i].id, i);
+    for (size_t i = 0; i < n; ++i) index_of_.emplace(static_cast<int64_t>(trace.nodes[i].id), i);
     parent_.assign(n, kNone);
     for (size_t i = 0; i < n; ++i) {
       const auto& node = trace.nodes[i];
       if (!node.parent_id || *node.parent_id == node.id) continue;
-      const auto it = index_of_.find(*node.parent_id);
-      if (it == index_of_.end()) {
+      const size_t* parent = index_of_.find(static_cast<int64_t>(*node.parent_id));
+      if (parent == nullptr) {
         // Id 1 is the implicit process root the observer never writes.
         if (*node.parent_id != 1) ++stats.orphan_nodes;
         continue;
       }
-      parent_[i] = it->second;
+      parent_[i] = *parent;
     }
     break_cycles();
   }
@@ -116,7 +118,7 @@ class HostTree {
     }
   }
 
-  std::unordered_map<uint64_t, size_t> index_of_;
+  FlatIdMap index_of_;  // node id -> index (ids as int64_t: one to one)
   std::vector<size_t> parent_;
 };
 
@@ -295,6 +297,7 @@ class Converter {
     // At most one node per host node: sized once instead of copied as it
     // grows (unused capacity is address space, never touched).
     nodes_.reserve(n);
+    pytorch::advise_huge_pages(nodes_.data(), nodes_.capacity() * sizeof(ConvertedNode));
     // Execution order of host ops: ids are assigned when ops start.
     // (Sorted as (id, index) pairs, not indices compared through the nodes:
     // ids are unique, and a pair compares without a cache miss.)
@@ -519,21 +522,34 @@ class Converter {
   // the file and the order is deterministic. Dependencies on ids that were
   // not emitted are dropped (cannot happen for deps built above).
   std::vector<ConvertedNode> order_topologically() {
-    std::unordered_map<uint64_t, size_t> index_of;
-    index_of.reserve(nodes_.size());
-    for (size_t i = 0; i < nodes_.size(); ++i) index_of.emplace(nodes_[i].id, i);
+    FlatIdMap index_of(nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) index_of.emplace(static_cast<int64_t>(nodes_[i].id), i);
+    // A control dependency on an id not emitted counts as one on the first
+    // node (cannot happen for deps built above: launchers are emitted).
+    const auto index = [&](uint64_t id) {
+      index_of.emplace(static_cast<int64_t>(id), 0);
+      return *index_of.find(static_cast<int64_t>(id));
+    };
     std::vector<size_t> pending(nodes_.size(), 0);
     std::vector<std::vector<size_t>> users(nodes_.size());
     for (size_t i = 0; i < nodes_.size(); ++i) {
       auto& deps = nodes_[i].data_deps;
-      std::erase_if(deps, [&](uint64_t d) { return index_of.count(d) == 0 || d == nodes_[i].id; });
+      std::erase_if(deps, [&](uint64_t d) {
+        return index_of.find(static_cast<int64_t>(d)) == nullptr || d == nodes_[i].id;
+      });
       std::sort(deps.begin(), deps.end());
       stats_.data_deps += deps.size();
-      std::vector<uint64_t> all_deps = deps;
-      for (uint64_t d : nodes_[i].ctrl_deps) add_unique(all_deps, d);
-      for (uint64_t d : all_deps) {
-        users[index_of[d]].push_back(i);
+      // The data deps, then each control dep that is not among them or
+      // before it: every dependency once.
+      const auto depend_on = [&](uint64_t d) {
+        users[index(d)].push_back(i);
         ++pending[i];
+      };
+      for (uint64_t d : deps) depend_on(d);
+      const auto& ctrl = nodes_[i].ctrl_deps;
+      for (auto c = ctrl.begin(); c != ctrl.end(); ++c) {
+        if (std::binary_search(deps.begin(), deps.end(), *c) || std::find(ctrl.begin(), c, *c) != c) continue;
+        depend_on(*c);
       }
     }
     using Entry = std::pair<uint64_t, size_t>;

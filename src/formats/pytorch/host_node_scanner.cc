@@ -108,15 +108,39 @@ bool HostNodeScanner::read_list(const char*& p, ListField& field) {
   field.elements.clear();
   field.is_list = *p == '[';
   if (!field.is_list) return skip_value(p);
+  const char* const list = p;
   bool ignored = true;
   if (enter_json_container(p, end_, ']', ignored)) return true;
+  // Elements written compact stay views of the input until the list is
+  // read; one written again is interned at once (its text is in scratch_).
+  const auto in_list = [&](std::string_view text) { return text.data() > list && text.data() < p; };
+  size_t element_bytes = 0;
   while (true) {
     std::string_view text;
     if (!canonical(p, scratch_, text)) return false;
-    field.elements.push_back(pool_.intern(text));
+    field.elements.push_back(in_list(text) ? text : pool_.intern(text));
+    element_bytes += text.size();
     const JsonSeparator next = after_json_element(p, end_, ']', ignored);
-    if (next != JsonSeparator::kNext) return next == JsonSeparator::kClosed;
+    if (next == JsonSeparator::kInvalid) return false;
+    if (next == JsonSeparator::kClosed) break;
   }
+  const size_t count = field.elements.size();
+  if (element_bytes + count + 1 == static_cast<size_t>(p - list) &&
+      std::all_of(field.elements.begin(), field.elements.end(), in_list)) {
+    // A compact list (brackets, commas and its elements' own texts): stored
+    // once whole, its elements views of that copy. Lists of shapes, types
+    // and strides repeat from node to node far more often than not, and
+    // one lookup per list costs less than one per element.
+    const std::string_view whole = pool_.intern({list, static_cast<size_t>(p - list)});
+    for (std::string_view& element : field.elements) {
+      element = whole.substr(static_cast<size_t>(element.data() - list), element.size());
+    }
+  } else {
+    for (std::string_view& element : field.elements) {
+      if (in_list(element)) element = pool_.intern(element);
+    }
+  }
+  return true;
 }
 
 bool HostNodeScanner::read_argument_object(const char*& p, ArgumentLists& lists) {

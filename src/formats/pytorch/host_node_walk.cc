@@ -1,5 +1,6 @@
 #include "formats/pytorch/host_node_walk.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace snr::pytorch::detail {
@@ -222,6 +223,9 @@ std::string HostNodeWalk::finish_node(RawNode& raw, HostNode& node) {
     if (!problem.empty()) return "inputs: " + problem;
     problem = read_values(raw.outputs, node.outputs, node.output_tensors, pool_);
     if (!problem.empty()) return "outputs: " + problem;
+    // Sized once: the lists' memory is not given back as they grow.
+    node.extra_attrs.reserve(static_cast<size_t>(
+        std::count_if(raw.attrs.begin(), raw.attrs.end(), [](const RawAttr& attr) { return !attr.whole.empty(); })));
     for (const RawAttr& attr : raw.attrs) {
       if (!attr.whole.empty()) {
         node.extra_attrs.push_back(attr.whole);

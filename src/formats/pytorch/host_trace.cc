@@ -213,7 +213,7 @@ class HostReader : private detail::HostNodeWalk {
     while (true) {
       if (stop != nullptr && stop->stop_requested()) return {};
       raw_.reset();
-      HostNode node;
+      HostNode node(trace_.list_arena.get());
       size_t end = scanner_.scan_node(text, at, text.size(), raw_, node);
       if (end != std::string_view::npos) {
         add_node(raw_, node, next_index_++);
@@ -249,6 +249,7 @@ class HostReader : private detail::HostNodeWalk {
           trace_.nodes.reserve(expected + 16);
           advise_huge_pages(trace_.nodes.data(), trace_.nodes.capacity() * sizeof(HostNode));
           seen_ids_.reserve(expected + 16);
+          if (segment_) segment_->elements.reserve(expected + 16);
         }
       }
     }
@@ -399,7 +400,7 @@ class HostReader : private detail::HostNodeWalk {
       fmt::format_to(std::back_inserter(path), "{}]", index);
       RawNode& raw = raw_;
       raw.reset();
-      HostNode node;
+      HostNode node(trace_.list_arena.get());
       if (type_of(item, path) == od::json_type::object) {
         raw.is_object = true;
         od::object object;
@@ -446,6 +447,7 @@ class HostReader : private detail::HostNodeWalk {
     }
     next_index_ = first_index + second.next_index_;
     pool_.adopt(std::move(*second.trace_.text_pool));
+    trace_.list_arena->adopt(std::move(*second.trace_.list_arena));
   }
 
   static constexpr std::string_view kEmptyMessage = "not JSON: the document is empty";

@@ -33,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/pytorch/list_arena.h"
 #include "formats/pytorch/text_pool.h"
 
 namespace snr::pytorch {
@@ -80,6 +81,14 @@ struct HostStreamWait {
 };
 
 struct HostNode {
+  HostNode() = default;
+  // A node whose lists (arguments, tensors, attributes) take their memory
+  // from `lists`, its trace's ListArena; copies of it use the heap.
+  explicit HostNode(ListArena* lists)
+      : inputs(ListAllocator<HostValue>(lists)), outputs(ListAllocator<HostValue>(lists)),
+        input_tensors(ListAllocator<TensorRef>(lists)), output_tensors(ListAllocator<TensorRef>(lists)),
+        extra_attrs(ListAllocator<std::string_view>(lists)) {}
+
   uint64_t id = 0;
   std::string name;
   std::optional<uint64_t> parent_id;  // "ctrl_deps" / "parent"
@@ -90,13 +99,13 @@ struct HostNode {
   uint64_t tid = 0;
   uint64_t fw_tid = 0;
   std::string_view op_schema;  // in the trace's TextPool
-  std::vector<HostValue> inputs;
-  std::vector<HostValue> outputs;
-  std::vector<TensorRef> input_tensors;   // every tensor found in inputs, in order
-  std::vector<TensorRef> output_tensors;  // every tensor found in outputs, in order
+  ArenaList<HostValue> inputs;
+  ArenaList<HostValue> outputs;
+  ArenaList<TensorRef> input_tensors;   // every tensor found in inputs, in order
+  ArenaList<TensorRef> output_tensors;  // every tensor found in outputs, in order
   // Attributes of the 1.0.2+ "attrs" list that have no field above, verbatim
   // as compact JSON objects (in the trace's TextPool).
-  std::vector<std::string_view> extra_attrs;
+  ArenaList<std::string_view> extra_attrs;
 
   // Device fields of linked traces; absent in plain execution traces.
   HostNodeKind kind = HostNodeKind::kOperator;
@@ -136,6 +145,9 @@ struct HostTrace {
   // The text the nodes' string_views point into; shared by copies of the
   // trace, so a copied node stays valid as long as any copy lives.
   std::shared_ptr<TextPool> text_pool = std::make_shared<TextPool>();
+  // The memory of the lists of the nodes read from the text, shared by
+  // copies of the trace as `text_pool` is.
+  std::shared_ptr<ListArena> list_arena = std::make_shared<ListArena>();
 };
 
 HostTrace parse_host_trace(const nlohmann::json& document, const std::string& source_name);

@@ -163,7 +163,7 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
 }
 
 void collect_tensors(std::string_view type, std::string_view value, std::string_view shape,
-                     std::vector<TensorRef>& out, TextPool& pool, int depth) {
+                     ArenaList<TensorRef>& out, TextPool& pool, int depth) {
   if (depth > 16) return;  // lists of lists this deep do not occur; stop runaway input
   if (type.starts_with("Tensor(") || type == "Tensor") {
     TensorRef tensor;
@@ -207,7 +207,7 @@ uint64_t dtype_size_bytes(std::string_view dtype) {
 namespace detail {
 
 // Reads one argument list; returns an error reason or "".
-std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors,
+std::string read_values(const ArgumentLists& lists, ArenaList<HostValue>& out, ArenaList<TensorRef>& tensors,
                         TextPool& pool) {
   if (!lists.values.present && !lists.types.present) return "";
   if (!lists.values.is_list || !lists.types.is_list) return "values/types are not lists";

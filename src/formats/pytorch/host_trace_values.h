@@ -102,7 +102,7 @@ struct RawNode {
 
 // Turns argument lists into values and the tensors in them (the types,
 // unescaped, interned in `pool`); returns an error reason or "".
-std::string read_values(const ArgumentLists& lists, std::vector<HostValue>& out, std::vector<TensorRef>& tensors,
+std::string read_values(const ArgumentLists& lists, ArenaList<HostValue>& out, ArenaList<TensorRef>& tensors,
                         TextPool& pool);
 
 // The scalar node fields (rf_id, tid, op_schema, ...), by name.
