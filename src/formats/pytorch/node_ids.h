@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "formats/pytorch/json_input.h"
+
 namespace snr::pytorch::detail {
 
 // The node ids seen so far, to skip a repeated one. Trace ids are dense
@@ -27,6 +29,10 @@ class NodeIds {
     if (id >= bitmap_.size() * 64 && id / 64 < (std::max(count_, reserved_) + 4096) * (kBitsPerId / 64)) {
       size_t words = std::max<size_t>(bitmap_.size() * 2, 1024);
       while (words * 64 <= id) words *= 2;
+      // Every word is written (zeroed) at once: huge pages make that a few
+      // faults, not one per 4 KiB, where ids are sparse and the map large.
+      bitmap_.reserve(words);
+      advise_huge_pages(bitmap_.data(), words * sizeof(uint64_t));
       bitmap_.resize(words, 0);
     }
     if (id < bitmap_.size() * 64) {
