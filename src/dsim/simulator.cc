@@ -1,6 +1,7 @@
 #include "dsim/simulator.h"
 
 #include <fmt/format.h>
+#include <numeric>
 
 #include <algorithm>
 #include <limits>
@@ -136,6 +137,16 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     add_memory_notes(result);
   }
   if (record_timeline || system.track_local_mem) result.graphs = workload.take_graphs();
+  if (const auto world = groups.groups.find(std::string(kWorldGroupName)); world != groups.groups.end()) {
+    std::vector<uint32_t> every_npu(network.npus_count());
+    std::iota(every_npu.begin(), every_npu.end(), 0u);
+    if (world->second != every_npu) {
+      result.notes.push_back(fmt::format(
+          "communicator group '{}' lists {} of the {} NPUs, but pg_name '{}' means every NPU (PyTorch's default "
+          "group, as ASTRA-sim reads it): its collectives ran on all of them; give the group another name to use it",
+          kWorldGroupName, world->second.size(), network.npus_count(), kWorldGroupName));
+    }
+  }
   if (system.trace_enabled) {
     result.notes.push_back(
         "trace-enabled: 1 asks ASTRA-sim for a debug line per issued and finished node; snr prints none (its "

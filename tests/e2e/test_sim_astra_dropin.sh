@@ -76,6 +76,24 @@ expect_contains "$WORK/expect_fail.out" "a dimension of one NPU is valid only as
 sim "$AR4" "$A/network/analytical/Ring_4npus.yml" --comm-group-configuration=empty | cmp - "$WORK/ref.txt" ||
   fail "--comm-group-configuration=empty changed the result"
 
+# --- pg_name "0" is every NPU even where the group file has a group "0" -----
+# (ASTRA-sim decides "" and "0" before it reads the file): the reference
+# all-reduce with pg_name "0" and a group "0" of two NPUs runs on all four,
+# with a note.
+python3 - "$WORK/pg0" <<'PY'
+import json, sys
+node = {"id": "0", "name": "all_reduce_1MB", "type": "COMM_COLL_NODE",
+        "attr": [{"name": "is_cpu_op", "boolVal": False}, {"name": "comm_type", "int64Val": "0"},
+                 {"name": "comm_size", "int64Val": "1048576"}, {"name": "pg_name", "stringVal": "0"}]}
+json.dump({"globalMetadata": {"version": "0.0.4"}, "nodes": [node]}, open(sys.argv[1] + ".json", "w"))
+PY
+for rank in 0 1 2 3; do "$SNR" et unjsonize "$WORK/pg0.json" -o "$WORK/pg0.$rank.et" >/dev/null; done
+echo '{"0": [0, 1]}' >"$WORK/groups0.json"
+sim "$WORK/pg0" "$A/network/analytical/Ring_4npus.yml" --comm-group-configuration="$WORK/groups0.json" \
+  >"$WORK/pg0.out" 2>&1
+expect_contains "$WORK/pg0.out" "sys[3] finished, 43000 cycles"
+expect_contains "$WORK/pg0.out" "communicator group '0' lists 2 of the 4 NPUs"
+
 # --- dangling dependencies: Chakra's own feeder-test trace -------------------
 if [[ -f "$DATA/chakra/feeder_tests_trace.tar.gz" ]]; then
   mkdir -p "$WORK/feeder"

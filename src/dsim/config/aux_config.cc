@@ -115,10 +115,9 @@ CommGroups parse_comm_groups(std::string_view json_text, std::string_view source
 }
 
 int32_t group_index_of(const CommGroups& groups, std::string_view pg_name) {
-  if (pg_name.empty()) return -1;
+  if (pg_name.empty() || pg_name == kWorldGroupName) return -1;
   const auto it = groups.groups.find(std::string(pg_name));
   if (it != groups.groups.end()) return static_cast<int32_t>(std::distance(groups.groups.begin(), it));
-  if (pg_name == "0") return -1;
   throw Error(fmt::format("pg_name '{}' is neither in the communicator-group configuration nor described by the "
                           "traces' process_group:init nodes",
                           pg_name));

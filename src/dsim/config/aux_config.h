@@ -62,10 +62,13 @@ std::vector<uint32_t> read_group_members(const nlohmann::json& list, std::string
 CommGroups parse_comm_groups(std::string_view json_text, std::string_view source, uint64_t npus_count);
 CommGroups load_comm_groups(const std::filesystem::path& path, uint64_t npus_count);
 
+// PyTorch's default process group: every rank.
+inline constexpr std::string_view kWorldGroupName = "0";
+
 // The index (in name order) of the group a collective's pg_name names, or
-// -1 for every NPU: "" and PyTorch's default group "0" mean every NPU unless
-// a group of that name is given (ASTRA-sim's rule). Throws snr::Error for
-// any other name that is not a group.
+// -1 for every NPU: "" and "0" mean every NPU whatever the groups say
+// (ASTRA-sim's Workload::extract_comm_group decides them before it reads
+// its group file). Throws snr::Error for any other name that is not a group.
 int32_t group_index_of(const CommGroups& groups, std::string_view pg_name);
 
 }  // namespace snr::dsim

@@ -34,13 +34,11 @@ CollectiveKind collective_from_chakra(int64_t comm_type, uint64_t node_id) {
   }
 }
 
+// `tensor_bytes` > 0 (a node of 0 bytes is an invalid one, not timed).
 uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tensor_bytes) {
   const double peak_ops_per_ns = system.peak_perf_tflops * 1e3;  // TFLOP/s = 1e3 ops per ns
-  double ops_per_ns = peak_ops_per_ns;
-  if (tensor_bytes > 0) {
-    const double intensity = static_cast<double>(num_ops) / static_cast<double>(tensor_bytes);
-    ops_per_ns = std::min(peak_ops_per_ns, system.local_mem_bytes_per_ns * intensity);
-  }
+  const double intensity = static_cast<double>(num_ops) / static_cast<double>(tensor_bytes);
+  const double ops_per_ns = std::min(peak_ops_per_ns, system.local_mem_bytes_per_ns * intensity);
   if (ops_per_ns <= 0) return 0;
   return checked_node_ns(static_cast<double>(num_ops) / ops_per_ns, "roofline compute time");
 }
@@ -99,11 +97,25 @@ void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, cons
     case ChakraProtoMsg::COMP_NODE: {
       node.action = NodeAction::kCompute;
       node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuCompute;
-      const auto ops = view.num_ops();
-      if (system.roofline_enabled && ops.has_value()) {
-        node.duration_ns = roofline_ns(system, *ops, view.tensor_size_bytes().value_or(0));
+      // ASTRA-sim's issue_comp / issue_replay: the roofline times GPU nodes
+      // only (a CPU op is replayed), from both num_ops and tensor_size; a
+      // tensor_size of 0 marks an invalid node, finished at once; a replayed
+      // node without a duration takes 1 ns.
+      if (system.roofline_enabled && !cpu) {
+        const auto ops = view.num_ops();
+        const auto bytes = view.tensor_size_bytes();
+        if (!ops.has_value() || !bytes.has_value()) {
+          throw Error(fmt::format("roofline-enabled: a GPU compute node needs num_ops and tensor_size, this one has "
+                                  "{}",
+                                  ops ? "no tensor_size" : bytes ? "no num_ops" : "neither"));
+        }
+        if (*bytes == 0) {
+          node.action = NodeAction::kInstant;
+        } else {
+          node.duration_ns = roofline_ns(system, *ops, *bytes);
+        }
       } else {
-        node.duration_ns = trace_duration_ns(proto);
+        node.duration_ns = std::max<uint64_t>(trace_duration_ns(proto), 1);
       }
       break;
     }
