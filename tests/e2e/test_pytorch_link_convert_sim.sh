@@ -162,6 +162,11 @@ for node in doc["nodes"]:
             values[at - 2] = pointer
         if opname and values[at] == "all_gather":
             values[at] = opname
+            # PyTorch records a rooted collective's root (0 here) where the
+            # others have the recording rank; the rank is then the root's field.
+            if opname in ("broadcast", "reduce", "gather", "scatter"):
+                values[at - 1] = 0
+                doc["rank"] = rank
     nodes.append(node)
 doc["nodes"] = nodes
 json.dump(doc, open(dst, "w"))

@@ -84,6 +84,7 @@ void fill_chakra_node(const ConvertedNode& node, ChakraProtoMsg::Node& out) {
                                      static_cast<int>(node.comm_type.value_or(CollectiveType::kAllReduce))));
       chakra::set_comm_size(out, static_cast<int64_t>(node.comm_size_bytes));
       if (!node.pg_name.empty()) chakra::set_pg_name(out, node.pg_name);
+      if (node.comm_src >= 0) chakra::set_comm_src(out, node.comm_src);  // a rooted collective's root
       break;
     case ConvertedNodeType::kCommSend:
     case ConvertedNodeType::kCommRecv:

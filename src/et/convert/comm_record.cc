@@ -147,9 +147,12 @@ CommRecord read_comm_record(const pytorch::HostNode& node, const pytorch::HostTr
              !elements.empty() && pytorch::json_text_to_int64(elements[0], value)) {
     record.seq = value;  // newer layout: (seq, is_p2p)
   }
-  // world_size is the last input in both layouts, at least three after the name.
-  if (node.inputs.size() >= name_index + 4 && node.inputs.back().type == "Int" &&
-      pytorch::json_text_to_int64(node.inputs.back().value, value) && value > 0) {
+  // world_size is the last Int in both layouts, at least three after the
+  // name; newer PyTorch appends a Bool (isAsyncOp) after it.
+  size_t last = node.inputs.size();
+  while (last > name_index + 3 && node.inputs[last - 1].type == "Bool") --last;
+  if (last >= name_index + 4 && node.inputs[last - 1].type == "Int" &&
+      pytorch::json_text_to_int64(node.inputs[last - 1].value, value) && value > 0) {
     record.group_size = value;
   }
   return record;

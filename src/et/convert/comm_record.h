@@ -3,6 +3,10 @@
 //   older: [tensors, seq, pg_id(Int), rank, name, in_splits, out_splits, world_size]
 //   newer: [tensors, seq, (pg_name, pg_desc), rank, name, in_splits,
 //           out_splits, global_rank_start, global_rank_stride, world_size]
+//   newest: the same followed by isAsyncOp (Bool)
+// `rank` is the rank of the recording process, except for rooted
+// collectives (broadcast, reduce, gather, scatter), where it is the root's
+// rank in the group (opts.rootRank).
 // Tensors may be absent (the "wait" record). The collective name is found as
 // the String input that names a known operation; the fields before it are
 // read relative to it, which covers both layouts.
@@ -26,7 +30,7 @@ struct CommRecord {
   std::string op_name;        // as recorded ("all_gather", "send", ...)
   std::optional<int64_t> seq;
   std::string pg_name;        // resolved through process-group init when numeric
-  std::optional<int64_t> peer_rank;  // send: destination, recv: source
+  std::optional<int64_t> peer_rank;  // send: destination, recv: source, rooted collective: root (group rank)
   uint64_t input_bytes = 0;   // sum of input tensor bytes
   uint64_t output_bytes = 0;
   int64_t group_size = 0;     // the record's world_size (its last input), 0 when absent

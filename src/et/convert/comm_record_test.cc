@@ -81,6 +81,24 @@ TEST(CommRecord, ReadsNewerLayoutWithGroupTuple) {
   EXPECT_EQ(r.peer_rank, 5);
   EXPECT_EQ(r.pg_name, "3");
   EXPECT_EQ(r.seq, 7);
+  EXPECT_EQ(r.group_size, 8);
+}
+
+// Newer PyTorch appends isAsyncOp (Bool) after world_size.
+TEST(CommRecord, WorldSizeBeforeTheAsyncFlag) {
+  pytorch::HostTrace trace;
+  const auto node = record({{"GenericList[Tensor(float)]", "[]", "null", "null"},
+                            {"Int", "7", "null", "null"},
+                            {"Tuple[String,String]", R"(["3","tp_group"])", "null", "null"},
+                            {"Int", "0", "null", "null"},
+                            {"String", R"("all_gather")", "null", "null"},
+                            {"GenericList[]", "[]", "null", "null"},
+                            {"GenericList[]", "[]", "null", "null"},
+                            {"Int", "0", "null", "null"},
+                            {"Int", "1", "null", "null"},
+                            {"Int", "4", "null", "null"},
+                            {"Bool", "true", "null", "null"}});
+  EXPECT_EQ(read_comm_record(node, trace).group_size, 4);
 }
 
 }  // namespace

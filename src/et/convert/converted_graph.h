@@ -30,6 +30,13 @@ enum class CollectiveType : int {
   kBarrier = 9,
 };
 
+// Collectives with a root rank (the source of a broadcast or scatter, the
+// destination of a reduce or gather).
+constexpr bool is_rooted(CollectiveType type) {
+  return type == CollectiveType::kBroadcast || type == CollectiveType::kReduce || type == CollectiveType::kGather ||
+         type == CollectiveType::kScatter;
+}
+
 struct ConvertedNode {
   uint64_t id = 0;
   std::string name;
@@ -43,7 +50,7 @@ struct ConvertedNode {
   std::optional<CollectiveType> comm_type;  // COMM_COLL_NODE only
   uint64_t comm_size_bytes = 0;
   std::string pg_name;
-  int32_t comm_src = -1;  // COMM_SEND/RECV only
+  int32_t comm_src = -1;  // COMM_SEND/RECV; a rooted COMM_COLL's root (global rank)
   int32_t comm_dst = -1;
   int32_t comm_tag = 0;
   int64_t comm_group_size = 0;  // the record's world_size (not written; process-group derivation)

@@ -180,7 +180,10 @@ class Converter {
         }
         if (!is_comm_record(node.name)) continue;
         const CommRecord record = read_comm_record(node, trace_);
-        if (record.kind == CommKind::kCollective && record.peer_rank && *record.peer_rank >= 0) {
+        // A rooted collective's rank field is its root (PyTorch records
+        // opts.rootRank there), not the trace's own rank.
+        if (record.kind == CommKind::kCollective && !is_rooted(record.collective) && record.peer_rank &&
+            *record.peer_rank >= 0) {
           ++from_collectives[*record.peer_rank];
         }
       }
@@ -320,7 +323,28 @@ class Converter {
       node.type = ConvertedNodeType::kCommColl;
       node.comm_type = type;
       ++stats_.comm_coll;
+      if (is_rooted(type)) {
+        ++stats_.rooted_collectives;
+        node.comm_src = global_root(record);
+        if (node.comm_src < 0) ++stats_.roots_unknown;
+      }
     }
+  }
+
+  // The root of a rooted collective as a global rank: PyTorch records the
+  // root's rank in its process group, mapped through the group's ranks
+  // (process_group:init), or taken as is for the default group. -1 when
+  // neither applies.
+  int32_t global_root(const CommRecord& record) const {
+    if (!record.peer_rank || *record.peer_rank < 0) return -1;
+    const int64_t group_rank = *record.peer_rank;
+    for (const pytorch::ProcessGroupInfo& group : trace_.process_groups) {
+      if (group.pg_name != record.pg_name || group.ranks.empty()) continue;
+      if (group_rank >= static_cast<int64_t>(group.ranks.size())) return -1;
+      return static_cast<int32_t>(group.ranks[static_cast<size_t>(group_rank)]);
+    }
+    if (record.pg_name.empty() || record.pg_name == "0") return static_cast<int32_t>(group_rank);
+    return -1;
   }
 
   void build_nodes() {
@@ -690,7 +714,13 @@ std::string describe(const PytorchConvertStats& stats) {
       stats.stream_deps, stats.sync_deps, stats.wait_deps, stats.ctrl_deps, stats.stream_wait_deps,
       stats.stream_waits_unknown_stream, stats.stream_waits_no_node,
       stats.device_nodes_without_op, stats.unknown_collectives, stats.comm_kernels_without_record,
-      stats.c10d_collectives, stats.backend_collective_work);
+      stats.c10d_collectives, stats.backend_collective_work) +
+         (stats.roots_unknown == 0
+              ? std::string()
+              : fmt::format("notes: {} of {} rooted collectives (broadcast, reduce, gather, scatter) have a root "
+                            "with no global rank here (their group's ranks are unknown): no comm_src written, the "
+                            "simulator takes the group's first member\n",
+                            stats.roots_unknown, stats.rooted_collectives));
 }
 
 }  // namespace snr::et_convert

@@ -46,6 +46,8 @@ struct PytorchConvertStats {
   size_t c10d_collectives = 0;         // c10d:: collective ops with no record_param_comms below (gloo)
   size_t backend_collective_work = 0;  // gloo:* records of a collective's execution, not emitted
   size_t orphan_nodes = 0;             // parent id not in the trace (treated as roots)
+  size_t rooted_collectives = 0;       // broadcast, reduce, gather, scatter
+  size_t roots_unknown = 0;            // ... whose root has no global rank here (no comm_src written)
   size_t data_deps = 0;
   size_t ctrl_deps = 0;
   size_t stream_deps = 0;

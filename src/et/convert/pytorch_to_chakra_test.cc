@@ -1,5 +1,6 @@
 #include "et/convert/pytorch_to_chakra.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,6 +118,43 @@ TEST(PytorchToChakra, SendRecvTagsCountPerPeer) {
   EXPECT_EQ(recv.comm_dst, 0);
   EXPECT_EQ(recv.comm_tag, 0);
   EXPECT_EQ(node_with_id(graph, 5).comm_tag, 1);  // second send 0 -> 1
+}
+
+// PyTorch records a rooted collective's root in the rank field
+// (opts.rootRank, a rank of its group): it is not the trace's own rank, and
+// it becomes the node's comm_src as a global rank, through the group's
+// ranks where process_group:init lists them.
+TEST(PytorchToChakra, RootedCollectivesNameTheirRoot) {
+  const auto record = [](int id, const char* pg, int rank, const char* name) {
+    return fmt::format(R"({{"id": {}, "name": "record_param_comms", "ctrl_deps": 2, "inputs": {{"values": )"
+                       R"([[[1,1,0,8,4,"cuda:1"]], {}, ["{}", "default"], {}, "{}", [], [], 2], "shapes": )"
+                       R"([[[8]],[],[],[],[],[],[],[]], "types": ["GenericList[Tensor(float)]","Int",)"
+                       R"("Tuple[String,String]","Int","String","GenericList[]","GenericList[]","Int"]}}, )"
+                       R"("outputs": {{}}, "attrs": []}})",
+                       id, id, pg, rank, name);
+  };
+  const std::string text =
+      std::string(R"({"nodes": [)") +
+      R"({"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1, "inputs": {}, )"
+      R"("outputs": {}, "attrs": []},)"
+      R"({"id": 9, "name": "## process_group:init ##", "ctrl_deps": 1, "inputs": {"values": ["[{\"pg_name\": )"
+      R"(\"7\", \"backend_config\": \"cuda:nccl\", \"ranks\": [2, 3], \"group_size\": 2}]"], "shapes": [[]], )"
+      R"("types": ["String"]}, "outputs": {}, "attrs": []},)" +
+      record(3, "0", 1, "all_gather") + "," + record(4, "0", 0, "broadcast") + "," + record(5, "7", 1, "broadcast") +
+      "," + record(6, "8", 0, "reduce") + "]}";
+  const auto trace = pytorch::parse_host_trace_text(text, "rooted.json");
+  PytorchConvertStats stats;
+  const auto graph = convert_pytorch_trace(trace, {}, stats);
+  // The all-gather's rank field (1) is the trace's rank; the broadcast's 0 is its root.
+  EXPECT_EQ(graph.rank, 1);
+  EXPECT_EQ(stats.rank_source, "inferred: the rank field of 1 collective record(s)");
+  EXPECT_EQ(node_with_id(graph, 3).comm_src, -1);
+  EXPECT_EQ(node_with_id(graph, 4).comm_src, 0);  // the default group: global = group rank
+  EXPECT_EQ(node_with_id(graph, 5).comm_src, 3);  // rank 1 of group 7 = [2, 3]
+  EXPECT_EQ(node_with_id(graph, 6).comm_src, -1);  // group 8's ranks unknown
+  EXPECT_EQ(stats.rooted_collectives, 3u);
+  EXPECT_EQ(stats.roots_unknown, 1u);
+  EXPECT_NE(describe(stats).find("1 of 3 rooted collectives"), std::string::npos) << describe(stats);
 }
 
 TEST(PytorchToChakra, CyclicParentsDoNotHang) {
