@@ -40,11 +40,14 @@ int run_train(const TrainArgs& a) {
     j["block_forward_s"] = r.block_forward_s;
     j["block_backward_s"] = r.block_backward_s;
     j["pipeline_p2p_s"] = r.pipeline_p2p_s;
+    j["head_s"] = r.head_s;
     j["microbatches"] = r.microbatches;
     j["blocks_per_device"] = r.blocks_per_device;
+    j["model_flops_per_device"] = r.model_flops_per_device;
     j["mfu"] = r.mfu;
     j["memory"] = memory_json(r.memory);
     j["kernels"] = kernel_times_json(r.kernels);
+    j["head_kernels"] = kernel_times_json(r.head_kernels);
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("{}: {} devices = tp {} x pp {} (interleave {}) x dp {}, {}, recompute {}\n", model.name, p.devices,

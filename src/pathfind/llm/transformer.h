@@ -132,7 +132,9 @@ struct IterationPrediction {
   double optimizer_s = 0;
   uint64_t microbatches = 0;
   uint64_t blocks_per_device = 0;
-  double model_flops_per_device = 0;  // 6 * params * tokens share, without recompute
+  // Forward (x3 in training) GEMM flops of a device's blocks, plus 1/p of
+  // the output layer's; no recompute (docs/pathfind.md, "MFU").
+  double model_flops_per_device = 0;
   double mfu = 0;                     // model flops / (iteration * peak)
   std::vector<KernelTime> kernels;    // one block
   std::vector<KernelTime> head_kernels;  // output layer and loss (last stage)
