@@ -142,9 +142,10 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     std::iota(every_npu.begin(), every_npu.end(), 0u);
     if (world->second != every_npu) {
       result.notes.push_back(fmt::format(
-          "communicator group '{}' lists {} of the {} NPUs, but pg_name '{}' means every NPU (PyTorch's default "
-          "group, as ASTRA-sim reads it): its collectives ran on all of them; give the group another name to use it",
-          kWorldGroupName, world->second.size(), network.npus_count(), kWorldGroupName));
+          "communicator group '{}' is not the {} NPUs in order (it lists {}), but pg_name '{}' means every NPU "
+          "(PyTorch's default group, as ASTRA-sim reads it): its collectives ran on all of them in order; give the "
+          "group another name to use it",
+          kWorldGroupName, network.npus_count(), world->second.size(), kWorldGroupName));
     }
   }
   if (system.trace_enabled) {
