@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -48,20 +47,6 @@ struct SimOptions {
   std::string logical_topology;
 };
 
-// A real number in [min, max]; NaN and infinities are refused (CLI::Range
-// lets NaN through).
-CLI::Validator finite_range(double min, double max) {
-  return CLI::Validator(
-      [min, max](std::string& text) -> std::string {
-        double value = 0;
-        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < min || value > max) {
-          return fmt::format("value {} is out of range: valid {:g} .. {:g}", text, min, max);
-        }
-        return {};
-      },
-      fmt::format("FLOAT in [{:g} - {:g}]", min, max));
-}
-
 void add_sim_options(CLI::App* sub, SimOptions& opts) {
   sub->add_option("--workload-configuration", opts.inputs.workload_prefix,
                   "Chakra trace prefix: files <prefix>.<rank>.et, one per NPU")->required();
@@ -97,12 +82,12 @@ void add_sim_options(CLI::App* sub, SimOptions& opts) {
   // ASTRA-sim's remaining options (analytical frontends, 2.x).
   sub->add_option("--compute-scale", opts.inputs.scales.compute,
                   "multiplies every compute node's duration (default 1)")
-      ->check(finite_range(0, snr::dsim::kMaxScale));
+      ->check(snr::cli::in_real_range(0, snr::dsim::kMaxScale));
   sub->add_option("--comm-scale", opts.inputs.scales.comm, "multiplies every communication size (default 1)")
-      ->check(finite_range(1e-9, snr::dsim::kMaxScale));
+      ->check(snr::cli::in_real_range(1e-9, snr::dsim::kMaxScale));
   sub->add_option("--injection-scale", opts.inputs.injection_scale,
                   "multiplies the system configuration's endpoint-delay, as ASTRA-sim does (default 1)")
-      ->check(finite_range(0, 1e6));
+      ->check(snr::cli::in_real_range(0, 1e6));
   sub->add_option("--num-queues-per-dim", opts.num_queues_per_dim,
                   "collective queues per dimension; only ASTRA-sim's default 1 is modelled")
       ->check(CLI::Range(1, 1 << 16));

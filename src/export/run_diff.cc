@@ -1,10 +1,8 @@
 #include "export/run_diff.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <vector>
 
 #include "metrics/run_metrics.h"
 
@@ -26,30 +24,21 @@ std::map<std::string, int64_t> named_values(rundb::RunDbReader& run, const std::
 // WAIT after its last DMA completed (a semaphore another chip signals)
 // is no DMA's.
 int64_t charged_dma_wait_stall(rundb::RunDbReader& run) {
+  Statement issuers(run.db(), "SELECT COALESCE(MAX(chip), -1) + 1 FROM dmas");
+  metrics::RunMetricsBuilder builder(issuers.next() ? static_cast<uint32_t>(issuers.integer(0)) : 0, 1);
   Statement rows(run.db(),
                  "SELECT dma_id, chip, wait_chip, wait_step, base_done_cycle, transfer_end_cycle, wait_start_cycle, "
                  "wait_end_cycle FROM dmas WHERE wait_end_cycle IS NOT NULL ORDER BY dma_id");
-  struct Waited {
-    uint32_t chip;
-    metrics::RunMetricsBuilder::WaitKey wait;
-    metrics::WaitedDma dma;
-  };
-  std::vector<Waited> waited;
-  uint32_t chips = 0;
   while (rows.next()) {
-    Waited w;
-    w.chip = static_cast<uint32_t>(rows.integer(1));
-    w.wait = {static_cast<uint32_t>(rows.integer(2)), static_cast<uint64_t>(rows.integer(3))};
-    w.dma.dma_id = static_cast<uint64_t>(rows.integer(0));
-    w.dma.base_done_cycle = static_cast<uint64_t>(rows.integer(4));
-    w.dma.transfer_end_cycle = static_cast<uint64_t>(rows.integer(5));
-    w.dma.wait_start_cycle = static_cast<uint64_t>(rows.integer(6));
-    w.dma.wait_end_cycle = static_cast<uint64_t>(rows.integer(7));
-    chips = std::max(chips, w.chip + 1);
-    waited.push_back(w);
+    metrics::WaitedDma dma;
+    dma.dma_id = static_cast<uint64_t>(rows.integer(0));
+    dma.base_done_cycle = static_cast<uint64_t>(rows.integer(4));
+    dma.transfer_end_cycle = static_cast<uint64_t>(rows.integer(5));
+    dma.wait_start_cycle = static_cast<uint64_t>(rows.integer(6));
+    dma.wait_end_cycle = static_cast<uint64_t>(rows.integer(7));
+    builder.waited_dma(static_cast<uint32_t>(rows.integer(1)),
+                       {static_cast<uint32_t>(rows.integer(2)), static_cast<uint64_t>(rows.integer(3))}, dma);
   }
-  metrics::RunMetricsBuilder builder(chips, 1);
-  for (const Waited& w : waited) builder.waited_dma(w.chip, w.wait, w.dma);
   int64_t total = 0;
   for (const metrics::ChipMetrics& chip : builder.finish(0).chips) {
     total += static_cast<int64_t>(chip.dma_base_stall_cycles + chip.dma_transfer_stall_cycles);

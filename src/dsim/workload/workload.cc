@@ -53,12 +53,14 @@ bool holds_lane(const WorkNode& node) {
   return node.node_class != NodeClass::kInstant && node.action != NodeAction::kRecv;
 }
 
-uint64_t trace_duration_ns(const ChakraProtoMsg::Node& proto) {
+// A node timed by its trace duration (ASTRA-sim's issue_replay): 1 ns when
+// it has none.
+uint64_t replayed_duration_ns(const ChakraProtoMsg::Node& proto) {
   if (proto.duration_micros() > kMaxNodeNs / 1000) {
     throw Error(fmt::format("duration_micros {} is out of range: valid 0 .. 2^60 ns (about 36 years)",
                             proto.duration_micros()));
   }
-  return proto.duration_micros() * 1000;
+  return std::max<uint64_t>(proto.duration_micros() * 1000, 1);
 }
 
 // replay-only (ASTRA-sim's issue_replay): every node takes its trace
@@ -68,7 +70,7 @@ uint64_t trace_duration_ns(const ChakraProtoMsg::Node& proto) {
 // receives none.
 void make_replayed(WorkNode& node, const ChakraProtoMsg::Node& proto, bool cpu) {
   node.replayed = true;
-  node.duration_ns = std::max<uint64_t>(trace_duration_ns(proto), 1);
+  node.duration_ns = replayed_duration_ns(proto);
   switch (proto.type()) {
     case ChakraProtoMsg::COMP_NODE: node.action = NodeAction::kCompute; break;
     case ChakraProtoMsg::COMM_COLL_NODE: node.action = NodeAction::kCollective; break;
@@ -97,10 +99,9 @@ void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, cons
     case ChakraProtoMsg::COMP_NODE: {
       node.action = NodeAction::kCompute;
       node.node_class = cpu ? NodeClass::kCpu : NodeClass::kGpuCompute;
-      // ASTRA-sim's issue_comp / issue_replay: the roofline times GPU nodes
-      // only (a CPU op is replayed), from both num_ops and tensor_size; a
-      // tensor_size of 0 marks an invalid node, finished at once; a replayed
-      // node without a duration takes 1 ns.
+      // ASTRA-sim's issue_comp: the roofline times GPU nodes only (a CPU op
+      // is replayed), from both num_ops and tensor_size; a tensor_size of 0
+      // marks an invalid node, finished at once.
       if (system.roofline_enabled && !cpu) {
         const auto ops = view.num_ops();
         const auto bytes = view.tensor_size_bytes();
@@ -115,7 +116,7 @@ void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, cons
           node.duration_ns = roofline_ns(system, *ops, *bytes);
         }
       } else {
-        node.duration_ns = std::max<uint64_t>(trace_duration_ns(proto), 1);
+        node.duration_ns = replayed_duration_ns(proto);
       }
       break;
     }
