@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "formats/rundb/load.h"
 #include "metrics/run_metrics.h"
 
 namespace snr::exporter {
@@ -98,6 +99,8 @@ nlohmann::json rows_json(const std::vector<DiffRow>& rows) {
 }  // namespace
 
 RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
+  rundb::check_run_db(a.path());
+  rundb::check_run_db(b.path());
   RunDiff diff;
   diff.a_source = a.meta_value("source");
   diff.b_source = b.meta_value("source");

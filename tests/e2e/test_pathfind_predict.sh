@@ -162,4 +162,26 @@ status=0
 "$SNR" pathfind predict --hw a100-80gb --model "$EX/gpt3-175B-train.yaml" --parallelism tp=8 >"$WORK/oom.txt" || status=$?
 ((status == 3)) || fail "expected exit 3 for out of memory, got $status"
 expect_contains "$WORK/oom.txt" "OUT OF MEMORY"
+
+# A network tier's latency once per operation and its traffic factors:
+# the written device.yaml carries them (the presets' 10 us per operation),
+# Calculon's 1.5x reduce-scatter makes a sequence-parallel step slower, and
+# factors or latencies out of range are refused at their key.
+"$SNR" pathfind predict --hw a100-80gb --model "$EX/gpt3-175B-train.yaml" \
+  --parallelism tp=8,pp=8,dp=1,sp,recompute=selective -o "$WORK/tiers" >/dev/null
+expect_contains "$WORK/tiers/device.yaml" "operation_latency: 10000000ps"
+sed 's/operation_latency: 10000000ps}/operation_latency: 10000000ps, traffic: {reduce_scatter: {scalar: 1.5, offset: -1}, all_gather: {scalar: 1.5, offset: -1}}}/' \
+  "$WORK/tiers/device.yaml" >"$WORK/calculon_tiers.yaml"
+"$SNR" pathfind predict --hw "$WORK/calculon_tiers.yaml" --model "$EX/gpt3-175B-train.yaml" \
+  --parallelism tp=8,pp=8,dp=1,sp,recompute=selective --json >"$WORK/calculon_tiers.json"
+python3 - "$WORK/tiers/prediction.json" "$WORK/calculon_tiers.json" <<'PY'
+import json, sys
+ring, calculon = (json.load(open(f))["time_s"] for f in sys.argv[1:])
+assert calculon > ring, (ring, calculon)
+PY
+for bad in "traffic: {all_reduce: {scalar: 0}}" "traffic: {all_reduce: {scalar: 2, offset: -3}}" "operation_latency: 10"; do
+  sed "s/operation_latency: 10000000ps}/$bad}/" "$WORK/tiers/device.yaml" >"$WORK/bad_tier.yaml"
+  expect_fail "$SNR" pathfind predict --hw "$WORK/bad_tier.yaml" --model "$EX/gemm-8k.yaml" --parallelism RC-4-2-d1-p1
+  expect_contains "$WORK/expect_fail.out" "device.network[0]."
+done
 echo ok

@@ -73,6 +73,17 @@ summary = {row["key"]: row["value"] for row in json.load(open(f"{sys.argv[1]}/su
 ops = sum(int(row["dma_stall_cycles"]) for row in csv.DictReader(open(f"{sys.argv[1]}/ops.csv")))
 assert ops == summary["dma_stall_cycles"], (ops, summary["dma_stall_cycles"])
 PY
+# A damaged run.db is refused naming the row, not analyzed into negative
+# times: a negative issue cycle, a WAIT step no instruction has.
+cp "$WORK/a.db" "$WORK/damaged.db"
+sqlite3 "$WORK/damaged.db" "UPDATE instructions SET issue_cycle = -5 WHERE step = 1"
+expect_fail "$SNR" analyze "$WORK/damaged.db" -o "$WORK/damaged_report" --no-verify
+expect_contains "$WORK/expect_fail.out" "instructions: row 2: issue_cycle is -5"
+cp "$WORK/a.db" "$WORK/damaged.db"
+sqlite3 "$WORK/damaged.db" "UPDATE dmas SET wait_step = 999999999 WHERE wait_step IS NOT NULL"
+expect_fail "$SNR" export "$WORK/damaged.db" --perfetto "$WORK/damaged.json"
+expect_contains "$WORK/expect_fail.out" "is waited for at step 999999999, which is no instruction"
+[[ ! -e "$WORK/damaged.json" ]] || fail "a refused run.db left a half-written export"
 expect_fail "$SNR" replay "$WORK/ring.snr" -o "$WORK/bad.db" --set dma.no_such_key=1
 [[ ! -e "$WORK/bad.db" ]] || fail "failed replay left a run.db"
 # An output that is the input (by any path) is refused and the input kept:

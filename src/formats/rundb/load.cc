@@ -356,4 +356,8 @@ RunData load_run_data(const std::string& path, const LoadOptions& options) {
   return data;
 }
 
+void check_run_db(const std::string& path) {
+  (void)load_run_data(path, {.dependencies = false, .vmem_runs = false, .semaphores = false});
+}
+
 }  // namespace snr::rundb

@@ -29,4 +29,9 @@ struct LoadOptions {
 };
 RunData load_run_data(const std::string& path, const LoadOptions& options = {});
 
+// The checks load_run_data makes, for readers that query the database
+// directly (snr diff, the Perfetto export): throws snr::Error as it does.
+// Reads the instructions, unit intervals and DMAs once.
+void check_run_db(const std::string& path);
+
 }  // namespace snr::rundb
