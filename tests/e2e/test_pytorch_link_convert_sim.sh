@@ -203,6 +203,16 @@ make_rank "$T" "$WORK/b1.json" 1 "" broadcast
 "$SNR" et convert "$WORK/b0.json" "$WORK/b1.json" -o "$WORK/bc" >/dev/null
 "$SNR" et jsonize "$WORK/bc.0.et" -o "$WORK/bc.json" >/dev/null
 [[ "$(grep -c '"int64Val": "5"' "$WORK/bc.json")" == 10 ]] || fail "expected 10 BROADCAST nodes"
+# Each names its root (the record's rank field) as comm_src; rank 1's trace
+# is rank 1 although its records say 0 (that 0 is the root).
+python3 - "$WORK/bc.json" <<'PY' || fail "broadcast roots"
+import json, sys
+for node in json.load(open(sys.argv[1]))["nodes"]:
+    attrs = {a["name"]: [v for k, v in a.items() if k != "name"][0] for a in node.get("attr", [])}
+    if attrs.get("comm_type") == "5":
+        assert int(attrs.get("comm_src", -1)) == 0, node
+PY
+[[ -e "$WORK/bc.1.et" ]] || fail "rank 1's broadcast trace was not written as rank 1"
 sim "$WORK/bc" 2 "$WORK/bc_out" >"$WORK/sim.out"
 # 4 bytes in 4 chunks (Ring_4chunks) is below one byte per NPU: the chunking
 # rule (as for all-reduce) pads each chunk to 2 bytes, 8 bytes per broadcast.
