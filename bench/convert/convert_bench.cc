@@ -49,17 +49,15 @@ pytorch::HostTrace synthetic_linked_trace(size_t ops) {
     op.op_schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor";
     op.ts_ns = static_cast<int64_t>(i) * 10'000;
     op.dur_ns = 8'000;
-    const std::string dtype = "Tensor(float)";
+    // A value's views must outlive the trace: its texts go into the trace's pool.
+    pytorch::TextPool& pool = *trace.text_pool;
+    const std::string_view dtype = pool.intern("Tensor(float)");
+    const std::string_view shape = pool.intern(nlohmann::json::array({32, 32}).dump());
     for (uint64_t t : {i, ops + i % 16}) {
-      pytorch::HostValue v{dtype, nlohmann::json::array({t, t, 0, 1024, 4, "cuda:0"}).dump(),
-                           nlohmann::json::array({32, 32}).dump(), "null"};
-      op.inputs.push_back(v);
-      op.input_tensors.push_back({t, t, 0, 1024, 4, "cuda:0", 4096});
+      op.inputs.push_back({dtype, pool.intern(nlohmann::json::array({t, t, 0, 1024, 4, "cuda:0"}).dump()), shape, "null"});
     }
-    pytorch::HostValue out{dtype, nlohmann::json::array({i + 1, i + 1, 0, 1024, 4, "cuda:0"}).dump(),
-                           nlohmann::json::array({32, 32}).dump(), "null"};
-    op.outputs.push_back(out);
-    op.output_tensors.push_back({i + 1, i + 1, 0, 1024, 4, "cuda:0", 4096});
+    op.outputs.push_back(
+        {dtype, pool.intern(nlohmann::json::array({i + 1, i + 1, 0, 1024, 4, "cuda:0"}).dump()), shape, "null"});
     if (i % 64 == 63) op.syncs.push_back({"cudaDeviceSynchronize", op.ts_ns.value() + 7'000, -1});
     trace.nodes.push_back(std::move(op));
   }

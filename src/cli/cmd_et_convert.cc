@@ -85,7 +85,8 @@ void convert_pytorch(const ConvertArgs& args) {
   std::vector<std::function<void()>> jobs;
   for (size_t i = 0; i < count; ++i) {
     jobs.emplace_back([&, i] {
-      traces[i] = snr::pytorch::read_host_trace(args.inputs[i]);
+      // The converter writes no strides or extra attributes back.
+      traces[i] = snr::pytorch::read_host_trace(args.inputs[i], {.keep_strides = false, .keep_extra_attrs = false});
       snr::et_convert::PytorchConvertOptions options;
       options.rank = args.rank;
       graphs[i] = snr::et_convert::convert_pytorch_trace(traces[i], options, stats[i]);

@@ -1,5 +1,8 @@
 #include "et/convert/chakra_output.h"
 
+#include <memory>
+#include <string_view>
+
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_writer.h"
 #include "formats/chakra/rank_files.h"
@@ -54,7 +57,28 @@ ChakraProtoMsg::Node to_chakra_node(const ConvertedNode& node) {
   return out;
 }
 
+namespace {
+
+// Sets `field` of `out` (inputs or outputs) to the three texts, reusing
+// `kept`, the message `out` held before it was cleared, when there is one.
+template <auto kSetAllocated>
+void set_io(ChakraProtoMsg::Node& out, std::unique_ptr<ChakraProtoMsg::IOInfo>& kept, std::string_view values,
+            std::string_view shapes, std::string_view types) {
+  if (!kept) kept = std::make_unique<ChakraProtoMsg::IOInfo>();
+  kept->set_values(values.data(), values.size());
+  kept->set_shapes(shapes.data(), shapes.size());
+  kept->set_types(types.data(), types.size());
+  (out.*kSetAllocated)(kept.release());
+}
+
+}  // namespace
+
 void fill_chakra_node(const ConvertedNode& node, ChakraProtoMsg::Node& out) {
+  // Node::Clear() deletes the inputs and outputs messages (proto3 singular
+  // fields) and their strings; taken out first and given back, they keep
+  // their storage for the next node when `out` is refilled.
+  std::unique_ptr<ChakraProtoMsg::IOInfo> inputs(out.has_inputs() ? out.release_inputs() : nullptr);
+  std::unique_ptr<ChakraProtoMsg::IOInfo> outputs(out.has_outputs() ? out.release_outputs() : nullptr);
   out.Clear();
   out.set_id(node.id);
   out.set_name(node.name);
@@ -64,14 +88,12 @@ void fill_chakra_node(const ConvertedNode& node, ChakraProtoMsg::Node& out) {
   if (node.start_time_micros) out.set_start_time_micros(*node.start_time_micros);
   out.set_duration_micros(node.duration_micros);
   if (!node.input_types.empty()) {
-    out.mutable_inputs()->set_values(node.input_values.data(), node.input_values.size());
-    out.mutable_inputs()->set_shapes(node.input_shapes.data(), node.input_shapes.size());
-    out.mutable_inputs()->set_types(node.input_types.data(), node.input_types.size());
+    set_io<&ChakraProtoMsg::Node::set_allocated_inputs>(out, inputs, node.input_values, node.input_shapes,
+                                                         node.input_types);
   }
   if (!node.output_types.empty()) {
-    out.mutable_outputs()->set_values(node.output_values.data(), node.output_values.size());
-    out.mutable_outputs()->set_shapes(node.output_shapes.data(), node.output_shapes.size());
-    out.mutable_outputs()->set_types(node.output_types.data(), node.output_types.size());
+    set_io<&ChakraProtoMsg::Node::set_allocated_outputs>(out, outputs, node.output_values, node.output_shapes,
+                                                          node.output_types);
   }
   if (node.is_cpu_op) chakra::set_is_cpu_op(out, *node.is_cpu_op);
   switch (node.type) {

@@ -113,8 +113,8 @@ bool classify_comm_kernel(std::string_view kernel_name, CommKind& kind, Collecti
 
 CommRecord read_comm_record(const pytorch::HostNode& node, const pytorch::HostTrace& trace) {
   CommRecord record;
-  for (const auto& t : node.input_tensors) record.input_bytes += t.size_bytes;
-  for (const auto& t : node.output_tensors) record.output_bytes += t.size_bytes;
+  record.input_bytes = pytorch::tensor_bytes(node.inputs);
+  record.output_bytes = pytorch::tensor_bytes(node.outputs);
   // The first String input naming a known operation.
   size_t name_index = node.inputs.size();
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -172,8 +172,8 @@ CommRecord read_c10d_op(const pytorch::HostNode& node) {
   record.collective = type;
   record.op_name = std::string(node.name);
   record.from_c10d_op = true;
-  for (const auto& t : node.input_tensors) record.input_bytes += t.size_bytes;
-  for (const auto& t : node.output_tensors) record.output_bytes += t.size_bytes;
+  record.input_bytes = pytorch::tensor_bytes(node.inputs);
+  record.output_bytes = pytorch::tensor_bytes(node.outputs);
   return record;
 }
 

@@ -47,7 +47,7 @@ pytorch::HostNode record(std::vector<pytorch::HostValue> inputs) {
 TEST(CommRecord, ReadsOlderLayoutAndResolvesGroup) {
   pytorch::HostTrace trace;
   trace.process_groups.push_back({"0", "cuda:nccl", 82149104, {}, 2});
-  auto node = record({{"GenericList[Tensor(float)]", "[]", "null", "null"},
+  auto node = record({{"GenericList[Tensor(float)]", R"([[1,2,0,1,4,"cuda:0"]])", "[[1]]", "null"},
                       {"Int", "12", "null", "null"},
                       {"Int", "82149104", "null", "null"},
                       {"Int", "0", "null", "null"},
@@ -55,7 +55,6 @@ TEST(CommRecord, ReadsOlderLayoutAndResolvesGroup) {
                       {"GenericList[]", "[]", "null", "null"},
                       {"GenericList[]", "[]", "null", "null"},
                       {"Int", "2", "null", "null"}});
-  node.input_tensors.push_back({1, 2, 0, 1, 4, "cuda:0", 4});
   const auto r = read_comm_record(node, trace);
   EXPECT_EQ(r.kind, CommKind::kCollective);
   EXPECT_EQ(r.collective, CollectiveType::kAllGather);

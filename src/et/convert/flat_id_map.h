@@ -18,7 +18,7 @@ class FlatIdMap {
 
   // Keeps the first index given for an id, as std::unordered_map::emplace.
   void emplace(int64_t id, size_t index) {
-    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.size() * 2);
+    if (4 * (size_ + 1) > 3 * slots_.size()) rehash(slots_.size() * 2);
     Slot& slot = slots_[position(slots_, id)];
     if (slot.index != kEmpty) return;
     slot = {id, index};
@@ -40,9 +40,13 @@ class FlatIdMap {
     size_t index = kEmpty;
   };
 
+  // At most three quarters full: linear probing stays short (about 1.5
+  // probes a hit and 2.5 a miss at half full, where a table sized by powers
+  // of two mostly is), and a table twice as large would be fresh memory to
+  // fault in for little.
   static size_t capacity_for(size_t count) {
     size_t capacity = 16;
-    while (capacity < 2 * count) capacity *= 2;
+    while (3 * capacity < 4 * count) capacity *= 2;
     return capacity;
   }
 

@@ -107,6 +107,27 @@ void sort_by_id(std::vector<std::pair<uint64_t, size_t>>& pairs) {
   }
 }
 
+// The users of each node (dependency -> users), each list in the order its
+// edges were found: one array for all (a counting sort of the edges by
+// dependency) instead of a vector per node.
+class Users {
+ public:
+  Users(size_t nodes, const std::vector<std::pair<size_t, size_t>>& edges) : begin_(nodes + 1, 0) {
+    for (const auto& edge : edges) ++begin_[edge.first + 1];
+    for (size_t i = 0; i < nodes; ++i) begin_[i + 1] += begin_[i];
+    list_.resize(edges.size());
+    std::vector<size_t> next(begin_.begin(), begin_.end() - 1);
+    for (const auto& [dependency, user] : edges) list_[next[dependency]++] = user;
+  }
+  [[nodiscard]] std::span<const size_t> of(size_t node) const {
+    return {list_.data() + begin_[node], begin_[node + 1] - begin_[node]};
+  }
+
+ private:
+  std::vector<size_t> begin_;  // node i's users: list_[begin_[i], begin_[i + 1])
+  std::vector<size_t> list_;
+};
+
 // Parent-chain structure of the host trace, by vector index.
 class HostTree {
  public:
@@ -378,6 +399,7 @@ class Converter {
     std::unordered_map<uint64_t, uint64_t> last_cpu_on_thread;   // tid -> node id
     std::unordered_map<uint64_t, std::vector<SyncWait>> pending_sync;  // by tid
     std::unordered_map<TensorKey, uint64_t, TensorKeyHash> producer;
+    std::vector<std::pair<uint64_t, uint64_t>> tensors;  // (tensor, storage) ids of one node's inputs or outputs
     std::unordered_map<int64_t, uint64_t> comm_by_seq;
     std::vector<std::vector<size_t>> syncs_of(n);
     // Syncs made directly in a scope (not inside any emitted op) apply to the
@@ -464,11 +486,15 @@ class Converter {
         });
       }
 
-      for (const auto& tensor : source.input_tensors) {
-        const auto it = producer.find({tensor.tensor_id, tensor.storage_id});
+      tensors.clear();
+      pytorch::find_tensor_ids(source.inputs, tensors);
+      for (const auto& [tensor, storage] : tensors) {
+        const auto it = producer.find({tensor, storage});
         if (it != producer.end() && it->second != id) add_unique(node.data_deps, it->second);
       }
-      for (const auto& tensor : source.output_tensors) producer[{tensor.tensor_id, tensor.storage_id}] = id;
+      tensors.clear();
+      pytorch::find_tensor_ids(source.outputs, tensors);
+      for (const auto& [tensor, storage] : tensors) producer[{tensor, storage}] = id;
 
       // Synchronising calls inside this op: the thread's next CPU op waits
       // for every device node launched before the call, on the streams it covers.
@@ -586,7 +612,7 @@ class Converter {
       return *index_of.find(static_cast<int64_t>(id));
     };
     std::vector<size_t> pending(nodes_.size(), 0);
-    std::vector<std::vector<size_t>> users(nodes_.size());
+    std::vector<std::pair<size_t, size_t>> edges;  // (dependency, user), as found
     for (size_t i = 0; i < nodes_.size(); ++i) {
       auto& deps = nodes_[i].data_deps;
       std::erase_if(deps, [&](uint64_t d) {
@@ -597,7 +623,7 @@ class Converter {
       // The data deps, then each control dep that is not among them or
       // before it: every dependency once.
       const auto depend_on = [&](uint64_t d) {
-        users[index(d)].push_back(i);
+        edges.emplace_back(index(d), i);
         ++pending[i];
       };
       for (uint64_t d : deps) depend_on(d);
@@ -607,6 +633,8 @@ class Converter {
         depend_on(*c);
       }
     }
+    const Users users(nodes_.size(), edges);
+    edges = {};
     using Entry = std::pair<uint64_t, size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -620,7 +648,7 @@ class Converter {
     while (!ready.empty()) {
       const size_t i = ready.top().second;
       ready.pop();
-      for (size_t u : users[i]) {
+      for (size_t u : users.of(i)) {
         if (--pending[u] == 0) ready.push({nodes_[u].id, u});
       }
       order.push_back(i);
@@ -647,11 +675,11 @@ class Converter {
   // Names the nodes of one cycle among those left unsorted: from any of
   // them, follow an unsorted dependency until a node repeats. (nodes_ still
   // holds every unsorted node: only sorted ones were moved out.)
-  std::string describe_cycle(const std::vector<size_t>& pending, const std::vector<std::vector<size_t>>& users) const {
+  std::string describe_cycle(const std::vector<size_t>& pending, const Users& users) const {
     std::vector<std::vector<size_t>> unsorted_deps(nodes_.size());
     for (size_t d = 0; d < nodes_.size(); ++d) {
       if (pending[d] == 0) continue;
-      for (size_t u : users[d]) {
+      for (size_t u : users.of(d)) {
         if (pending[u] != 0) unsorted_deps[u].push_back(d);
       }
     }

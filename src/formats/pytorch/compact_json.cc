@@ -92,6 +92,21 @@ bool scan_string(const char*& p, const char* end, bool& escaped) {
   }
 }
 
+// The most common number: "0" or up to 18 digits not starting with 0 (so it
+// fits int64_t), not followed by a fraction or an exponent. False (and `p`
+// unmoved) for anything else, which scan_number reads in general.
+inline bool scan_plain_integer(const char*& p, const char* end) {
+  const char* q = p;
+  if (q >= end || *q < '0' || *q > '9') return false;
+  if (*q++ != '0') {
+    while (q < end && is_digit(*q)) ++q;
+    if (q - p > 18) return false;
+  }
+  if (q < end && (*q == '.' || *q == 'e' || *q == 'E')) return false;
+  p = q;
+  return true;
+}
+
 // Reads the number at `p` into `n` as OndemandWalker::number does. Its
 // compact text is the token itself for integers; for other numbers it is
 // what nlohmann writes for the double, put in `*rewritten` (when given) if it
@@ -174,7 +189,13 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
         return true;
       }
       while (true) {
-        if (!scan_value<kEmit>(p, end, depth + 1, compact, out)) return false;
+        // Plain integers (shapes, strides, tensor values) without a call.
+        const char* const element = p;
+        if (scan_plain_integer(p, end)) {
+          emit({element, static_cast<size_t>(p - element)});
+        } else if (!scan_value<kEmit>(p, end, depth + 1, compact, out)) {
+          return false;
+        }
         const JsonSeparator next = after_json_element(p, end, ']', compact);
         if (next == JsonSeparator::kInvalid) return false;
         if (next == JsonSeparator::kClosed) {
@@ -214,6 +235,12 @@ bool scan_value(const char*& p, const char* end, size_t depth, bool& compact, st
       }
     }
     default: {
+      // Most values are short unsigned integers (tensor ids, shapes): their
+      // text is the token, with no sign, fraction or exponent to look at.
+      if (scan_plain_integer(p, end)) {
+        emit({start, static_cast<size_t>(p - start)});
+        return true;
+      }
       if constexpr (kEmit) {
         std::string rewritten;
         if (!scan_number(p, end, nullptr, &rewritten, compact)) return false;

@@ -148,7 +148,7 @@ bool HostNodeScanner::read_argument_object(const char*& p, ArgumentLists& lists)
     if (key == "values") return read_list(q, lists.values);
     if (key == "shapes") return read_list(q, lists.shapes);
     if (key == "types") return read_list(q, lists.types);
-    if (key == "strides") return read_list(q, lists.strides);
+    if (key == "strides") return options_.keep_strides ? read_list(q, lists.strides) : skip_value(q);
     return skip_value(q);
   });
 }
@@ -211,6 +211,8 @@ void HostNodeScanner::add_common_attr(const char* begin, const char* end, std::s
   if (const ScalarField scalar = scalar_field_of(name); scalar != ScalarField::kNone) {
     raw.attrs.push_back({scalar, raw.attr_values.size(), value_text.size(), {}});
     raw.attr_values.append(value_text);
+  } else if (!options_.keep_extra_attrs) {
+    // Left out: read and checked only.
   } else if (compact && value_text.data() > begin && value_text.data() < end) {
     raw.attrs.push_back({ScalarField::kNone, 0, 0, pool_.intern({begin, static_cast<size_t>(end - begin)})});
   } else {

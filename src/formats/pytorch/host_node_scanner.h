@@ -41,6 +41,9 @@ class HostNodeScanner {
 
   explicit HostNodeScanner(TextPool& pool) : pool_(pool) {}
 
+  // Strides and extra attributes left out are only validated, not kept.
+  void set_options(const HostReadOptions& options) { options_ = options; }
+
   // Reads the node whose text starts at `at` (an element of "nodes") into
   // `raw` and `node`, scanning no further than `end`; returns one past the
   // node, or npos when it declines (then `raw` and `node` are to be reset).
@@ -54,6 +57,7 @@ class HostNodeScanner {
  private:
   const char* end_ = nullptr;
   TextPool& pool_;
+  HostReadOptions options_;
   std::string scratch_;  // a value's compact text when it is not already written so
   std::string object_;   // an unknown attribute's sorted object
   bool last_value_rewritten_ = false;  // canonical's last value was not compact

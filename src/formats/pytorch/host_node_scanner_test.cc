@@ -171,7 +171,7 @@ TEST(HostNodeScanner, TensorsReadTheSameInEveryForm) {
       R"j("shapes":[[2,2],[4],[2.0,2],[],[18446744073709551615,2],[3,2],[2,-1],"x",[3]]}}]})j",
       "mem");
   ASSERT_EQ(trace.nodes.size(), 1u);
-  const auto& tensors = trace.nodes[0].input_tensors;
+  const auto tensors = find_tensors(trace.nodes[0].inputs, trace.text_pool.get());
   ASSERT_EQ(tensors.size(), 9u);
   EXPECT_EQ(tensors[0].tensor_id, 1u);
   EXPECT_EQ(tensors[0].offset, 3u);
@@ -183,6 +183,7 @@ TEST(HostNodeScanner, TensorsReadTheSameInEveryForm) {
   EXPECT_EQ(tensors[2].device, "cpu");
   EXPECT_EQ(tensors[2].size_bytes, 16u);
   EXPECT_EQ(tensors[3].device, "a\"b");
+  EXPECT_EQ(find_tensors(trace.nodes[0].inputs, nullptr)[3].device, "");  // escaped: needs a pool
   EXPECT_EQ(tensors[3].size_bytes, 4u);  // [] is one element
   EXPECT_EQ(tensors[4].device, "");
   EXPECT_EQ(tensors[4].size_bytes, (std::numeric_limits<uint64_t>::max() * 2) * 4);
@@ -190,6 +191,10 @@ TEST(HostNodeScanner, TensorsReadTheSameInEveryForm) {
   EXPECT_EQ(tensors[6].size_bytes, 8u);   // a shape that is not all counts: num_elem x elem_bytes
   EXPECT_EQ(tensors[7].size_bytes, 8u);
   EXPECT_EQ(tensors[8].size_bytes, 24u);  // unknown dtype: 3 x 8
+  std::vector<std::pair<uint64_t, uint64_t>> ids;  // the cheaper reading finds the same tensors
+  find_tensor_ids(trace.nodes[0].inputs, ids);
+  ASSERT_EQ(ids.size(), tensors.size());
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], std::pair(tensors[i].tensor_id, tensors[i].storage_id));
 }
 
 TEST(HostNodeScanner, RepeatedIdsAreSkippedDenseOrSparse) {
@@ -221,6 +226,8 @@ TEST(HostNodeScanner, TwoHalvesReadAsOne) {
     nodes += (id == 1 ? "\n" : ",\n");
     if (id == 25) {
       nodes += R"j({"id":3,"name":"again"})j";  // a repeat of the first half's id
+    } else if (id == 26) {
+      nodes += R"j({"id":4.0,"name":"again, written otherwise"})j";  // its record keeps the id as written
     } else if (id == 28) {
       nodes += R"j({"name":"no id"})j";
     } else if (id == 30) {
@@ -240,13 +247,17 @@ TEST(HostNodeScanner, TwoHalvesReadAsOne) {
   const std::string text = R"j({"schema":"1.1.1","nodes":[)j" + nodes + "\n]}";
   expect_same_reading(text);
   const HostTrace trace = detail::parse_host_trace_text(text, "mem", 64, NodeReading::kScanFirstSplit);
-  ASSERT_EQ(trace.skipped.size(), 2u);
+  ASSERT_EQ(trace.skipped.size(), 3u);
   EXPECT_EQ(trace.skipped[0].index, 24u);
+  EXPECT_EQ(trace.skipped[0].id, "3");
   EXPECT_EQ(trace.skipped[0].reason, "duplicate id");
-  EXPECT_EQ(trace.skipped[1].index, 27u);
+  EXPECT_EQ(trace.skipped[1].index, 25u);
+  EXPECT_EQ(trace.skipped[1].id, "4.0");
+  EXPECT_EQ(trace.skipped[1].reason, "duplicate id");
+  EXPECT_EQ(trace.skipped[2].index, 27u);
   ASSERT_EQ(trace.process_groups.size(), 1u);
   EXPECT_EQ(trace.process_groups[0].ranks, (std::vector<int64_t>{0, 1}));
-  EXPECT_EQ(trace.nodes.size(), 38u);
+  EXPECT_EQ(trace.nodes.size(), 37u);
   EXPECT_EQ(trace.nodes.back().id, 40u);
 
   // The cut guessed inside a node ("},\n{" between two attributes): the

@@ -219,16 +219,18 @@ std::string HostNodeWalk::finish_node(RawNode& raw, HostNode& node) {
     // 1.0.2+ layout: a list where an object belongs counts as no lists.
     if (!raw.inputs_object) raw.inputs.reset();
     if (!raw.outputs_object) raw.outputs.reset();
-    problem = read_values(raw.inputs, node.inputs, node.input_tensors, pool_);
+    problem = read_values(raw.inputs, node.inputs, pool_, options_.keep_strides);
     if (!problem.empty()) return "inputs: " + problem;
-    problem = read_values(raw.outputs, node.outputs, node.output_tensors, pool_);
+    problem = read_values(raw.outputs, node.outputs, pool_, options_.keep_strides);
     if (!problem.empty()) return "outputs: " + problem;
     // Sized once: the lists' memory is not given back as they grow.
-    node.extra_attrs.reserve(static_cast<size_t>(
-        std::count_if(raw.attrs.begin(), raw.attrs.end(), [](const RawAttr& attr) { return !attr.whole.empty(); })));
+    if (options_.keep_extra_attrs) {
+      node.extra_attrs.reserve(static_cast<size_t>(std::count_if(
+          raw.attrs.begin(), raw.attrs.end(), [](const RawAttr& attr) { return !attr.whole.empty(); })));
+    }
     for (const RawAttr& attr : raw.attrs) {
       if (!attr.whole.empty()) {
-        node.extra_attrs.push_back(attr.whole);
+        if (options_.keep_extra_attrs) node.extra_attrs.push_back(attr.whole);
       } else {
         apply_scalar(attr.scalar, std::string_view(raw.attr_values).substr(attr.value_begin, attr.value_size),
                      node, pool_);
@@ -236,9 +238,9 @@ std::string HostNodeWalk::finish_node(RawNode& raw, HostNode& node) {
     }
   } else {
     // 1.0.1 layout.
-    problem = read_values(raw.flat_inputs, node.inputs, node.input_tensors, pool_);
+    problem = read_values(raw.flat_inputs, node.inputs, pool_, options_.keep_strides);
     if (!problem.empty()) return "inputs: " + problem;
-    problem = read_values(raw.flat_outputs, node.outputs, node.output_tensors, pool_);
+    problem = read_values(raw.flat_outputs, node.outputs, pool_, options_.keep_strides);
     if (!problem.empty()) return "outputs: " + problem;
     for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"}) {
       for (size_t i = 0; i < raw.flat_scalar_count; ++i) {

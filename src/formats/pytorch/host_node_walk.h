@@ -32,6 +32,7 @@ class HostNodeWalk : protected OndemandWalker {
   std::string finish_node(RawNode& raw, HostNode& node);
 
   TextPool& pool_;
+  HostReadOptions options_;  // what finish_node leaves out
 
  private:
   // `depth`: the list's own nesting depth (the root object is 0).

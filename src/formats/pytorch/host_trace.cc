@@ -42,8 +42,12 @@ class HostReader : private detail::HostNodeWalk {
   // structural character) and string buffer a few megabytes.
   static constexpr size_t kWindowBytes = 4 << 20;
 
-  HostReader(std::string_view text, const std::string& source, size_t window_bytes = kWindowBytes)
-      : HostReader(text, source, window_bytes, std::make_shared<TextPool>()) {}
+  HostReader(std::string_view text, const std::string& source, size_t window_bytes = kWindowBytes,
+             const HostReadOptions& options = {})
+      : HostReader(text, source, window_bytes, std::make_shared<TextPool>()) {
+    options_ = options;
+    scanner_.set_options(options);
+  }
 
   HostTrace read(std::string& text) {
     // Room for simdjson's padding first: growing `text` later would move it
@@ -154,7 +158,7 @@ class HostReader : private detail::HostNodeWalk {
       // decided here, with the whole list's indices) and the trace is what
       // one reading front to back gives. Otherwise the other reader is
       // stopped and this one goes on alone.
-      HostReader second(text, source_, window_bytes_);
+      HostReader second(text, source_, window_bytes_, options_);
       second.segment_ = std::make_unique<Segment>();
       second.mapped_ = mapped_;
       NodeScan second_scan;
@@ -210,6 +214,7 @@ class HostReader : private detail::HostNodeWalk {
     const size_t first = at;
     size_t released = at;
     bool reserved = false;
+    if (mapped_ != nullptr) mapped_->populate(at, window_bytes_);
     while (true) {
       if (stop != nullptr && stop->stop_requested()) return {};
       raw_.reset();
@@ -239,6 +244,7 @@ class HostReader : private detail::HostNodeWalk {
           segment_ ? mapped_->release_range(released, at) : mapped_->release_before(at);
         }
         released = at;
+        if (mapped_ != nullptr) mapped_->populate(at, window_bytes_);
         if (!reserved) {
           // The node list sized once from the first window's nodes per byte,
           // generously: growing it would briefly hold its old and new
@@ -249,7 +255,6 @@ class HostReader : private detail::HostNodeWalk {
           trace_.nodes.reserve(expected + 16);
           advise_huge_pages(trace_.nodes.data(), trace_.nodes.capacity() * sizeof(HostNode));
           seen_ids_.reserve(expected + 16);
-          if (segment_) segment_->elements.reserve(expected + 16);
         }
       }
     }
@@ -418,17 +423,27 @@ class HostReader : private detail::HostNodeWalk {
     std::string problem = finish_node(raw, node);
     if (segment_) {
       // A second reader's node: whether it stays is decided in the merge.
-      if (problem.empty()) trace_.nodes.push_back(std::move(node));
-      segment_->elements.push_back({index, raw.id_text, std::move(problem)});
+      // Its id is kept as written only where that is not its digits (5.0),
+      // for the record of a duplicate.
+      if (problem.empty()) {
+        trace_.nodes.push_back(std::move(node));
+        if (raw.id_text.find_first_not_of("0123456789") != std::string::npos) {
+          segment_->id_texts.emplace_back(index, raw.id_text);
+        }
+      } else {
+        segment_->problems.push_back({index, raw.id_text, std::move(problem)});
+      }
       return;
     }
-    keep_or_skip(node, index, raw.id_text, std::move(problem));
+    keep_or_skip(node, index, [&] { return raw.id_text; }, std::move(problem));
   }
 
-  void keep_or_skip(HostNode& node, size_t index, const std::string& id_text, std::string problem) {
+  // `id_text()`: the node's id as written, asked for only when it is skipped.
+  template <typename IdText>
+  void keep_or_skip(HostNode& node, size_t index, IdText&& id_text, std::string problem) {
     if (problem.empty() && !seen_ids_.insert(node.id)) problem = "duplicate id";
     if (!problem.empty()) {
-      trace_.skipped.push_back({index, id_text, std::move(problem)});
+      trace_.skipped.push_back({index, std::string(id_text()), std::move(problem)});
     } else {
       if (node.name == "## process_group:init ##") read_process_groups(node, index, trace_);
       trace_.nodes.push_back(std::move(node));
@@ -439,11 +454,23 @@ class HostReader : private detail::HostNodeWalk {
   void merge(HostReader& second) {
     const size_t first_index = next_index_;
     trace_.nodes.reserve(trace_.nodes.size() + second.trace_.nodes.size());
+    // The second reader's positions in order: each one is its next problem
+    // or else its next node.
     auto node = second.trace_.nodes.begin();
+    auto problem = second.segment_->problems.begin();
+    auto id_text = second.segment_->id_texts.begin();
     HostNode skipped;
-    for (Segment::Element& element : second.segment_->elements) {
-      HostNode& read = element.problem.empty() ? *node++ : skipped;
-      keep_or_skip(read, first_index + element.index, element.id_text, std::move(element.problem));
+    for (size_t k = 0; k < second.next_index_; ++k) {
+      if (problem != second.segment_->problems.end() && problem->index == k) {
+        keep_or_skip(skipped, first_index + k, [&] { return problem->id_text; }, std::move(problem->problem));
+        ++problem;
+        continue;
+      }
+      HostNode& read = *node++;
+      const bool written_otherwise = id_text != second.segment_->id_texts.end() && id_text->first == k;
+      keep_or_skip(read, first_index + k,
+                   [&] { return written_otherwise ? id_text->second : std::to_string(read.id); }, "");
+      if (written_otherwise) ++id_text;
     }
     next_index_ = first_index + second.next_index_;
     pool_.adopt(std::move(*second.trace_.text_pool));
@@ -452,14 +479,16 @@ class HostReader : private detail::HostNodeWalk {
 
   static constexpr std::string_view kEmptyMessage = "not JSON: the document is empty";
 
-  // A second reader's elements, in list order (its nodes are trace_.nodes).
+  // What a second reader keeps beside its nodes (trace_.nodes), by position
+  // in its part of the list (every position not a problem is its next node).
   struct Segment {
-    struct Element {
-      size_t index;  // in the second reader's part of the list
+    struct Problem {
+      size_t index;
       std::string id_text;
-      std::string problem;  // "": a node
+      std::string problem;
     };
-    std::vector<Element> elements;
+    std::vector<Problem> problems;  // records that are not nodes, in order
+    std::vector<std::pair<size_t, std::string>> id_texts;  // nodes whose id is written otherwise than its digits
   };
   std::unique_ptr<Segment> segment_;  // set in a second reader only
 
@@ -495,10 +524,10 @@ namespace {
 // walk alone reads the text again: its trace, or its error message, is the
 // reader's, as before the scanner existed.
 HostTrace read_text(std::string& text, const std::string& source, size_t window_bytes, detail::NodeReading reading,
-                    MappedText* mapped = nullptr) {
+                    MappedText* mapped = nullptr, const HostReadOptions& options = {}) {
   if (reading != detail::NodeReading::kWalkOnly) {
     try {
-      if (auto trace = HostReader(text, source, window_bytes)
+      if (auto trace = HostReader(text, source, window_bytes, options)
                            .read_scanned(mapped ? mapped->text() : text, mapped,
                                          reading == detail::NodeReading::kScanFirstSplit)) {
         return std::move(*trace);
@@ -506,8 +535,8 @@ HostTrace read_text(std::string& text, const std::string& source, size_t window_
     } catch (const Error&) {
     }
   }
-  if (mapped != nullptr) return HostReader(mapped->text(), source, window_bytes).read_mapped(*mapped);
-  return HostReader(text, source, window_bytes).read(text);
+  if (mapped != nullptr) return HostReader(mapped->text(), source, window_bytes, options).read_mapped(*mapped);
+  return HostReader(text, source, window_bytes, options).read(text);
 }
 
 }  // namespace
@@ -532,19 +561,20 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
   return read_text(owned, source_name, window_bytes, reading);
 }
 
-HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes, NodeReading reading) {
+HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes, NodeReading reading,
+                          const HostReadOptions& options) {
   if (auto mapped = MappedText::map_plain(path)) {
     reject_tar_archive(mapped->text(), path.string());
     std::string unused;
-    return read_text(unused, path.string(), window_bytes, reading, mapped.get());
+    return read_text(unused, path.string(), window_bytes, reading, mapped.get(), options);
   }
   std::string text = read_maybe_gzip(path);
-  return read_text(text, path.string(), window_bytes, reading);
+  return read_text(text, path.string(), window_bytes, reading, nullptr, options);
 }
 }  // namespace detail
 
-HostTrace read_host_trace(const std::filesystem::path& path) {
-  return detail::read_host_trace(path, HostReader::kWindowBytes);
+HostTrace read_host_trace(const std::filesystem::path& path, const HostReadOptions& options) {
+  return detail::read_host_trace(path, HostReader::kWindowBytes, detail::NodeReading::kScanFirst, options);
 }
 
 }  // namespace snr::pytorch

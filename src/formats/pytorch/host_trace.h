@@ -27,8 +27,10 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,7 +48,7 @@ struct TensorRef {
   uint64_t offset = 0;
   uint64_t num_elem = 0;
   uint64_t elem_bytes = 0;
-  std::string_view device;  // in the trace's TextPool
+  std::string_view device;  // in the trace's TextPool or the pool given to find_tensors
   // Bytes from the recorded shape and dtype (shape product x dtype size),
   // falling back to num_elem x elem_bytes when the dtype is unknown.
   uint64_t size_bytes = 0;
@@ -86,7 +88,6 @@ struct HostNode {
   // from `lists`, its trace's ListArena; copies of it use the heap.
   explicit HostNode(ListArena* lists)
       : inputs(ListAllocator<HostValue>(lists)), outputs(ListAllocator<HostValue>(lists)),
-        input_tensors(ListAllocator<TensorRef>(lists)), output_tensors(ListAllocator<TensorRef>(lists)),
         extra_attrs(ListAllocator<std::string_view>(lists)) {}
 
   uint64_t id = 0;
@@ -101,8 +102,6 @@ struct HostNode {
   std::string_view op_schema;  // in the trace's TextPool
   ArenaList<HostValue> inputs;
   ArenaList<HostValue> outputs;
-  ArenaList<TensorRef> input_tensors;   // every tensor found in inputs, in order
-  ArenaList<TensorRef> output_tensors;  // every tensor found in outputs, in order
   // Attributes of the 1.0.2+ "attrs" list that have no field above, verbatim
   // as compact JSON objects (in the trace's TextPool).
   ArenaList<std::string_view> extra_attrs;
@@ -150,9 +149,17 @@ struct HostTrace {
   std::shared_ptr<ListArena> list_arena = std::make_shared<ListArena>();
 };
 
+// What a reader may leave out of the nodes: what only writing the trace
+// back needs (`snr et link` writes it; the converter does not). Left out or
+// not, every value is read and checked the same way.
+struct HostReadOptions {
+  bool keep_strides = true;      // else every HostValue::stride is "null"
+  bool keep_extra_attrs = true;  // else every HostNode::extra_attrs is empty
+};
+
 HostTrace parse_host_trace(const nlohmann::json& document, const std::string& source_name);
 HostTrace parse_host_trace_text(std::string_view text, const std::string& source_name);
-HostTrace read_host_trace(const std::filesystem::path& path);
+HostTrace read_host_trace(const std::filesystem::path& path, const HostReadOptions& options = {});
 
 namespace detail {
 // How the nodes of a window are read: by the scanner that takes the common
@@ -170,8 +177,21 @@ HostTrace parse_host_trace_text(std::string_view text, const std::string& source
 // read_host_trace with the same window choice (a plain file is mapped and
 // handed back a window at a time; gzip is inflated into memory).
 HostTrace read_host_trace(const std::filesystem::path& path, size_t window_bytes,
-                          NodeReading reading = NodeReading::kScanFirst);
+                          NodeReading reading = NodeReading::kScanFirst, const HostReadOptions& options = {});
 }  // namespace detail
+
+// The tensors in `values` (a node's inputs or outputs), in order: each
+// Tensor argument and each tensor inside a list argument. Found when asked
+// for, not when the trace is read: a converter needs the tensors of a few
+// nodes only. A device name written with escapes is unescaped into `pool`
+// (left empty without one); others are views of the value texts.
+void find_tensors(std::span<const HostValue> values, std::vector<TensorRef>& out, TextPool* pool);
+std::vector<TensorRef> find_tensors(std::span<const HostValue> values, TextPool* pool);
+// The sum of size_bytes over find_tensors(values).
+uint64_t tensor_bytes(std::span<const HostValue> values);
+// Appends (tensor_id, storage_id) of each tensor find_tensors finds, at a
+// fraction of its cost (no sizes, no devices).
+void find_tensor_ids(std::span<const HostValue> values, std::vector<std::pair<uint64_t, uint64_t>>& out);
 
 // Bytes per element of a dtype as it appears in "Tensor(<dtype>)"; 0 if unknown.
 uint64_t dtype_size_bytes(std::string_view dtype);

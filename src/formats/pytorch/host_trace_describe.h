@@ -11,6 +11,19 @@
 
 namespace snr::pytorch {
 
+// What a reading with `options` leaves of `trace` (read with everything).
+inline HostTrace without_left_out(HostTrace trace, const HostReadOptions& options) {
+  for (auto& node : trace.nodes) {
+    for (auto* values : {&node.inputs, &node.outputs}) {
+      for (auto& v : *values) {
+        if (!options.keep_strides) v.stride = "null";
+      }
+    }
+    if (!options.keep_extra_attrs) node.extra_attrs.clear();
+  }
+  return trace;
+}
+
 inline std::string describe_host_trace(const HostTrace& trace) {
   std::string out = fmt::format("{} {} {} {} {}\n", trace.schema, trace.pid, trace.rank.value_or(-1), trace.linked,
                                 trace.root_fields.dump());
@@ -28,8 +41,8 @@ inline std::string describe_host_trace(const HostTrace& trace) {
     for (const auto* values : {&n.inputs, &n.outputs}) {
       for (const auto& v : *values) out += fmt::format(" v {} {} {} {}\n", v.type, v.value, v.shape, v.stride);
     }
-    for (const auto* tensors : {&n.input_tensors, &n.output_tensors}) {
-      for (const auto& t : *tensors) {
+    for (const auto* values : {&n.inputs, &n.outputs}) {
+      for (const auto& t : find_tensors(*values, trace.text_pool.get())) {
         out += fmt::format(" t {} {} {} {} {} {} {}\n", t.tensor_id, t.storage_id, t.offset, t.num_elem, t.elem_bytes,
                            t.device, t.size_bytes);
       }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "common/error.h"
 #include "formats/pytorch/gzip_for_tests.h"
 #include "formats/pytorch/host_trace.h"
+#include "formats/pytorch/host_trace_describe.h"
 #include "formats/pytorch/json_windows.h"
 #include "formats/pytorch/mapped_text.h"
 #include "formats/pytorch/text_pool.h"
@@ -48,7 +50,7 @@ std::string describe(const HostTrace& trace) {
     for (const auto* values : {&n.inputs, &n.outputs}) {
       for (const auto& v : *values) out += fmt::format(" {} {} {} {}\n", v.type, v.value, v.shape, v.stride);
     }
-    for (const auto& t : n.input_tensors) out += fmt::format(" t {} {}\n", t.tensor_id, t.size_bytes);
+    for (const auto& t : find_tensors(n.inputs, nullptr)) out += fmt::format(" t {} {}\n", t.tensor_id, t.size_bytes);
     for (const auto& a : n.extra_attrs) out += fmt::format(" a {}\n", a);
   }
   return out;
@@ -146,6 +148,12 @@ TEST(HostTraceFile, MappedTextHandsPagesBackAndReadsThemAgain) {
   mapped->begin_pass();
   mapped->release_before(12345);
   EXPECT_EQ(mapped->text(), bytes);
+  // Pages mapped ahead, the range clipped to the text wherever it ends.
+  mapped->release_before(mapped->text().size());
+  mapped->populate(100, 4096);
+  mapped->populate(bytes.size() - 10, std::numeric_limits<size_t>::max());
+  mapped->populate(bytes.size() + 4096, 1);
+  EXPECT_EQ(mapped->text(), bytes);
 
   const TempFile empty("");
   EXPECT_FALSE(MappedText::map_plain(empty.path()));
@@ -164,6 +172,43 @@ TEST(HostTraceFile, MappedFileReadsTheSameTraceWhateverTheWindow) {
   // After a NUL byte the document ends, as it does in memory.
   const TempFile with_nul(text + std::string(3, '\0') + "garbage");
   EXPECT_EQ(describe(detail::read_host_trace(with_nul.path(), 700)), expected);
+}
+
+TEST(HostTraceFile, LeavingOutStridesAndExtraAttributesLeavesTheRest) {
+  // A node the scanner reads, one with what it leaves to the walk (1e5, an
+  // attribute with its keys in another order), and a 1.0.1 node; strides
+  // and unknown attributes on the first two.
+  const std::string text =
+      R"j({"schema":"1.1.1","nodes":[)j"
+      R"j({"id":2,"name":"aten::add","ctrl_deps":1,"inputs":{"values":[[3,4,0,4,4,"cuda:0"],1],)j"
+      R"j("shapes":[[2,2],[]],"types":["Tensor(float)","Int"],"strides":[[2,1],[]]},)j"
+      R"j("outputs":{"values":[[5,6,0,4,4,"cuda:0"]],"shapes":[[2,2]],"types":["Tensor(float)"],"strides":[[2,1]]},)j"
+      R"j("attrs":[{"name":"rf_id","type":"uint64","value":9},{"name":"kernel_file","type":"string","value":"x"}]},)j"
+      R"j({"id":3,"name":"walked","inputs":{"values":[ 1e5 ],"shapes":[[]],"types":["Double"],"strides":[[]]},)j"
+      R"j("attrs":[{"name":"tid","type":"uint64","value":2},{"type":"string","value":"y","name":"odd"}]},)j"
+      R"j({"id":4,"name":"old","parent":1,"inputs":[7],"input_shapes":[[]],"input_types":["Int"]}]})j";
+  const TempFile file(text);
+  const HostReadOptions leave_out{.keep_strides = false, .keep_extra_attrs = false};
+  const HostTrace full = parse_host_trace_text(text, "mem");
+  ASSERT_EQ(full.nodes.size(), 3u);
+  ASSERT_EQ(full.nodes[0].extra_attrs.size(), 1u);
+  ASSERT_EQ(full.nodes[1].extra_attrs.size(), 1u);
+  EXPECT_EQ(full.nodes[0].inputs[0].stride, "[2,1]");
+  const std::string expected = describe_host_trace(without_left_out(full, leave_out));
+  for (const auto reading : {detail::NodeReading::kScanFirst, detail::NodeReading::kScanFirstSplit,
+                             detail::NodeReading::kWalkOnly}) {
+    for (const size_t window_bytes : {size_t{1}, size_t{1} << 22}) {
+      const HostTrace read = detail::read_host_trace(file.path(), window_bytes, reading, leave_out);
+      EXPECT_EQ(describe_host_trace(read), expected) << window_bytes;
+      EXPECT_TRUE(read.nodes[0].extra_attrs.empty());
+      EXPECT_EQ(read.nodes[0].inputs[0].stride, "null");
+      EXPECT_EQ(read.nodes[0].inputs[0].shape, "[2,2]");
+    }
+  }
+  // Only strides left out: the attributes stay.
+  const HostReadOptions strides_only{.keep_strides = false, .keep_extra_attrs = true};
+  EXPECT_EQ(describe_host_trace(read_host_trace(file.path(), strides_only)),
+            describe_host_trace(without_left_out(full, strides_only)));
 }
 
 std::string error_of(const std::function<void()>& read) {

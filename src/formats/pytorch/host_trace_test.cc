@@ -31,11 +31,14 @@ TEST(HostTrace, ReadsFlatSchema101) {
   EXPECT_EQ(add.parent_id, 2u);
   EXPECT_EQ(add.rf_id, 1u);
   EXPECT_EQ(add.tid, 1u);
-  ASSERT_EQ(add.input_tensors.size(), 2u);
-  EXPECT_EQ(add.input_tensors[1].tensor_id, 3u);
-  EXPECT_EQ(add.input_tensors[1].size_bytes, 16u);  // 2x2 float
-  ASSERT_EQ(add.output_tensors.size(), 1u);
-  EXPECT_EQ(add.output_tensors[0].device, "cuda:0");
+  const auto inputs = find_tensors(add.inputs, nullptr);
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[1].tensor_id, 3u);
+  EXPECT_EQ(inputs[1].size_bytes, 16u);  // 2x2 float
+  EXPECT_EQ(tensor_bytes(add.inputs), inputs[0].size_bytes + 16u);
+  const auto outputs = find_tensors(add.outputs, nullptr);
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].device, "cuda:0");
   EXPECT_TRUE(trace.skipped.empty());
 }
 
@@ -49,8 +52,9 @@ TEST(HostTrace, ReadsNestedSchema102WithProcessGroups) {
   EXPECT_EQ(trace.process_groups[0].ranks, (std::vector<int64_t>{0, 1}));
   const HostNode& comm = trace.nodes[2];
   EXPECT_EQ(comm.rf_id, 2u);
-  ASSERT_EQ(comm.input_tensors.size(), 1u);
-  EXPECT_EQ(comm.input_tensors[0].size_bytes, 64u);  // 16 floats inside a GenericList
+  const auto tensors = find_tensors(comm.inputs, nullptr);
+  ASSERT_EQ(tensors.size(), 1u);
+  EXPECT_EQ(tensors[0].size_bytes, 64u);  // 16 floats inside a GenericList
 }
 
 TEST(HostTrace, SkipsAndCountsBadRecords) {
@@ -125,8 +129,9 @@ TEST(HostTrace, WindowedWalkReadsTheSameTrace) {
     EXPECT_EQ(trace->pid, 5);
     ASSERT_EQ(trace->nodes.size(), 2u);
     EXPECT_EQ(trace->nodes[1].id, 3u);
-    ASSERT_EQ(trace->nodes[0].input_tensors.size(), 1u);
-    EXPECT_EQ(trace->nodes[0].input_tensors[0].size_bytes, 16u);
+    const auto tensors = find_tensors(trace->nodes[0].inputs, nullptr);
+    ASSERT_EQ(tensors.size(), 1u);
+    EXPECT_EQ(tensors[0].size_bytes, 16u);
     ASSERT_EQ(trace->skipped.size(), 2u);
     EXPECT_EQ(trace->skipped[0].reason, "duplicate id");
     EXPECT_EQ(trace->skipped[1].index, 2u);
@@ -169,8 +174,9 @@ TEST(HostTrace, RealTracesAllSchemas) {
   // First aten::as_strided (id 12): input 0 is a 1024x1024 float tensor.
   const auto& as_strided = linear_trace.nodes[1];
   EXPECT_EQ(as_strided.id, 12u);
-  ASSERT_FALSE(as_strided.input_tensors.empty());
-  EXPECT_EQ(as_strided.input_tensors[0].size_bytes, 1024u * 1024u * 4u);
+  const auto tensors = find_tensors(as_strided.inputs, nullptr);
+  ASSERT_FALSE(tensors.empty());
+  EXPECT_EQ(tensors[0].size_bytes, 1024u * 1024u * 4u);
 }
 
 }  // namespace

@@ -111,9 +111,13 @@ bool plain_shape_elements(std::string_view shape, uint64_t& elements) {
   return false;
 }
 
-// `value` is in `pool`, so a device written without escapes is a view of it.
+// A device written without escapes is a view of `value`; one with escapes is
+// unescaped into `pool` (left empty without a pool). Without kSized only the
+// numbers are read: no device, no size_bytes (whether the value is a tensor
+// does not depend on them).
+template <bool kSized>
 bool tensor_from_value(std::string_view type, std::string_view value, std::string_view shape, TensorRef& out,
-                       TextPool& pool) {
+                       TextPool* pool) {
   // Reused across calls (this is a leaf of collect_tensors' recursion): one
   // pair of lists per tensor was most of the reader's remaining allocations.
   thread_local std::vector<std::string_view> fields;
@@ -127,13 +131,17 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
     for (size_t i = 0; i < 5; ++i) {
       if (!json_text_to_uint64(fields[i], numbers[i])) return false;
     }
-    out.device = fields.size() > 5 ? pool.intern(json_text_string(fields[5]).value_or("")) : std::string_view();
+    if constexpr (kSized) {
+      out.device = fields.size() > 5 && pool != nullptr ? pool->intern(json_text_string(fields[5]).value_or(""))
+                                                        : std::string_view();
+    }
   }
   out.tensor_id = numbers[0];
   out.storage_id = numbers[1];
   out.offset = numbers[2];
   out.num_elem = numbers[3];
   out.elem_bytes = numbers[4];
+  if constexpr (!kSized) return true;
   const auto open = type.find('(');
   const auto close = type.rfind(')');
   uint64_t element_bytes = 0;
@@ -162,12 +170,14 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
   return true;
 }
 
-void collect_tensors(std::string_view type, std::string_view value, std::string_view shape,
-                     ArenaList<TensorRef>& out, TextPool& pool, int depth) {
+// Calls `found(tensor)` for each tensor of one argument, in order.
+template <bool kSized, typename Found>
+void collect_tensors(std::string_view type, std::string_view value, std::string_view shape, Found& found,
+                     TextPool* pool, int depth) {
   if (depth > 16) return;  // lists of lists this deep do not occur; stop runaway input
   if (type.starts_with("Tensor(") || type == "Tensor") {
     TensorRef tensor;
-    if (tensor_from_value(type, value, shape, tensor, pool)) out.push_back(tensor);
+    if (tensor_from_value<kSized>(type, value, shape, tensor, pool)) found(tensor);
     return;
   }
   const auto open = type.find('[');
@@ -191,11 +201,34 @@ void collect_tensors(std::string_view type, std::string_view value, std::string_
     first = false;
     std::string_view element_shape;
     if (!shapes.is_array() || !shapes.next(element_shape)) element_shape = "null";
-    collect_tensors(element_type, element, element_shape, out, pool, depth + 1);
+    collect_tensors<kSized>(element_type, element, element_shape, found, pool, depth + 1);
   }
 }
 
 }  // namespace
+
+void find_tensors(std::span<const HostValue> values, std::vector<TensorRef>& out, TextPool* pool) {
+  const auto found = [&](const TensorRef& tensor) { out.push_back(tensor); };
+  for (const HostValue& v : values) collect_tensors<true>(v.type, v.value, v.shape, found, pool, 0);
+}
+
+std::vector<TensorRef> find_tensors(std::span<const HostValue> values, TextPool* pool) {
+  std::vector<TensorRef> out;
+  find_tensors(values, out, pool);
+  return out;
+}
+
+uint64_t tensor_bytes(std::span<const HostValue> values) {
+  uint64_t bytes = 0;
+  const auto found = [&](const TensorRef& tensor) { bytes += tensor.size_bytes; };
+  for (const HostValue& v : values) collect_tensors<true>(v.type, v.value, v.shape, found, nullptr, 0);
+  return bytes;
+}
+
+void find_tensor_ids(std::span<const HostValue> values, std::vector<std::pair<uint64_t, uint64_t>>& out) {
+  const auto found = [&](const TensorRef& tensor) { out.emplace_back(tensor.tensor_id, tensor.storage_id); };
+  for (const HostValue& v : values) collect_tensors<false>(v.type, v.value, v.shape, found, nullptr, 0);
+}
 
 uint64_t dtype_size_bytes(std::string_view dtype) {
   for (const auto& entry : kDtypeSizes) {
@@ -207,18 +240,13 @@ uint64_t dtype_size_bytes(std::string_view dtype) {
 namespace detail {
 
 // Reads one argument list; returns an error reason or "".
-std::string read_values(const ArgumentLists& lists, ArenaList<HostValue>& out, ArenaList<TensorRef>& tensors,
-                        TextPool& pool) {
+std::string read_values(const ArgumentLists& lists, ArenaList<HostValue>& out, TextPool& pool, bool keep_strides) {
   if (!lists.values.present && !lists.types.present) return "";
   if (!lists.values.is_list || !lists.types.is_list) return "values/types are not lists";
   const auto& values = lists.values.elements;
   const auto& types = lists.types.elements;
   if (values.size() != types.size()) return fmt::format("{} values but {} types", values.size(), types.size());
   out.reserve(values.size());
-  // Room for one tensor per tensor argument (lists of tensors add more).
-  size_t plain_tensors = 0;
-  for (const std::string_view type : types) plain_tensors += type.starts_with("\"Tensor");
-  tensors.reserve(tensors.size() + plain_tensors);
   for (size_t i = 0; i < values.size(); ++i) {
     HostValue v;
     const std::string_view type_text = types[i];
@@ -233,8 +261,7 @@ std::string read_values(const ArgumentLists& lists, ArenaList<HostValue>& out, A
     }
     v.value = lists.values.elements[i];
     if (i < lists.shapes.elements.size()) v.shape = lists.shapes.elements[i];
-    if (i < lists.strides.elements.size()) v.stride = lists.strides.elements[i];
-    collect_tensors(v.type, v.value, v.shape, tensors, pool, 0);
+    if (keep_strides && i < lists.strides.elements.size()) v.stride = lists.strides.elements[i];
     out.push_back(std::move(v));
   }
   return "";

@@ -1,6 +1,7 @@
 // Internal to the host-trace reader: a node's argument lists as compact
-// JSON text, the tensors found in them, and the scalar fields a node may
-// carry either flat (schema 1.0.1) or as attributes (1.0.2+).
+// JSON text and the scalar fields a node may carry either flat (schema
+// 1.0.1) or as attributes (1.0.2+). (The tensors in argument values are
+// found on demand: find_tensors in host_trace.h.)
 #pragma once
 
 #include <algorithm>
@@ -100,10 +101,10 @@ struct RawNode {
   }
 };
 
-// Turns argument lists into values and the tensors in them (the types,
-// unescaped, interned in `pool`); returns an error reason or "".
-std::string read_values(const ArgumentLists& lists, ArenaList<HostValue>& out, ArenaList<TensorRef>& tensors,
-                        TextPool& pool);
+// Turns argument lists into values (the types, unescaped, interned in
+// `pool`; strides left "null" without `keep_strides`); returns an error
+// reason or "".
+std::string read_values(const ArgumentLists& lists, ArenaList<HostValue>& out, TextPool& pool, bool keep_strides);
 
 // The scalar node fields (rf_id, tid, op_schema, ...), by name.
 inline bool is_scalar_field(std::string_view name) { return scalar_field_of(name) != ScalarField::kNone; }

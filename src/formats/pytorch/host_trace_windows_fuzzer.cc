@@ -3,7 +3,8 @@
 // trace, or both the same error, and so must the node scanner and the
 // simdjson walk it falls back to (detail::NodeReading). So must reading the
 // same bytes from a file (mapped and handed back a window at a time when
-// plain). A difference aborts.
+// plain), and so, strides and extra attributes aside, must a reading that
+// leaves those out (HostReadOptions). A difference aborts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -41,9 +42,12 @@ std::string read(std::string_view text, const std::string& source, size_t window
       [&] { return snr::pytorch::detail::parse_host_trace_text(text, source, window_bytes, reading); });
 }
 
-std::string read_file(const std::filesystem::path& path, size_t window_bytes) {
-  return describe_or_error([&] { return snr::pytorch::detail::read_host_trace(path, window_bytes); });
+std::string read_file(const std::filesystem::path& path, size_t window_bytes,
+                      NodeReading reading = NodeReading::kScanFirst, const snr::pytorch::HostReadOptions& options = {}) {
+  return describe_or_error([&] { return snr::pytorch::detail::read_host_trace(path, window_bytes, reading, options); });
 }
+
+constexpr snr::pytorch::HostReadOptions kLeaveOut{.keep_strides = false, .keep_extra_attrs = false};
 
 // The file each input is written to, removed when the process exits.
 struct InputFile {
@@ -73,5 +77,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (read(text, path.string(), 1, NodeReading::kScanFirstSplit) != whole) std::abort();
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
   if (read_file(path, 1) != whole) std::abort();
+  // Strides and extra attributes left out, the rest is the same trace (or
+  // the same error).
+  const std::string without = describe_or_error([&] {
+    return snr::pytorch::without_left_out(
+        snr::pytorch::parse_host_trace_text(text, path.string()), kLeaveOut);
+  });
+  if (read_file(path, 1, NodeReading::kScanFirst, kLeaveOut) != without) std::abort();
+  if (read_file(path, std::numeric_limits<size_t>::max(), NodeReading::kScanFirstSplit, kLeaveOut) != without) {
+    std::abort();
+  }
   return 0;
 }

@@ -51,6 +51,19 @@ void MappedText::release_range(size_t begin, size_t end) const {
   (void)::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
+void MappedText::populate(size_t begin, size_t bytes) const {
+#ifdef MADV_POPULATE_READ
+  if (begin >= size_bytes_) return;
+  const auto page_bytes = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t first = begin / page_bytes * page_bytes;
+  const size_t last = bytes > size_bytes_ - begin ? size_bytes_ : begin + bytes;
+  (void)::madvise(const_cast<char*>(data_) + first, last - first, MADV_POPULATE_READ);
+#else
+  (void)begin;
+  (void)bytes;
+#endif
+}
+
 size_t find_nul_releasing(std::string_view text, MappedText* mapped) {
   constexpr size_t kStepBytes = size_t{4} << 20;
   if (mapped != nullptr) mapped->begin_pass();

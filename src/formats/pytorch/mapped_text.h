@@ -33,6 +33,11 @@ class MappedText {
   // Drops the whole pages inside [begin, end), whatever was dropped before;
   // for a second reader of the same mapping (it keeps no cursor).
   void release_range(size_t begin, size_t end) const;
+  // Maps the pages of the `bytes` from `begin` (clipped to the text) into
+  // this process in one call where the kernel can (MADV_POPULATE_READ, Linux
+  // 5.14), so that reading them takes no page fault per 64 KiB; a no-op
+  // elsewhere.
+  void populate(size_t begin, size_t bytes) const;
 
  private:
   MappedText(const char* data, size_t size_bytes) : data_(data), size_bytes_(size_bytes) {}

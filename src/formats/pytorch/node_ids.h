@@ -5,18 +5,20 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
-
-#include "formats/pytorch/json_input.h"
 
 namespace snr::pytorch::detail {
 
-// The node ids seen so far, to skip a repeated one. Trace ids are dense
-// (mostly 0 .. a little over the node count), so they are bits of a bitmap
-// that grows while it stays under kBitsPerId bits an id; any id beyond goes to
-// an open-addressing hash set. Both are checked: an id hashed while the
-// bitmap was smaller may fall inside it later. A hash set alone misses the
-// cache on every node of a large trace.
+// The node ids seen so far, to skip a repeated one. Trace ids are dense in
+// places (0 .. a little over the node count for one trace; one such run per
+// trace where several were merged with offsets), so they are bits of a
+// bitmap of 4 KiB blocks, each allocated when the first id inside it comes:
+// a run of ids costs its own blocks, not a bitmap up to the largest id. The
+// block directory covers ids up to kBitsPerId an id seen (or reserved);
+// any id beyond goes to an open-addressing hash set. Both are checked: an id
+// hashed while the directory was smaller may fall inside it later. A hash
+// set alone misses the cache on every node of a large trace.
 class NodeIds {
  public:
   void reserve(size_t count) {
@@ -26,18 +28,15 @@ class NodeIds {
   // False: `id` was seen before.
   bool insert(uint64_t id) {
     ++count_;
-    if (id >= bitmap_.size() * 64 && id / 64 < (std::max(count_, reserved_) + 4096) * (kBitsPerId / 64)) {
-      size_t words = std::max<size_t>(bitmap_.size() * 2, 1024);
-      while (words * 64 <= id) words *= 2;
-      // Every word is written (zeroed) at once: huge pages make that a few
-      // faults, not one per 4 KiB, where ids are sparse and the map large.
-      bitmap_.reserve(words);
-      advise_huge_pages(bitmap_.data(), words * sizeof(uint64_t));
-      bitmap_.resize(words, 0);
+    const uint64_t block = id / kBlockBits;
+    if (block >= blocks_.size() && id / 64 < (std::max(count_, reserved_) + 4096) * (kBitsPerId / 64)) {
+      blocks_.resize(std::max<size_t>(block + 1, blocks_.size() * 2));
     }
-    if (id < bitmap_.size() * 64) {
+    if (block < blocks_.size()) {
       if (hashed_ != 0 && contains_hashed(id)) return false;
-      uint64_t& word = bitmap_[id / 64];
+      auto& bits = blocks_[block];
+      if (!bits) bits = std::make_unique<uint64_t[]>(kBlockWords);  // zeroed
+      uint64_t& word = bits[id % kBlockBits / 64];
       const uint64_t bit = uint64_t{1} << (id % 64);
       if ((word & bit) != 0) return false;
       word |= bit;
@@ -47,8 +46,10 @@ class NodeIds {
   }
 
  private:
-  static constexpr uint64_t kEmpty = ~uint64_t{0};  // never in the hash set: beyond any bitmap
+  static constexpr uint64_t kEmpty = ~uint64_t{0};  // never in the hash set: beyond any directory
   static constexpr size_t kBitsPerId = 256;
+  static constexpr size_t kBlockWords = 512;  // 4 KiB
+  static constexpr uint64_t kBlockBits = kBlockWords * 64;
 
   static uint64_t mix(uint64_t id) {
     id *= 0x9E3779B97F4A7C15ull;
@@ -93,7 +94,7 @@ class NodeIds {
     }
   }
 
-  std::vector<uint64_t> bitmap_;
+  std::vector<std::unique_ptr<uint64_t[]>> blocks_;  // null: no id seen in the block
   std::vector<uint64_t> slots_;
   size_t count_ = 0, reserved_ = 0, hashed_ = 0;
   bool has_max_id_ = false;
