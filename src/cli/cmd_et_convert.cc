@@ -50,8 +50,11 @@ void print_skipped(const std::string& input, const snr::pytorch::HostTrace& trac
 
 // The job's process groups, across its ranks, into every rank's trace (a
 // METADATA node snr sim reads) and PREFIX.comm_groups.json.
-void write_process_groups(std::vector<snr::et_convert::JobRank>& ranks, const std::string& prefix) {
-  const auto groups = snr::et_convert::unify_process_groups(ranks);
+// `world_size`: the job's ranks (0: one trace of a larger job, sized by what
+// it names).
+void write_process_groups(std::vector<snr::et_convert::JobRank>& ranks, int64_t world_size,
+                          const std::string& prefix) {
+  const auto groups = snr::et_convert::unify_process_groups(ranks, world_size);
   for (const auto& note : groups.notes) fmt::print("process groups: {}\n", note);
   if (groups.groups.empty()) return;
   const std::string path = prefix + ".comm_groups.json";
@@ -89,7 +92,8 @@ void convert_pytorch(const ConvertArgs& args) {
       traces[i] = snr::pytorch::read_host_trace(args.inputs[i], {.keep_strides = false, .keep_extra_attrs = false});
       snr::et_convert::PytorchConvertOptions options;
       options.rank = args.rank;
-      graphs[i] = snr::et_convert::convert_pytorch_trace(traces[i], options, stats[i]);
+      graphs[i] = snr::with_error_context(
+          args.inputs[i], [&] { return snr::et_convert::convert_pytorch_trace(traces[i], options, stats[i]); });
     });
   }
   const auto errors = snr::run_jobs(jobs, args.jobs == 0 ? snr::hardware_threads() : args.jobs);
@@ -102,6 +106,13 @@ void convert_pytorch(const ConvertArgs& args) {
     if (!traces[i].linked) {
       fmt::print("note: host trace only (no device nodes); run snr et link first for GPU kernels\n");
     }
+    // The traces of a job are its ranks 0 .. N-1: the process groups are
+    // derived for those ranks and the simulator wants one file per NPU.
+    if (count > 1 && graphs[i].rank >= static_cast<int64_t>(count)) {
+      throw snr::Error(fmt::format("{}: rank {} ({}) is not a rank of a job of {} traces: the traces of a job are "
+                                   "its ranks 0 .. {}, one each",
+                                   args.inputs[i], graphs[i].rank, stats[i].rank_source, count, count - 1));
+    }
     const auto [it, inserted] = input_of_rank.emplace(graphs[i].rank, args.inputs[i]);
     if (!inserted) {
       throw snr::Error(fmt::format("{} and {} are both rank {} (one trace per rank; a trace without a rank "
@@ -111,7 +122,7 @@ void convert_pytorch(const ConvertArgs& args) {
   }
   std::vector<snr::et_convert::JobRank> ranks;
   for (size_t i = 0; i < graphs.size(); ++i) ranks.push_back({&traces[i], &graphs[i]});
-  write_process_groups(ranks, args.output_prefix);
+  write_process_groups(ranks, count > 1 ? static_cast<int64_t>(count) : 0, args.output_prefix);
   for (const auto& graph : graphs) {
     const auto path = snr::et_convert::write_chakra_rank(args.output_prefix, graph, "snr et convert (pytorch)");
     print_counts(graph, path.string());

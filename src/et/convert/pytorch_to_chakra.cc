@@ -223,6 +223,10 @@ class Converter {
                                  : "none found in the trace; 0 assumed (use --rank)";
       }
     }
+    // The rank names the output file and sizes the job's groups: a record's
+    // rank field or a GPU index beyond --rank's range is no rank.
+    const std::string problem = pytorch::trace_rank_problem(rank_);
+    if (!problem.empty()) throw Error(fmt::format("rank {} ({}) {}", rank_, stats_.rank_source, problem));
     stats_.rank = rank_;
   }
 

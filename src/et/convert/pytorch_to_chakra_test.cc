@@ -157,6 +157,38 @@ TEST(PytorchToChakra, RootedCollectivesNameTheirRoot) {
   EXPECT_NE(describe(stats).find("1 of 3 rooted collectives"), std::string::npos) << describe(stats);
 }
 
+// A rank inferred from the records names the output file as the root's
+// would: beyond --rank's range it is an error, not gigabytes of groups.
+TEST(PytorchToChakra, InferredRankBeyondTheRangeIsAnError) {
+  const auto trace_with = [](const std::string& node) {
+    return pytorch::parse_host_trace_text(
+        R"({"nodes": [{"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1, "inputs": {}, )"
+        R"("outputs": {}, "attrs": []}, )" + node + "]}",
+        "inferred.json");
+  };
+  const auto collective = trace_with(
+      R"({"id": 3, "name": "record_param_comms", "ctrl_deps": 2, "inputs": {"values": [[[1,1,0,8,4,"cuda:0"]], 1, )"
+      R"(["0", "default"], 4294967296, "all_gather", [], [], 2], "shapes": [[[8]],[],[],[],[],[],[],[]], "types": )"
+      R"(["GenericList[Tensor(float)]","Int","Tuple[String,String]","Int","String","GenericList[]","GenericList[]",)"
+      R"("Int"]}, "outputs": {}, "attrs": []})");
+  const auto device = trace_with(R"({"id": 3, "name": "kernel", "ctrl_deps": 2, "snr_kind": "kernel", )"
+                                 R"("device": 1048576, "dur_ns": 5})");
+  for (const auto* trace : {&collective, &device}) {
+    PytorchConvertStats stats;
+    try {
+      convert_pytorch_trace(*trace, {}, stats);
+      FAIL() << "an inferred rank beyond 1048575 was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("(inferred: "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is out of range: valid 0 .. 1048575"), std::string::npos) << e.what();
+    }
+  }
+  PytorchConvertOptions options;
+  options.rank = 2;  // --rank decides
+  PytorchConvertStats stats;
+  EXPECT_EQ(convert_pytorch_trace(device, options, stats).rank, 2);
+}
+
 TEST(PytorchToChakra, CyclicParentsDoNotHang) {
   const char* text = R"({"nodes": [
     {"id": 3, "name": "a", "ctrl_deps": 4, "inputs": {}, "outputs": {}, "attrs": []},

@@ -363,9 +363,12 @@ bool HostNodeScanner::read_field(std::string_view key, const char*& p, RawNode& 
   if (key == "ts_ns" || key == "dur_ns" || key == "launch_ts_ns" || key == "stream" || key == "device" ||
       key == "correlation") {
     if (!read_number(p, n)) return false;
-    if (!n.to_int64(s)) return true;
+    if (!n.to_int64(s) || (key == "dur_ns" && s < 0)) {
+      if (raw.bad_device_field.empty()) raw.bad_device_field = key;
+      return true;
+    }
     if (key == "ts_ns") node.ts_ns = s;
-    if (key == "dur_ns" && s >= 0) node.dur_ns = s;
+    if (key == "dur_ns") node.dur_ns = s;
     if (key == "launch_ts_ns") node.launch_ts_ns = s;
     if (key == "stream") node.stream = s;
     if (key == "device") node.device = s;

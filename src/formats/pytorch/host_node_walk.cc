@@ -1,5 +1,7 @@
 #include "formats/pytorch/host_node_walk.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -183,18 +185,23 @@ void HostNodeWalk::read_node_field(std::string_view key, od::value v, RawNode& r
       if (*kind == "gpu_memcpy") node.kind = HostNodeKind::kGpuMemcpy;
       if (*kind == "gpu_memset") node.kind = HostNodeKind::kGpuMemset;
     }
-  } else if (key == "ts_ns") {
-    if (number(v, 3, path).to_int64(s)) node.ts_ns = s;
-  } else if (key == "dur_ns") {
-    if (number(v, 3, path).to_int64(s) && s >= 0) node.dur_ns = s;
-  } else if (key == "launch_ts_ns") {
-    if (number(v, 3, path).to_int64(s)) node.launch_ts_ns = s;
-  } else if (key == "stream") {
-    if (number(v, 3, path).to_int64(s)) node.stream = s;
-  } else if (key == "device") {
-    if (number(v, 3, path).to_int64(s)) node.device = s;
-  } else if (key == "correlation") {
-    if (number(v, 3, path).to_int64(s)) node.correlation = s;
+  } else if (key == "ts_ns" || key == "dur_ns" || key == "launch_ts_ns" || key == "stream" || key == "device" ||
+             key == "correlation") {
+    if (!number(v, 3, path).to_int64(s) || (key == "dur_ns" && s < 0)) {
+      if (raw.bad_device_field.empty()) raw.bad_device_field = key;
+    } else if (key == "ts_ns") {
+      node.ts_ns = s;
+    } else if (key == "dur_ns") {
+      node.dur_ns = s;
+    } else if (key == "launch_ts_ns") {
+      node.launch_ts_ns = s;
+    } else if (key == "stream") {
+      node.stream = s;
+    } else if (key == "device") {
+      node.device = s;
+    } else {
+      node.correlation = s;
+    }
   } else if (key == "syncs") {
     read_syncs(v, node, path);
   } else if (key == "stream_waits") {
@@ -210,6 +217,10 @@ std::string HostNodeWalk::finish_node(RawNode& raw, HostNode& node) {
   node.id = *raw.id;
   if (!raw.name) return "no string \"name\"";
   node.name = std::move(*raw.name);
+  if (!raw.bad_device_field.empty()) {
+    return fmt::format("\"{}\" is not {}", raw.bad_device_field,
+                       raw.bad_device_field == "dur_ns" ? "a non-negative integer" : "an integer");
+  }
   const JsonNumber& parent = raw.ctrl_deps.present ? raw.ctrl_deps : raw.parent;
   uint64_t parent_id = 0;
   if (parent.to_uint64(parent_id)) node.parent_id = parent_id;
@@ -248,6 +259,15 @@ std::string HostNodeWalk::finish_node(RawNode& raw, HostNode& node) {
         if (name == key && text != "null") apply_scalar(scalar_field_of(name), text, node, pool_);
       }
     }
+  }
+  // Tensor sizes are read when asked for, and only the communication
+  // records' are (their bytes): only theirs are checked here, where a bad
+  // one skips the record instead of a message of 0 bytes.
+  if (node.name == "record_param_comms" || node.name.starts_with("c10d::")) {
+    problem = tensor_size_problem(node.inputs);
+    if (!problem.empty()) return "inputs: " + problem;
+    problem = tensor_size_problem(node.outputs);
+    if (!problem.empty()) return "outputs: " + problem;
   }
   return "";
 }

@@ -344,12 +344,10 @@ class HostReader : private detail::HostNodeWalk {
     };
     if (member(fields, "schema").is_string()) trace_.schema = member(fields, "schema").get<std::string>();
     json_to_int64(member(fields, "pid"), trace_.pid);
-    int64_t rank = 0;
-    if (json_to_int64(member(fields, "rank"), rank)) {
-      trace_.rank = rank;
-    } else if (json_to_int64(member(member(fields, "distributedInfo"), "rank"), rank)) {
-      trace_.rank = rank;
-    }
+    const auto root_rank = read_trace_rank(fields, "rank", "rank", source_);
+    const auto distributed_rank =
+        read_trace_rank(member(fields, "distributedInfo"), "rank", "distributedInfo.rank", source_);
+    trace_.rank = root_rank ? root_rank : distributed_rank;
     trace_.linked = member(fields, "snr_linked").is_object();
     return std::move(trace_);
   }

@@ -50,8 +50,11 @@ struct TensorRef {
   uint64_t elem_bytes = 0;
   std::string_view device;  // in the trace's TextPool or the pool given to find_tensors
   // Bytes from the recorded shape and dtype (shape product x dtype size),
-  // falling back to num_elem x elem_bytes when the dtype is unknown.
+  // falling back to num_elem x elem_bytes when the dtype or the shape is
+  // unknown. size_known is false (size_bytes 0) when the recorded shape is
+  // not a list of non-negative integers or the bytes exceed 64 bits.
   uint64_t size_bytes = 0;
+  bool size_known = true;
 };
 
 // One positional argument or result, kept verbatim for re-serialisation as
@@ -189,6 +192,9 @@ void find_tensors(std::span<const HostValue> values, std::vector<TensorRef>& out
 std::vector<TensorRef> find_tensors(std::span<const HostValue> values, TextPool* pool);
 // The sum of size_bytes over find_tensors(values).
 uint64_t tensor_bytes(std::span<const HostValue> values);
+// Why a tensor of `values` has no size (TensorRef::size_known), or the sum
+// of their sizes exceeds 64 bits; "" when every size is known.
+std::string tensor_size_problem(std::span<const HostValue> values);
 // Appends (tensor_id, storage_id) of each tensor find_tensors finds, at a
 // fraction of its cost (no sizes, no devices).
 void find_tensor_ids(std::span<const HostValue> values, std::vector<std::pair<uint64_t, uint64_t>>& out);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
 
 namespace snr::pytorch {
@@ -177,6 +179,119 @@ TEST(HostTrace, RealTracesAllSchemas) {
   const auto tensors = find_tensors(as_strided.inputs, nullptr);
   ASSERT_FALSE(tensors.empty());
   EXPECT_EQ(tensors[0].size_bytes, 1024u * 1024u * 4u);
+}
+
+// The trace's own rank names the output file and sizes the job's groups: an
+// integer in --rank's range, else an error naming the file and the key.
+TEST(HostTrace, RootRankIsARankOrAnError) {
+  const auto with_root = [](const std::string& root) {
+    return parse_host_trace_text("{" + root + R"(, "nodes": [{"id": 1, "name": "a"}]})", "r.json");
+  };
+  EXPECT_EQ(with_root(R"("rank": 1048575)").rank, 1048575);
+  EXPECT_EQ(with_root(R"("distributedInfo": {"rank": 3})").rank, 3);
+  EXPECT_FALSE(with_root(R"("pid": 1)").rank);
+  for (const std::string value : {"4294967296", "100000000", "1048576", "-1", "18446744073709551615"}) {
+    try {
+      with_root(R"("rank": )" + value);
+      FAIL() << "rank " << value << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("r.json: key 'rank' = " + value + " is out of range: valid 0 .. 1048575"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  for (const std::string value : {R"("0")", "1.5", "null", "true"}) {
+    try {
+      with_root(R"("rank": )" + value);
+      FAIL() << "rank " << value << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("r.json: key 'rank' = " + value + " is not an integer"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  try {
+    with_root(R"("distributedInfo": {"rank": -2})");
+    FAIL() << "distributedInfo.rank -2 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("r.json: key 'distributedInfo.rank' = -2 is out of range"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A linked trace's device fields are a node's time and place: one that is
+// not an integer (a negative duration) skips the node, counted, instead of
+// converting it with a time of 0. The scanner and the walk agree.
+TEST(HostTrace, BadDeviceFieldsSkipTheNode) {
+  const std::string text = R"({"nodes": [
+    {"id": 1, "name": "k1", "dur_ns": -5}, {"id": 2, "name": "k2", "dur_ns": 18446744073709551616},
+    {"id": 3, "name": "k3", "dur_ns": "x"}, {"id": 4, "name": "k4", "dur_ns": 1.5},
+    {"id": 5, "name": "k5", "ts_ns": null}, {"id": 6, "name": "k6", "stream": "7"},
+    {"id": 7, "name": "ok", "dur_ns": 2500, "ts_ns": -3, "stream": 7}]})";
+  for (const auto reading : {detail::NodeReading::kScanFirst, detail::NodeReading::kWalkOnly}) {
+    const auto trace = detail::parse_host_trace_text(text, "d.json", std::numeric_limits<size_t>::max(), reading);
+    ASSERT_EQ(trace.nodes.size(), 1u);
+    EXPECT_EQ(trace.nodes[0].dur_ns, 2500);
+    EXPECT_EQ(trace.nodes[0].ts_ns, -3);
+    ASSERT_EQ(trace.skipped.size(), 6u);
+    for (size_t k = 0; k < 4; ++k) EXPECT_EQ(trace.skipped[k].reason, "\"dur_ns\" is not a non-negative integer");
+    EXPECT_EQ(trace.skipped[4].reason, "\"ts_ns\" is not an integer");
+    EXPECT_EQ(trace.skipped[5].reason, "\"stream\" is not an integer");
+    EXPECT_EQ(trace.skipped[5].id, "6");
+  }
+}
+
+// A communication record's bytes come from its tensors' shapes: a shape
+// with a negative or non-integer dimension, or bytes beyond 64 bits, skips
+// the record (counted) instead of a message of 0 bytes or a wrapped size.
+TEST(HostTrace, CommRecordsWithoutTensorSizesAreSkipped) {
+  const auto record = [](int id, const std::string& name, const std::string& shape) {
+    return R"({"id": )" + std::to_string(id) + R"(, "name": ")" + name +
+           R"(", "inputs": {"values": [[[1,1,0,8,4,"cuda:0"]], 1], "shapes": [)" + shape +
+           R"(, []], "types": ["GenericList[Tensor(float)]", "Int"]}, "outputs": {}, "attrs": []})";
+  };
+  const std::string text = R"({"nodes": [)" + record(1, "record_param_comms", "[[-1]]") + "," +
+                           record(2, "record_param_comms", "[[4294967296,4294967296]]") + "," +
+                           record(3, "record_param_comms", R"([["a"]])") + "," +
+                           record(4, "c10d::allreduce_", "[[99999999999999999999]]") + "," +
+                           record(5, "record_param_comms", "[[8]]") + "," + record(6, "aten::add", "[[-1]]") + "]}";
+  const auto trace = parse_host_trace_text(text, "c.json");
+  ASSERT_EQ(trace.nodes.size(), 2u);
+  EXPECT_EQ(tensor_bytes(trace.nodes[0].inputs), 32u);
+  EXPECT_EQ(trace.nodes[1].name, "aten::add");  // its sizes are never read
+  EXPECT_FALSE(find_tensors(trace.nodes[1].inputs, nullptr).at(0).size_known);
+  ASSERT_EQ(trace.skipped.size(), 4u);
+  EXPECT_EQ(trace.skipped[0].id, "1");
+  EXPECT_NE(trace.skipped[0].reason.find("inputs: value 0 (shape [[-1]]): a tensor without a size"),
+            std::string::npos)
+      << trace.skipped[0].reason;
+  EXPECT_NE(trace.skipped[1].reason.find("[[4294967296,4294967296]]"), std::string::npos) << trace.skipped[1].reason;
+  EXPECT_EQ(trace.skipped[3].id, "4");
+}
+
+// A process group's size and ranks size the job's groups: a value outside
+// --rank's range skips the whole description (counted), never part of it.
+TEST(HostTrace, ProcessGroupRanksAreRanks) {
+  const auto with_groups = [](const std::string& groups) {
+    return parse_host_trace_text(R"({"nodes": [{"id": 9, "name": "## process_group:init ##", "inputs": {"values": [)" +
+                                     nlohmann::json(groups).dump() +
+                                     R"(], "shapes": [[]], "types": ["String"]}, "outputs": {}, "attrs": []}]})",
+                                 "g.json");
+  };
+  const auto good =
+      with_groups(R"([{"pg_name": "0", "ranks": [], "group_size": 1048576}, {"pg_name": "1", "ranks": [1048575]}])");
+  ASSERT_EQ(good.process_groups.size(), 2u);
+  EXPECT_TRUE(good.skipped.empty());
+  for (const std::string bad : {R"({"pg_name": "1", "ranks": [], "group_size": 4294967296})",
+                                R"({"pg_name": "1", "ranks": [0, -1]})", R"({"pg_name": "1", "ranks": ["a"]})",
+                                R"({"pg_name": "1", "ranks": [1048576]})", R"({"pg_name": "1", "group_size": "2"})"}) {
+    const auto trace = with_groups(R"([{"pg_name": "0", "ranks": [0, 1]}, )" + bad + "]");
+    EXPECT_TRUE(trace.process_groups.empty()) << bad;
+    ASSERT_EQ(trace.skipped.size(), 1u) << bad;
+    EXPECT_NE(trace.skipped[0].reason.find("unreadable process-group description: group 1 "), std::string::npos)
+        << trace.skipped[0].reason;
+  }
 }
 
 }  // namespace

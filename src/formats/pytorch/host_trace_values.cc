@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/json_input.h"
 #include "formats/pytorch/json_input.h"
@@ -105,7 +106,7 @@ bool plain_shape_elements(std::string_view shape, uint64_t& elements) {
     const size_t start = at;
     while (at < shape.size() && shape[at] >= '0' && shape[at] <= '9') dim = dim * 10 + static_cast<uint64_t>(shape[at++] - '0');
     if (at == start || at - start > 19 || at >= shape.size() || (shape[at] != ',' && shape[at] != ']')) return false;
-    elements *= dim;
+    if (__builtin_mul_overflow(elements, dim, &elements)) return false;
     if (shape[at++] == ']') return at == shape.size();
   }
   return false;
@@ -148,25 +149,27 @@ bool tensor_from_value(std::string_view type, std::string_view value, std::strin
   if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
     element_bytes = dtype_size_bytes(type.substr(open + 1, close - open - 1));
   }
+  // The shape decides where the dtype is known and the shape recorded;
+  // num_elem x elem_bytes otherwise. A shape that is there but not a list
+  // of non-negative integers, or a size beyond 64 bits, leaves the size
+  // unknown rather than wrapped or taken from the other fields.
   uint64_t elements = 1;
-  bool shape_ok = false;
-  if (element_bytes != 0) {
-    if (plain_shape_elements(shape, elements)) {
-      shape_ok = true;
-    } else if (json_text_elements(shape, dims)) {
-      shape_ok = true;
-      elements = 1;
-      for (std::string_view dim : dims) {
-        uint64_t d = 0;
-        if (!json_text_to_uint64(dim, d)) {
-          shape_ok = false;
-          break;
-        }
-        elements *= d;
-      }
+  out.size_known = true;
+  if (element_bytes == 0 || shape.empty() || shape == "null") {
+    out.size_known = !__builtin_mul_overflow(out.num_elem, out.elem_bytes, &out.size_bytes);
+  } else if (plain_shape_elements(shape, elements)) {
+    out.size_known = !__builtin_mul_overflow(elements, element_bytes, &out.size_bytes);
+  } else if (json_text_elements(shape, dims)) {
+    elements = 1;
+    for (std::string_view dim : dims) {
+      uint64_t d = 0;
+      if (!json_text_to_uint64(dim, d) || __builtin_mul_overflow(elements, d, &elements)) out.size_known = false;
     }
+    out.size_known = out.size_known && !__builtin_mul_overflow(elements, element_bytes, &out.size_bytes);
+  } else {
+    out.size_known = false;
   }
-  out.size_bytes = shape_ok ? elements * element_bytes : out.num_elem * out.elem_bytes;
+  if (!out.size_known) out.size_bytes = 0;
   return true;
 }
 
@@ -223,6 +226,26 @@ uint64_t tensor_bytes(std::span<const HostValue> values) {
   const auto found = [&](const TensorRef& tensor) { bytes += tensor.size_bytes; };
   for (const HostValue& v : values) collect_tensors<true>(v.type, v.value, v.shape, found, nullptr, 0);
   return bytes;
+}
+
+std::string tensor_size_problem(std::span<const HostValue> values) {
+  std::string problem;
+  uint64_t total_bytes = 0;
+  for (size_t i = 0; i < values.size() && problem.empty(); ++i) {
+    const HostValue& v = values[i];
+    const auto found = [&](const TensorRef& tensor) {
+      if (!problem.empty()) return;
+      if (!tensor.size_known) {
+        problem = fmt::format("value {} (shape {}): a tensor without a size (a dimension that is not a "
+                              "non-negative integer, or bytes beyond 64 bits)",
+                              i, v.shape.empty() ? "null" : v.shape);
+      } else if (__builtin_add_overflow(total_bytes, tensor.size_bytes, &total_bytes)) {
+        problem = fmt::format("value {}: the tensors' bytes add up beyond 64 bits", i);
+      }
+    };
+    collect_tensors<true>(v.type, v.value, v.shape, found, nullptr, 0);
+  }
+  return problem;
 }
 
 void find_tensor_ids(std::span<const HostValue> values, std::vector<std::pair<uint64_t, uint64_t>>& out) {
@@ -282,25 +305,40 @@ void read_process_groups(const HostNode& node, size_t index, HostTrace& trace) {
     const auto it = object.find(key);
     return it == object.end() ? kNull : *it;
   };
+  // A group's size and ranks size the job's groups: each is a rank count or
+  // a rank in the range of `snr et convert --rank`.
+  const auto rank_number = [](const nlohmann::json& value, const std::string& what, int64_t bias) {
+    int64_t n = 0;
+    if (!value.is_number_integer() || !json_to_int64(value, n) || n < 0 ||
+        static_cast<uint64_t>(n) >= limits::kMaxRanks + static_cast<uint64_t>(bias)) {
+      throw Error(fmt::format("{} = {} is not an integer in 0 .. {}", what, value.dump(),
+                              limits::kMaxRanks - 1 + static_cast<uint64_t>(bias)));
+    }
+    return n;
+  };
   try {
     const nlohmann::json groups = parse_json_input(*description, "");
     if (!groups.is_array()) throw nlohmann::json::type_error::create(302, "not a list", nullptr);
+    // All of the record's groups or none: a group left out would leave its
+    // name to another rule.
+    std::vector<ProcessGroupInfo> read;
     for (const auto& g : groups) {
       ProcessGroupInfo info;
+      const std::string where = fmt::format("group {}", read.size());
       if (member(g, "pg_name").is_string()) info.pg_name = member(g, "pg_name").get<std::string>();
       if (member(g, "backend_config").is_string()) {
         info.backend_config = member(g, "backend_config").get<std::string>();
       }
-      json_to_int64(member(g, "group_size"), info.group_size);
+      if (!member(g, "group_size").is_null()) {
+        info.group_size = rank_number(member(g, "group_size"), where + " group_size", 1);
+      }
       json_to_int64(member(g, "backend_id"), info.backend_id);
       if (member(g, "ranks").is_array()) {
-        for (const auto& r : member(g, "ranks")) {
-          int64_t rank = 0;
-          if (json_to_int64(r, rank)) info.ranks.push_back(rank);
-        }
+        for (const auto& r : member(g, "ranks")) info.ranks.push_back(rank_number(r, where + " rank", 0));
       }
-      trace.process_groups.push_back(std::move(info));
+      read.push_back(std::move(info));
     }
+    trace.process_groups.insert(trace.process_groups.end(), read.begin(), read.end());
   } catch (const nlohmann::json::exception& e) {
     trace.skipped.push_back({index, std::to_string(node.id),
                              fmt::format("unreadable process-group description: {}", e.what())});

@@ -84,6 +84,10 @@ struct RawNode {
   std::string attr_values;     // the scalar attributes' value texts, back to back
   std::vector<std::pair<std::string_view, std::string>> flat_scalars;  // 1.0.1 rf_id, tid, ...
   size_t flat_scalar_count = 0;  // flat_scalars in use (the rest keep their storage)
+  // The first device field of a linked trace (ts_ns, dur_ns, ...) whose
+  // value is unusable: the node is skipped, as a record whose values cannot
+  // be read is, rather than converted with a time of 0.
+  std::string bad_device_field;
 
   void reset() {
     is_object = false;
@@ -98,6 +102,7 @@ struct RawNode {
     attrs.clear();
     attr_values.clear();
     flat_scalar_count = 0;
+    bad_device_field.clear();
   }
 };
 

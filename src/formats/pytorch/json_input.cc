@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/json_input.h"
@@ -216,6 +217,32 @@ bool json_to_uint64(const nlohmann::json& value, uint64_t& out) {
   if (!json_to_int64(value, signed_value) || signed_value < 0) return false;
   out = static_cast<uint64_t>(signed_value);
   return true;
+}
+
+std::string trace_rank_problem(const std::optional<int64_t>& rank) {
+  if (!rank) return fmt::format("is not an integer: valid 0 .. {} (as --rank)", limits::kMaxRanks - 1);
+  if (*rank < 0 || static_cast<uint64_t>(*rank) >= limits::kMaxRanks) {
+    return fmt::format("is out of range: valid 0 .. {} (as --rank)", limits::kMaxRanks - 1);
+  }
+  return "";
+}
+
+std::optional<int64_t> read_trace_rank(const nlohmann::json& object, const char* key, std::string_view name,
+                                       const std::string& source) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(key);
+  if (it == object.end()) return std::nullopt;
+  // Integers only: json_to_int64 would take 3.0, which no writer writes for
+  // a rank. One beyond int64_t is out of range, not another kind.
+  std::optional<int64_t> rank;
+  if (it->is_number_integer()) {
+    int64_t value = std::numeric_limits<int64_t>::max();
+    json_to_int64(*it, value);
+    rank = value;
+  }
+  const std::string problem = trace_rank_problem(rank);
+  if (!problem.empty()) throw Error(fmt::format("{}: key '{}' = {} {}", source, name, it->dump(), problem));
+  return rank;
 }
 
 }  // namespace snr::pytorch

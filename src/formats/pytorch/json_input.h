@@ -3,7 +3,9 @@
 // nlohmann-json. Syntax errors name the file and the byte offset.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,5 +39,17 @@ nlohmann::json parse_json_document(std::string_view text, const std::string& sou
 // caller's business, these only convert when the JSON kind fits.
 bool json_to_int64(const nlohmann::json& value, int64_t& out);
 bool json_to_uint64(const nlohmann::json& value, uint64_t& out);
+
+// The rank a trace names for itself (a host trace's root "rank" or
+// "distributedInfo": {"rank"}, a Kineto trace's distributedInfo.rank) names
+// the output files and sizes the job's process groups, so it has the range
+// of `snr et convert --rank`. "" for an integer in that range (`rank` holds
+// it), else why not.
+std::string trace_rank_problem(const std::optional<int64_t>& rank);
+
+// `key` of `object` read as a trace's own rank: nullopt when absent, an
+// error naming `source` and `name` when it is not a valid rank.
+std::optional<int64_t> read_trace_rank(const nlohmann::json& object, const char* key, std::string_view name,
+                                       const std::string& source);
 
 }  // namespace snr::pytorch

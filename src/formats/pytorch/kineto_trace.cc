@@ -162,7 +162,12 @@ class Reader : private detail::OndemandWalker {
     const std::string path = "distributedInfo";
     for_each_field(object, path, [&](std::string_view key, od::value v) {
       if (key == "rank") {
-        trace_.rank = number(v, 2, "distributedInfo.rank").as_int64();
+        const JsonNumber n = number(v, 2, "distributedInfo.rank");
+        const std::optional<int64_t> rank =
+            n.big_unsigned ? std::optional(std::numeric_limits<int64_t>::max()) : n.as_int64();
+        const std::string problem = trace_rank_problem(rank);
+        if (!problem.empty()) fail_at_location("distributedInfo.rank " + problem, "distributedInfo.rank");
+        trace_.rank = rank;
       } else {
         validate(v, 2, path);
       }

@@ -58,6 +58,25 @@ TEST(KinetoTrace, StructuralErrors) {
                Error);
 }
 
+// The rank becomes the linked trace's own (see HostTrace.RootRankIsARankOrAnError).
+TEST(KinetoTrace, DistributedRankIsARank) {
+  const auto with_info = [](const std::string& info) {
+    return parse_kineto_trace_text(R"({"distributedInfo": )" + info + R"(, "traceEvents": []})", "k.json");
+  };
+  EXPECT_EQ(with_info(R"({"rank": 1048575})").rank, 1048575);
+  for (const std::string rank : {"-1", "4294967296", "18446744073709551615", "1.5", R"("0")"}) {
+    try {
+      with_info(R"({"rank": )" + rank + "}");
+      FAIL() << "rank " << rank << " was accepted";
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("k.json: line 1"), std::string::npos) << message;
+      EXPECT_NE(message.find("distributedInfo.rank is "), std::string::npos) << message;
+      EXPECT_NE(message.find("valid 0 .. 1048575"), std::string::npos) << message;
+    }
+  }
+}
+
 TEST(KinetoTrace, RealParamTrace) {
   const char* data = std::getenv("SNR_SHARED_DATA");
   const auto path = data ? std::filesystem::path(data) / "pytorch/param/linear_kineto.json.gz"
