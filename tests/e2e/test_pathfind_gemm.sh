@@ -35,6 +35,10 @@ expect_fail "$SNR" pathfind gemm 64 64 64 --hw v100 --dtype bf16
 expect_contains "$WORK/expect_fail.out" "no bf16 matrix path"
 printf 'device:\n  name: x\n  colour: red\n' >"$WORK/bad.yaml"
 expect_fail "$SNR" pathfind gemm 64 64 64 --hw "$WORK/bad.yaml"
+# bf16 used to be false for anything but "true": "yes" gave "no bf16 matrix path".
+sed 's/bf16: true/bf16: yes/' "$SRC/examples/pathfind/a100-80gb.yaml" >"$WORK/yes.yaml"
+expect_fail "$SNR" pathfind gemm 64 64 64 --hw "$WORK/yes.yaml" --dtype bf16
+expect_contains "$WORK/expect_fail.out" "yes.yaml:16: device.bf16: 'yes' is not a boolean: expected true or false"
 
 C="$DATA/pathfinder/calculon"
 if [[ -d "$C" ]]; then

@@ -76,13 +76,6 @@ std::vector<std::string> ArchitectureTemplate::component_names() const {
 
 namespace {
 
-bool read_bool(const StrictMap& m, std::string_view key, bool fallback) {
-  if (!m.has(key)) return fallback;
-  std::string v = m.string(key);
-  if (v != "true" && v != "false") throw_with_where(m.where(key), "expected true or false");
-  return v == "true";
-}
-
 TemplateNetworkTier read_tier(const StrictMap& m) {
   TemplateNetworkTier t;
   t.technology = m.string("technology");
@@ -131,7 +124,7 @@ ArchitectureTemplate parse_template_yaml(std::string_view text, std::string_view
   a.mcu.max_utilization = mcu.number_or("max_utilization", 1.0, 1e-3, 1.0);
   mcu.finish();
   a.fp32_rate_ratio = t.number_or("fp32_rate_ratio", 0.0, 0.0, 1.0);
-  a.supports_bf16 = read_bool(t, "bf16", true);
+  a.supports_bf16 = t.boolean_or("bf16", true);
   a.vector_rate_fraction = t.number("vector_rate_fraction", 1e-6, 16.0);
   a.kernel_overhead_s = t.has("kernel_overhead") ? t.quantity("kernel_overhead", parse_duration_s, 0, 1) : 0.0;
   for (const StrictMap& l : t.list_of_maps("memory")) {
@@ -140,7 +133,7 @@ ArchitectureTemplate parse_template_yaml(std::string_view text, std::string_view
     level.technology = l.string("technology");
     std::string scope = l.string("scope");
     level.scope = with_error_context(l.where("scope"), [&] { return parse_scope(scope); });
-    level.partial_sums = read_bool(l, "partial_sums", level.scope == Scope::kGlobal);
+    level.partial_sums = l.boolean_or("partial_sums", level.scope == Scope::kGlobal);
     level.efficiency = l.number_or("efficiency", 1.0, 1e-3, 1.0);
     l.finish();
     a.levels.push_back(std::move(level));

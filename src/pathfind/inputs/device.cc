@@ -291,7 +291,7 @@ DeviceSpec parse_device_yaml(const YAML::Node& root, std::string_view source) {
   d.bundles = static_cast<uint32_t>(m.count("bundles", 1, 1 << 20));
   d.frequency_hz = m.quantity("frequency", parse_frequency_hz, 1e6, 1e11);
   d.fp32_rate_ratio = m.number_or("fp32_rate_ratio", 0.0, 0.0, 1.0);
-  d.supports_bf16 = m.string_or("bf16", "true") == "true";
+  d.supports_bf16 = m.boolean_or("bf16", true);
   d.vector_flops_per_s = m.quantity("vector_rate", parse_flops_per_s, 1e6, 1e20);
   d.kernel_overhead_s = m.has("kernel_overhead") ? m.quantity("kernel_overhead", parse_duration_s, 0, 1) : 0.0;
   for (const StrictMap& l : m.list_of_maps("memory")) {
@@ -302,9 +302,7 @@ DeviceSpec parse_device_yaml(const YAML::Node& root, std::string_view source) {
     level.capacity_bytes = l.quantity("capacity", parse_bytes_count, 1, 1e18);
     level.bandwidth_bytes_per_s = l.quantity("bandwidth", parse_bandwidth_bytes_per_s, 1, 1e18);
     level.efficiency = l.number_or("efficiency", 1.0, 1e-3, 1.0);
-    std::string partial = l.string_or("partial_sums", level.scope == Scope::kGlobal ? "true" : "false");
-    if (partial != "true" && partial != "false") throw_with_where(l.where("partial_sums"), "expected true or false");
-    level.partial_sums = partial == "true";
+    level.partial_sums = l.boolean_or("partial_sums", level.scope == Scope::kGlobal);
     l.finish();
     d.levels.push_back(std::move(level));
   }

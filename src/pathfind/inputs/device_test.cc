@@ -83,5 +83,23 @@ TEST(PathfindDevice, YamlErrorsNameTheField) {
   EXPECT_NE(error_of(bad_util).find("device.mcu.max_utilization"), std::string::npos) << error_of(bad_util);
 }
 
+// bf16 used to be false for anything but "true" ("yes", "True", "1").
+TEST(PathfindDevice, BooleansAreTrueOrFalse) {
+  const std::string s(kMinimal);
+  EXPECT_FALSE(parse_device_yaml(s + "  bf16: false\n", "d.yaml").supports_bf16);
+  EXPECT_TRUE(parse_device_yaml(s + "  bf16: true\n", "d.yaml").supports_bf16);
+  EXPECT_TRUE(parse_device_yaml(s, "d.yaml").supports_bf16);
+  for (const std::string value : {"yes", "True", "1", "falsy", "\"\""}) {
+    const std::string error = error_of(s + "  bf16: " + value + "\n");
+    EXPECT_NE(error.find("d.yaml:10: device.bf16: "), std::string::npos) << value << ": " << error;
+    EXPECT_NE(error.find("expected true or false"), std::string::npos) << value << ": " << error;
+  }
+  std::string partial = s;
+  partial.replace(partial.find("bandwidth: 10GB/s}"), 18, "bandwidth: 10GB/s, partial_sums: no}");
+  EXPECT_NE(error_of(partial).find("d.yaml:9: device.memory[1].partial_sums: 'no' is not a boolean"),
+            std::string::npos)
+      << error_of(partial);
+}
+
 }  // namespace
 }  // namespace snr::pathfind

@@ -125,6 +125,15 @@ std::string StrictMap::string_or(std::string_view key, std::string fallback) con
   return has(key) ? string(key) : std::move(fallback);
 }
 
+bool StrictMap::boolean_or(std::string_view key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const std::string text = string(key);
+  if (text != "true" && text != "false") {
+    throw_with_where(where(key), fmt::format("'{}' is not a boolean: expected true or false", text));
+  }
+  return text == "true";
+}
+
 double StrictMap::checked(std::string_view key, double value, double min, double max) const {
   if (!(value >= min && value <= max)) {
     throw_with_where(where(key), fmt::format("{} is out of range [{}, {}]", value, min, max));

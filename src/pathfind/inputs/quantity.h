@@ -39,6 +39,8 @@ class StrictMap {
   [[nodiscard]] bool has(std::string_view key) const;
   [[nodiscard]] std::string string(std::string_view key) const;
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;
+  // `true` or `false`, as every snr YAML boolean; anything else is an error.
+  [[nodiscard]] bool boolean_or(std::string_view key, bool fallback) const;
   // A plain number in [min, max].
   [[nodiscard]] double number(std::string_view key, double min, double max) const;
   [[nodiscard]] double number_or(std::string_view key, double fallback, double min, double max) const;
