@@ -123,8 +123,9 @@ class Parser {
       fail(node, fmt::format("key '{}': unit mismatch: '{}' is a {} but '{}' is a {}", key, canonical_text(node[0]),
                              low.kind->name, canonical_text(node[1]), high.kind->name));
     }
-    const double unit = unit_scale(low);
-    high.number = high.base / unit;
+    // Written in the same unit, the high end stays as written: dividing its
+    // base by the unit could move it by a rounding step.
+    if (high.unit != low.unit) high.number = high.base / unit_scale(low);
     high.unit = low.unit;
     if (high.number < low.number) {
       fail(node, fmt::format("key '{}': empty range: {} is above {}", key, canonical_text(node[0]),
@@ -171,12 +172,21 @@ class Parser {
     if (steps == 0) fail(*steps_node, fmt::format("key '{}': empty range (steps: 0)", key));
     const auto [low, high] = ends_of(*range, key, log);
     const bool integer = low.integer && high.integer && !log;
+    std::vector<double> numbers(steps);
     for (uint64_t i = 0; i < steps; ++i) {
       const double t = steps == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(steps - 1);
       const double number = log ? std::exp(std::log(low.number) + t * (std::log(high.number) - std::log(low.number)))
                                 : low.number + t * (high.number - low.number);
-      values.emplace_back(render(low, number, integer));
+      // The ends as written; rounding in between stays inside them.
+      numbers[i] = i == 0 ? low.number : i + 1 == steps ? high.number : std::clamp(number, low.number, high.number);
     }
+    const auto texts = render_distinct(low, high, numbers, integer);
+    if (!texts) {
+      fail(*range, fmt::format("key '{}': the {} steps of the range [{}, {}] cannot all be told apart (two give "
+                               "the same value); use fewer steps or a wider range",
+                               key, steps, canonical_text((*range)[0]), canonical_text((*range)[1])));
+    }
+    for (const std::string& text : *texts) values.emplace_back(text);
     return values;
   }
 
@@ -262,8 +272,8 @@ class Parser {
  public:
   // The text of `number` in `low`'s unit, in a form the input readers
   // take: whole bytes and picoseconds when the unit cannot hold it.
-  static std::string render(const Quantity& low, double number, bool integer) {
-    std::string text = format_quantity(number, low.unit, integer);
+  static std::string render(const Quantity& low, double number, bool integer, int digits) {
+    std::string text = format_quantity(number, low.unit, integer, digits);
     if (low.unit.empty()) return text;
     try {
       low.kind->parse(text);
@@ -274,6 +284,32 @@ class Parser {
     if (low.kind->base_unit == "B") return format_quantity(base, "B", true);
     if (low.kind->base_unit == "s") return format_quantity(base * 1e12, "ps", true);
     return text;
+  }
+
+  // Whether `text` (render's) lies in [low, high]. Whole bytes and
+  // picoseconds do: the ends are whole in them.
+  static bool inside(const Quantity& low, const Quantity& high, const std::string& text) {
+    const auto q = parse_quantity(text);
+    return !q || q->unit != low.unit || (q->number >= low.number && q->number <= high.number);
+  }
+
+  // The texts of `numbers` (in [low, high], in `low`'s unit) with the fewest
+  // significant digits, from six, that keep each inside [low, high] and tell
+  // them all apart; nullopt when even 17 (every double exactly) do not.
+  static std::optional<std::vector<std::string>> render_distinct(const Quantity& low, const Quantity& high,
+                                                                 const std::vector<double>& numbers, bool integer) {
+    for (int digits = 6; digits <= 17; ++digits) {
+      std::vector<std::string> texts;
+      bool ok = true;
+      for (double number : numbers) {
+        texts.push_back(render(low, number, integer, digits));
+        ok = ok && inside(low, high, texts.back());
+      }
+      std::unordered_set<std::string> seen(texts.begin(), texts.end());
+      if (ok && seen.size() == texts.size()) return texts;
+      if (integer) break;  // whole numbers: more digits change nothing
+    }
+    return std::nullopt;
   }
 };
 
@@ -304,8 +340,8 @@ YAML::Node draw_value(const RandomKey& r, Generator& generator) {
   const double lo = r.low.number, hi = r.high.number;
   double number = r.draw == Draw::kLogUniform ? std::exp(std::log(lo) + u * (std::log(hi) - std::log(lo)))
                                               : lo + u * (hi - lo);
-  if (r.integer) number = std::clamp(std::round(number), lo, hi);
-  return YAML::Node(Parser::render(r.low, number, r.integer));
+  number = std::clamp(r.integer ? std::round(number) : number, lo, hi);
+  return YAML::Node(Parser::render_distinct(r.low, r.high, {number}, r.integer).value().front());
 }
 
 }  // namespace

@@ -72,6 +72,41 @@ grid:
   EXPECT_EQ(freqs, (std::vector<std::string>{"1GHz", "2GHz", "4GHz"}));
 }
 
+// Six significant digits used to put [100.0001, 100.0004] in 4 steps at
+// "100" four times: one point, outside the range.
+TEST(Grid, RangeValuesStayInsideTheRangeAndApart) {
+  const auto range_values = [](const std::string& spec) {
+    const Grid grid = parse("kind: k\nbase: {}\ngrid:\n  a: " + spec + "\n");
+    std::vector<std::string> out;
+    for (const YAML::Node& v : grid.axes.at(0).values.at(0)) out.push_back(v.Scalar());
+    return out;
+  };
+  using Texts = std::vector<std::string>;
+  EXPECT_EQ(range_values("{range: [100.0001, 100.0004], steps: 4}"),
+            (Texts{"100.0001", "100.0002", "100.0003", "100.0004"}));
+  EXPECT_EQ(range_values("{range: [100.0001GB/s, 100.0004GB/s], steps: 4}"),
+            (Texts{"100.0001GB/s", "100.0002GB/s", "100.0003GB/s", "100.0004GB/s"}));
+  EXPECT_EQ(range_values("{range: [0.1, 0.3], steps: 3}"), (Texts{"0.1", "0.2", "0.3"}));
+  EXPECT_EQ(range_values("{range: [1.0000001, 1.0000009], steps: 2, scale: log}"), (Texts{"1.0000001", "1.0000009"}));
+  const Texts fine = range_values("{range: [1e-9, 1.00000000001e-9], steps: 7}");
+  EXPECT_EQ(std::set<std::string>(fine.begin(), fine.end()).size(), 7u);
+  for (const std::string& text : fine) {
+    const double v = parse_quantity(text)->number;
+    EXPECT_TRUE(v >= 1e-9 && v <= 1.00000000001e-9) << text;
+  }
+  for (const std::string spec : {"{range: [1, 3], steps: 5}", "{range: [5, 5], steps: 2}",
+                                 "{range: [1, 1.0000000000000002], steps: 3}", "{range: [1B, 2B], steps: 3}"}) {
+    EXPECT_THAT(error_of([&] { range_values(spec); }), HasSubstr("cannot all be told apart")) << spec;
+  }
+  EXPECT_EQ(range_values("{range: [5, 5], steps: 1}"), (Texts{"5"}));
+  // Random draws stay inside too.
+  const Grid g = parse("kind: k\nbase: {}\nrandom: {samples: 50, keys: {a: {uniform: [100.0001, 100.0004]}}}\n");
+  for (const Point& p : expand(g)) {
+    const double v = parse_quantity(p.canonical[0])->number;
+    EXPECT_TRUE(v >= 100.0001 && v <= 100.0004) << p.canonical[0];
+  }
+}
+
 constexpr std::string_view kRandom = R"(
 kind: pathfind
 base: {}
@@ -168,7 +203,7 @@ TEST(Grid, StructureErrorsNameTheKeyAndLine) {
   EXPECT_THAT(error_of([] { parse("kind: k\nbase: {}\ngrid:\n  a: {range: [1, 2], steps: 100000000}\n"); }),
               HasSubstr("steps must be a count up to"));
   EXPECT_THAT(error_of([] {
-                parse("kind: k\nbase: {}\ngrid:\n  a: {range: [1, 2], steps: 10000}\n  b: {range: [1, 2], steps: 10000}\n");
+                parse("kind: k\nbase: {}\ngrid:\n  a: {range: [1, 2.0], steps: 10000}\n  b: {range: [1, 2.0], steps: 10000}\n");
               }),
               HasSubstr("more than"));
 }

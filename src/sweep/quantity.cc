@@ -76,9 +76,9 @@ std::optional<Quantity> parse_quantity(std::string_view text) {
   return std::nullopt;
 }
 
-std::string format_quantity(double number, std::string_view unit, bool whole) {
+std::string format_quantity(double number, std::string_view unit, bool whole, int digits) {
   if (whole) return fmt::format("{}{}", static_cast<int64_t>(std::llround(number)), unit);
-  std::string text = fmt::format("{:.6g}", number);
+  std::string text = fmt::format("{:.{}g}", number, digits);
   if (text == "-0") text = "0";
   return text + std::string(unit);
 }

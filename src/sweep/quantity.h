@@ -29,8 +29,9 @@ struct Quantity {
 // a known kind.
 std::optional<Quantity> parse_quantity(std::string_view text);
 
-// `number` followed by `unit`, six significant digits (a whole number when
-// `whole`), in a form parse_quantity and the input readers read back.
-std::string format_quantity(double number, std::string_view unit, bool whole);
+// `number` followed by `unit`, with `digits` significant digits (17 read
+// back exactly; a whole number when `whole`), in a form parse_quantity and
+// the input readers read back.
+std::string format_quantity(double number, std::string_view unit, bool whole, int digits = 6);
 
 }  // namespace snr::sweep

@@ -150,6 +150,21 @@ bad "device.hbm.bandwidth: [1TB/s, 80GiB]" "key 'device.hbm.bandwidth' = '80GiB'
 bad "device.hbm.bandwidth: {range: [1TB/s, 80GiB], steps: 3}" "key 'device.hbm.bandwidth': unit mismatch"
 bad "parallelism: [[tp=8]]" "key 'parallelism' = '[tp=8]'"
 bad "model.hidden: [big]" "key 'model.hidden' = 'big'"
+# Whole numbers with more steps than numbers used to merge into fewer points.
+bad "model.layers: {range: [95, 96], steps: 3}" "key 'model.layers': the 3 steps of the range [95, 96] cannot all be told apart"
+
+# Six significant digits used to turn [100.0001, 100.0004] in 4 steps into one
+# point at 100 GB/s, outside the range.
+{ pathfind_base; printf 'grid:\n  device.hbm.bandwidth: {range: [100.0001GB/s, 100.0004GB/s], steps: 4}\n'; } \
+  >"$WORK/fine.yaml"
+"$SNR" sweep "$WORK/fine.yaml" -o "$WORK/fine.sqlite" --json >"$WORK/fine.json"
+python3 - "$WORK/fine.json" "$WORK/fine.sqlite" <<'PY'
+import json, sqlite3, sys
+s = json.load(open(sys.argv[1]))
+assert s["points"] == 4, s
+rows = sqlite3.connect(sys.argv[2]).execute('select "device.hbm.bandwidth" from points').fetchall()
+assert sorted(r[0] for r in rows) == ["100.0001GB/s", "100.0002GB/s", "100.0003GB/s", "100.0004GB/s"], rows
+PY
 
 # A sim sweep on generated traces: collective algorithm x bandwidth.
 "$SNR" et generate --pattern allreduce --npus 4 --layers 2 --size 4MiB -o "$WORK/ar" >/dev/null
