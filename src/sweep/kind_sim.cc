@@ -82,7 +82,7 @@ class SimRun final : public PreparedRun {
     out["npus"] = r.npus.size();
     out["messages"] = r.messages_sent;
     out["events"] = r.events_processed;
-    out["backend"] = r.backend_name;
+    out["backend_name"] = r.backend_name;
     return out;
   }
 
@@ -184,7 +184,9 @@ class SimKind final : public RunKind {
             {"npus", kInteger, "NPUs simulated"},
             {"messages", kInteger, "messages sent"},
             {"events", kInteger, "simulator events"},
-            {"backend", kText, "network backend"}};
+            // Not "backend": that is a key a grid may vary (as pathfind's
+            // device and device_name).
+            {"backend_name", kText, "network backend that ran"}};
   }
   [[nodiscard]] std::string_view varying_output_prefix() const override { return ""; }
   [[nodiscard]] std::string_view objective() const override { return "finish_ns"; }

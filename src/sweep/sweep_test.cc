@@ -207,5 +207,18 @@ TEST_F(SweepTest, RunKindsArePlugIns) {
               HasSubstr("key 'x' = 'two': not a number"));
 }
 
+// Every key a kind declares may vary: sim's `backend` used to be refused as
+// a grid key because an output column had its name.
+TEST(RunKinds, EveryKeyCanBeAGridKey) {
+  for (const std::string& name : run_kind_names()) {
+    const RunKind& kind = find_run_kind(name);
+    for (const KeySpec& key : kind.keys()) {
+      for (const OutputColumn& column : kind.outputs()) EXPECT_NE(key.name, column.name) << name;
+      const std::string prefix(kind.varying_output_prefix());
+      EXPECT_TRUE(prefix.empty() || !key.name.starts_with(prefix)) << name << ": " << key.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace snr::sweep

@@ -196,6 +196,24 @@ for algo in ("[ring]", "[direct]", "[halvingDoubling]"):
 PY
 "$SNR" sweep report "$WORK/sim.sqlite" -o "$WORK/sim-report" >/dev/null
 [[ -s "$WORK/sim-report/index.html" ]] || fail "no sim report"
+# The backend varies like any other key (it used to be refused as the name
+# of a results column); backend_name says which ran.
+sed -e '/^grid:/,$d' "$WORK/sim.yaml" >"$WORK/backends.yaml"
+printf 'grid:\n  backend: [analytical-congestion-aware, analytical-congestion-unaware]\n' >>"$WORK/backends.yaml"
+"$SNR" sweep "$WORK/backends.yaml" -o "$WORK/backends.sqlite" --json >"$WORK/backends.json"
+python3 - "$WORK/backends.json" "$WORK/backends.sqlite" <<'PY'
+import json, sqlite3, sys
+s = json.load(open(sys.argv[1]))
+assert (s["points"], s["ok"]) == (2, 2), s
+rows = sqlite3.connect(sys.argv[2]).execute("select backend, backend_name from points").fetchall()
+assert sorted(rows) == [("analytical-congestion-aware",) * 2, ("analytical-congestion-unaware",) * 2], rows
+PY
+bad_sim() {
+  { sed -e '/^grid:/,$d' "$WORK/sim.yaml"; printf 'grid:\n  %s\n' "$1"; } >"$WORK/bad.yaml"
+  expect_fail "$SNR" sweep "$WORK/bad.yaml" -o "$WORK/bad.sqlite"
+  expect_contains "$WORK/expect_fail.out" "$2"
+}
+bad_sim "backend: [analytical-congestion-aware, warp-drive]" "key 'backend' = 'warp-drive'"
 
 # The examples run as documented.
 for grid in hbm-parallelism generated-device sim-collectives random-pathfind; do
