@@ -16,7 +16,8 @@ void setup_disasm(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
   auto symbol = std::make_shared<std::string>();
   auto no_aliases = std::make_shared<bool>(false);
   sub->add_option("input", *input, "ELF executable")->required();
-  sub->add_option("-o,--output", *output, "Write the listing to this file instead of stdout");
+  sub->add_option("-o,--output", *output, "Write the listing to this file instead of stdout")
+      ->check(snr::cli::not_dash_for_stdout());
   sub->add_option("-s,--symbol", *symbol, "List only this symbol");
   sub->add_flag("--no-aliases", *no_aliases, "Canonical instructions only (as objdump -M no-aliases)");
   snr::cli::set_examples(sub, {"snr disasm prog.elf", "snr disasm prog.elf -s main -o main.lst"});

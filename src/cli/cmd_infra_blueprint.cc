@@ -26,7 +26,8 @@ void setup_infra_blueprint(CLI::App& parent, snr::cli::CommandContext& ctx) {
   auto* sub = parent.add_subcommand("blueprint", "Write a parameterized device or fabric blueprint as InfraGraph");
   sub->add_option("name", args->name, "blueprint name (--list shows them)");
   sub->add_option("--set", args->sets, "parameter as key=value (repeatable)");
-  sub->add_option("-o,--output", args->output, "output file (.yaml/.yml or .json); stdout when absent");
+  sub->add_option("-o,--output", args->output, "output file (.yaml/.yml or .json); stdout when absent")
+      ->check(snr::cli::not_dash_for_stdout());
   sub->add_flag("--list", args->list, "list the blueprints and their parameters");
   snr::cli::set_examples(sub, {"snr infra blueprint clos-fat-tree --set k=8 --set levels=3 -o clos.yaml",
                                "snr infra blueprint --list"});

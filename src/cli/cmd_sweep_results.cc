@@ -24,6 +24,7 @@ void setup_sweep_report(CLI::App& sweep, CommandContext& /*ctx*/) {
   sub->add_option("-o,--output", args->output, "directory for index.html and one .svg per figure")->required();
   set_examples(sub, {"snr sweep report results.sqlite -o report/"});
   sub->callback([args] {
+    check_input_file(args->database);
     output::check_output_directory(args->output);
     const sweep::SweepReport report = sweep::build_report(sweep::read_results(args->database));
     sweep::write_report(report, args->output);
@@ -38,9 +39,10 @@ void setup_sweep_export(CLI::App& sweep, CommandContext& /*ctx*/) {
   auto args = std::make_shared<Args>();
   auto* sub = sweep.add_subcommand("export", "A sweep's results table as CSV (one row per point, by point)");
   sub->add_option("database", args->database, "results database of snr sweep")->required();
-  sub->add_option("-o,--output", args->output, "CSV file (default: stdout)");
+  sub->add_option("-o,--output", args->output, "CSV file (default: stdout)")->check(not_dash_for_stdout());
   set_examples(sub, {"snr sweep export results.sqlite -o results.csv"});
   sub->callback([args] {
+    check_input_file(args->database);
     if (!args->output.empty()) output::check_output_file(args->output);
     const std::string csv = sweep::results_csv(sweep::read_results(args->database));
     if (args->output.empty()) {

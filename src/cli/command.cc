@@ -91,6 +91,14 @@ CLI::Validator in_range(uint64_t min, uint64_t max) {
       max == UINT64_MAX ? "" : fmt::format("{}..{}", min, max), "in_range");
 }
 
+CLI::Validator not_dash_for_stdout() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text == "-" ? "'-' is not a file name here: leave -o out to write to stdout" : std::string();
+      },
+      "", "not_dash_for_stdout");
+}
+
 CLI::Validator in_real_range(double min, double max, bool above_min) {
   const std::string range = fmt::format("{} {:g} .. {:g}", above_min ? "above" : "in", min, max);
   return CLI::Validator(

@@ -65,6 +65,10 @@ CLI::Validator in_range(uint64_t min, uint64_t max);
 // the value, so it would read as "not given".
 CLI::Validator in_real_range(double min, double max, bool above_min = false);
 
+// For an -o whose absence means stdout: "-" is refused (a usage error)
+// rather than written as a file named "-"; no verb reads "-" as stdout.
+CLI::Validator not_dash_for_stdout();
+
 // Ends `sub`'s --help with an "Examples:" section; each example is a
 // complete command line starting with "snr " (checked by an e2e test).
 void set_examples(CLI::App* sub, std::initializer_list<std::string_view> examples);

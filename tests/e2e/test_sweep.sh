@@ -73,6 +73,19 @@ expect_contains "$WORK/retry.txt" "best: time_s = "
 
 # CSV: one line per point, the parallelism (with commas) quoted and read back whole.
 "$SNR" sweep export "$WORK/pf.sqlite" -o "$WORK/pf.csv"
+# A directory as the database used to read "no such file"; -o - wrote a file
+# named "-" (stdout is -o left out).
+mkdir "$WORK/dbdir"
+expect_fail "$SNR" sweep export "$WORK/dbdir"
+expect_contains "$WORK/expect_fail.out" "'$WORK/dbdir' is a directory; expected a file"
+expect_fail "$SNR" sweep report "$WORK/dbdir" -o "$WORK/dbdir-report"
+expect_contains "$WORK/expect_fail.out" "'$WORK/dbdir' is a directory; expected a file"
+status=0
+(cd "$WORK" && "$SNR" sweep export pf.sqlite -o - >"$WORK/dash.out" 2>&1) || status=$?
+((status == 2)) || { cat "$WORK/dash.out" >&2; fail "sweep export -o -: exit $status (expected 2)"; }
+expect_contains "$WORK/dash.out" "'-' is not a file name here: leave -o out to write to stdout"
+[[ ! -e "$WORK/-" ]] || fail "sweep export -o - wrote a file named '-'"
+"$SNR" sweep export "$WORK/pf.sqlite" | cmp - "$WORK/pf.csv" || fail "sweep export to stdout differs from -o"
 python3 - "$WORK/pf.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
