@@ -341,7 +341,9 @@ YAML::Node draw_value(const RandomKey& r, Generator& generator) {
   double number = r.draw == Draw::kLogUniform ? std::exp(std::log(lo) + u * (std::log(hi) - std::log(lo)))
                                               : lo + u * (hi - lo);
   number = std::clamp(r.integer ? std::round(number) : number, lo, hi);
-  return YAML::Node(Parser::render_distinct(r.low, r.high, {number}, r.integer).value().front());
+  const auto text = Parser::render_distinct(r.low, r.high, {number}, r.integer);
+  if (!text) throw Error(fmt::format("key '{}': the draw {} cannot be written inside its range", r.key, number));
+  return YAML::Node(text->front());
 }
 
 }  // namespace

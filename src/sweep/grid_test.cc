@@ -223,6 +223,9 @@ TEST(Quantity, ReadsPlainNumbersAndUnits) {
   EXPECT_FALSE(parse_quantity("12 parsecs"));
   EXPECT_EQ(format_quantity(1234.5678, "GB/s", false), "1234.57GB/s");
   EXPECT_EQ(format_quantity(3.6, "", true), "4");
+  EXPECT_EQ(format_quantity(-0.4, "", true), "0");
+  // Whole numbers beyond int64_t used to wrap to -9223372036854775808.
+  EXPECT_EQ(format_quantity(0x1p70, "", true), "1180591620717411303424");
 }
 
 }  // namespace

@@ -77,7 +77,9 @@ std::optional<Quantity> parse_quantity(std::string_view text) {
 }
 
 std::string format_quantity(double number, std::string_view unit, bool whole, int digits) {
-  if (whole) return fmt::format("{}{}", static_cast<int64_t>(std::llround(number)), unit);
+  // Every digit of the whole number, which may be beyond int64_t (a range
+  // up to 1e24 is plain integers too); + 0.0 turns -0 into 0.
+  if (whole) return fmt::format("{:.0f}{}", std::round(number) + 0.0, unit);
   std::string text = fmt::format("{:.{}g}", number, digits);
   if (text == "-0") text = "0";
   return text + std::string(unit);
