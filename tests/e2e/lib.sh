@@ -38,6 +38,16 @@ expect_fail() {
   fi
 }
 
+# expect_exit CODE CMD... — exactly that exit code, with no sanitizer
+# report; the output is in $WORK/exit.out.
+expect_exit() {
+  local code="$1" status=0
+  shift
+  "$@" >"$WORK/exit.out" 2>&1 || status=$?
+  ((status == code)) || { cat "$WORK/exit.out" >&2; fail "exit $status (expected $code): $*"; }
+  if grep -qE 'Sanitizer|runtime error:' "$WORK/exit.out"; then cat "$WORK/exit.out" >&2; fail "sanitizer: $*"; fi
+}
+
 # expect_contains FILE TEXT
 expect_contains() {
   grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "'$1' does not contain '$2'"; }

@@ -5,14 +5,6 @@
 # counted, reported skip; the traces of a job are its ranks 0 .. N-1.
 source "$(dirname "$0")/lib.sh"
 
-# expect_exit CODE CMD... — that exit code, output in $WORK/exit.out.
-expect_exit() {
-  local code="$1" status=0
-  shift
-  "$@" >"$WORK/exit.out" 2>&1 || status=$?
-  ((status == code)) || { cat "$WORK/exit.out" >&2; fail "exit $status (expected $code): $*"; }
-}
-
 THREAD='{"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1, "inputs": {}, "outputs": {}, "attrs": []}'
 # collective ID SHAPE [RANK]: an all-reduce record of one float tensor list.
 collective() {

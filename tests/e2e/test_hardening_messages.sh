@@ -4,15 +4,6 @@
 # verb's --help ends with real examples whose verbs exist.
 source "$(dirname "$0")/lib.sh"
 
-# expect_exit CODE CMD... — output in $WORK/exit.out.
-expect_exit() {
-  local code="$1" status=0
-  shift
-  "$@" >"$WORK/exit.out" 2>&1 || status=$?
-  ((status == code)) || { cat "$WORK/exit.out" >&2; fail "exit $status (expected $code): $*"; }
-  if grep -qE 'Sanitizer|runtime error:' "$WORK/exit.out"; then cat "$WORK/exit.out" >&2; fail "sanitizer: $*"; fi
-}
-
 # Verbs: usage errors exit 2 (not CLI11's 104..109), with a suggestion.
 expect_exit 2 "$SNR" simm
 expect_contains "$WORK/exit.out" "did you mean \`snr sim\`?"

@@ -1,5 +1,6 @@
 #include "formats/pytorch/host_trace.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,9 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/error_of.h"
 
 namespace snr::pytorch {
 namespace {
+
+using ::testing::HasSubstr;
+using snr::testing::error_of;
 
 std::filesystem::path corpus(const std::string& name) {
   return std::filesystem::path(SNR_PYTORCH_FORMATS_DIR) / "fuzz_corpus" / name;
@@ -190,34 +195,16 @@ TEST(HostTrace, RootRankIsARankOrAnError) {
   EXPECT_EQ(with_root(R"("rank": 1048575)").rank, 1048575);
   EXPECT_EQ(with_root(R"("distributedInfo": {"rank": 3})").rank, 3);
   EXPECT_FALSE(with_root(R"("pid": 1)").rank);
+  const auto error_with = [&](const std::string& root) { return error_of([&] { with_root(root); }); };
   for (const std::string value : {"4294967296", "100000000", "1048576", "-1", "18446744073709551615"}) {
-    try {
-      with_root(R"("rank": )" + value);
-      FAIL() << "rank " << value << " was accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("r.json: key 'rank' = " + value + " is out of range: valid 0 .. 1048575"),
-                std::string::npos)
-          << e.what();
-    }
+    EXPECT_THAT(error_with(R"("rank": )" + value),
+                HasSubstr("r.json: key 'rank' = " + value + " is out of range: valid 0 .. 1048575"));
   }
   for (const std::string value : {R"("0")", "1.5", "null", "true"}) {
-    try {
-      with_root(R"("rank": )" + value);
-      FAIL() << "rank " << value << " was accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("r.json: key 'rank' = " + value + " is not an integer"),
-                std::string::npos)
-          << e.what();
-    }
+    EXPECT_THAT(error_with(R"("rank": )" + value), HasSubstr("r.json: key 'rank' = " + value + " is not an integer"));
   }
-  try {
-    with_root(R"("distributedInfo": {"rank": -2})");
-    FAIL() << "distributedInfo.rank -2 was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("r.json: key 'distributedInfo.rank' = -2 is out of range"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_THAT(error_with(R"("distributedInfo": {"rank": -2})"),
+              HasSubstr("r.json: key 'distributedInfo.rank' = -2 is out of range"));
 }
 
 // A linked trace's device fields are a node's time and place: one that is
