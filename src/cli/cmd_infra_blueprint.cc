@@ -11,6 +11,7 @@
 #include "common/file_io.h"
 #include "formats/infragraph/infragraph.h"
 #include "infra/blueprints/blueprint.h"
+#include "infra/graph.h"
 
 namespace {
 
@@ -48,6 +49,11 @@ void setup_infra_blueprint(CLI::App& parent, snr::cli::CommandContext& ctx) {
       settings.emplace_back(s.substr(0, eq), s.substr(eq + 1));
     }
     const auto infra = snr::infra::build_blueprint(args->name, settings);
+    // A blueprint whose graph no other verb could expand (more nodes or
+    // edges than one graph holds) is refused here rather than written.
+    if (!snr::infra::find_blueprint(args->name)->is_device()) {
+      snr::with_error_context(fmt::format("blueprint '{}'", args->name), [&] { (void)snr::infra::expand(infra); });
+    }
     if (args->output.empty()) {
       fmt::print("{}", snr::infragraph::to_yaml(infra));
     } else {

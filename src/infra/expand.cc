@@ -22,6 +22,15 @@ uint64_t pair_key(uint32_t a, uint32_t b) {
   return (static_cast<uint64_t>(a) << 32) | b;
 }
 
+// Refuses `count` nodes or edges (`noun`) over `limit` before they are
+// made; `what` names the device or instance, formatted only then.
+template <typename WhatFn>
+void check_size(uint64_t count, uint64_t limit, std::string_view noun, WhatFn&& what) {
+  if (count > limit) {
+    throw Error(fmt::format("{} expands to {} {} or more; at most {} fit in one graph", what(), count, noun, limit));
+  }
+}
+
 // An endpoint list and whether every level of it was sliced explicitly.
 struct Endpoints {
   std::vector<uint32_t> ids;
@@ -43,6 +52,13 @@ class GraphBuilder {
       for (const auto& inst : infra_.instances) add_block(inst.name, inst.device, static_cast<uint32_t>(inst.count));
     }
     // Device-internal edges, copy by copy.
+    uint64_t internal_edges = 0;
+    for (const auto& block : graph_.blocks_) {
+      internal_edges += uint64_t{block.count} * graph_.templates_[block.device_template].edges.size();
+      check_size(internal_edges, kMaxGraphEdges, "edges",
+                 [&] { return fmt::format("{}instance '{}'", where(0), block.name); });
+    }
+    graph_.edges_.reserve(internal_edges);
     for (const auto& block : graph_.blocks_) {
       const DeviceTemplate& t = graph_.templates_[block.device_template];
       for (uint32_t c = 0; c < block.count; ++c) {
@@ -113,11 +129,15 @@ class GraphBuilder {
     }
     DeviceTemplate t;
     t.device = d.name;
+    const auto device_what = [&] { return fmt::format("{}device '{}'", where(0), d.name); };
     std::unordered_map<uint64_t, LinkId> seen;
     for (const auto& comp : d.components) {
       if (comp.choice == ComponentChoice::kDevice) {
         const uint32_t sub_id = template_for(*infra_.find_device(comp.name));
         const DeviceTemplate& sub = graph_.templates_[sub_id];
+        const auto copies = static_cast<uint64_t>(comp.count);
+        check_size(t.leaf_names.size() + copies * sub.leaf_names.size(), kMaxGraphNodes, "nodes", device_what);
+        check_size(t.edges.size() + copies * sub.edges.size(), kMaxGraphEdges, "edges", device_what);
         for (int64_t j = 0; j < comp.count; ++j) {
           const auto base = static_cast<uint32_t>(t.leaf_names.size());
           for (size_t l = 0; l < sub.leaf_names.size(); ++l) {
@@ -132,6 +152,7 @@ class GraphBuilder {
         continue;
       }
       const uint32_t type = type_id(comp);
+      check_size(t.leaf_names.size() + static_cast<uint64_t>(comp.count), kMaxGraphNodes, "nodes", device_what);
       for (int64_t j = 0; j < comp.count; ++j) {
         t.leaf_names.push_back(fmt::format("{}.{}", comp.name, j));
         t.leaf_types.push_back(type);
@@ -161,6 +182,7 @@ class GraphBuilder {
           }
           return;
         }
+        check_size(t.edges.size() + 1, kMaxGraphEdges, "edges", device_what);
         t.edges.push_back({a, b, link});
       });
     }
@@ -220,7 +242,7 @@ class GraphBuilder {
     b.first_node = static_cast<NodeId>(graph_.node_count_);
     b.leaves = static_cast<uint32_t>(graph_.templates_[b.device_template].leaf_names.size());
     const uint64_t total = graph_.node_count_ + static_cast<uint64_t>(count) * b.leaves;
-    if (total >= UINT32_MAX) throw Error(fmt::format("{}instance '{}': the graph exceeds 2^32 nodes", where(0), name));
+    check_size(total, kMaxGraphNodes, "nodes", [&] { return fmt::format("{}instance '{}'", where(0), name); });
     graph_.node_count_ = total;
     graph_.block_index_.emplace(name, static_cast<uint32_t>(graph_.blocks_.size()));
     graph_.block_device_instance_base_.push_back(static_cast<uint32_t>(graph_.device_instance_count_));
@@ -270,6 +292,7 @@ class GraphBuilder {
           }
         }
       }
+      check_size(graph_.edges_.size() + 1, kMaxGraphEdges, "edges", [&] { return path; });
       graph_.edges_.push_back({a, b, link});
     });
   }

@@ -24,6 +24,15 @@ namespace snr::infra {
 using NodeId = uint32_t;
 using LinkId = uint32_t;
 
+// What one expansion may hold. A document of a few lines can describe
+// billions of nodes (counts go up to 2^31 - 1 per level), so sizes are
+// checked before anything of that size is allocated: 2^26 nodes or edges
+// take a few GiB with their adjacency and duplicate-edge index, and hold a
+// three-level Clos fat tree of radix-128 switches with 8-GPU hosts several
+// times over.
+inline constexpr uint64_t kMaxGraphNodes = uint64_t{1} << 26;
+inline constexpr uint64_t kMaxGraphEdges = uint64_t{1} << 26;
+
 // A link class: one Link object of the document, scoped to the device that
 // declares it ("" for infrastructure links).
 struct LinkClass {
@@ -121,7 +130,9 @@ class Graph {
 // is not a leaf, the same node pair joined by two different links) name the
 // file, line, object and field. Self-loops that many2many produces (x–x) are
 // skipped; an identical edge given twice counts once. A bare Device document
-// expands as one instance of the device, named after it.
+// expands as one instance of the device, named after it. More than
+// kMaxGraphNodes nodes or kMaxGraphEdges edges (in one device or in the
+// whole graph) is an error naming the device or instance.
 Graph expand(const infragraph::Infrastructure& infra);
 
 }  // namespace snr::infra

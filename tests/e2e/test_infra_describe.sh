@@ -52,6 +52,12 @@ expect_contains "$WORK/ft.json" '"device_instances": 208'  # 128 hosts + 80 swit
 expect_fail "$SNR" infra blueprint clos-fat-tree --set radix=8 -o "$WORK/bad.yaml"
 expect_contains "$WORK/expect_fail.out" "unknown parameter 'radix'"
 [[ ! -e "$WORK/bad.yaml" ]] || fail "a failed blueprint left a file"
+# A fabric no verb could expand is refused before it is written; a parameter set twice is a contradiction.
+expect_fail "$SNR" infra blueprint clos-fat-tree --set k=1000 --set levels=3 -o "$WORK/bad.yaml"
+expect_contains "$WORK/expect_fail.out" "instance 'host' expands to 750000000 nodes or more; at most 67108864"
+[[ ! -e "$WORK/bad.yaml" ]] || fail "an oversized blueprint was written"
+expect_fail "$SNR" infra blueprint clos-fat-tree --set k=8 --set k=16
+expect_contains "$WORK/expect_fail.out" "parameter 'k' is set twice ('8' and '16')"
 "$SNR" infra blueprint --list > "$WORK/list.txt"
 expect_contains "$WORK/list.txt" "noc-gpu"
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 
 #include "common/error.h"
 #include "formats/infragraph/infragraph.h"
@@ -23,12 +24,17 @@ std::map<std::string, std::string> resolve_settings(const Blueprint& bp,
   std::map<std::string, std::string> values;
   const auto params = bp.parameters();
   for (const auto& p : params) values[p.name] = p.default_value;
+  std::set<std::string> given;
   for (const auto& [k, v] : settings) {
     const bool known = std::any_of(params.begin(), params.end(), [&](const auto& p) { return p.name == k; });
     if (!known) {
       std::string list;
       for (const auto& p : params) list += (list.empty() ? "" : ", ") + p.name;
       throw Error(fmt::format("blueprint '{}': unknown parameter '{}' (parameters: {})", bp.name(), k, list));
+    }
+    // Two values for one parameter are a contradiction, not "the last one wins".
+    if (!given.insert(k).second) {
+      throw Error(fmt::format("blueprint '{}': parameter '{}' is set twice ('{}' and '{}')", bp.name(), k, values[k], v));
     }
     values[k] = v;
   }
