@@ -84,7 +84,9 @@ int run_builtin(BuiltinArgs& args) {
   request.scale_up = snr::dsim::noc::scale_up_alpha_beta(configs.network);
   const ls::BuiltinPlanChoice chosen = ls::choose_builtin_plan(request);
   const ls::PlanAlgorithm& algorithm = *chosen.algorithm;
-  const ls::GeneratedPlanOptions& options = chosen.options;
+  ls::GeneratedPlanOptions options = chosen.options;
+  options.max_line_requests = snr::cli::max_line_requests(configs.gpu.granularity);
+  options.cache_line_bytes = configs.gpu.cache_line_bytes;
   const bool nccl_plan = chosen.nccl_plan;
   // How many lines a warp keeps in flight is the kernel's unrolling; NCCL's
   // differs by protocol (unless --unroll says otherwise).

@@ -8,6 +8,7 @@
 #include "cli/collective_report.h"
 #include "cli/collective_trace.h"
 #include "cli/command.h"
+#include "common/error.h"
 #include "common/output.h"
 #include "dsim/core/event_loop.h"
 #include "dsim/gpu/gpu_model.h"
@@ -93,10 +94,23 @@ double bus_bandwidth_factor(const std::string& collective, uint32_t gpus) {
   return 1.0;
 }
 
+uint64_t max_line_requests(gpu::Granularity granularity) {
+  return granularity == gpu::Granularity::kFlow ? uint64_t{1} << 34 : uint64_t{1} << 32;
+}
+
 int simulate_and_report(const dsim::loadstore::Program& program, const ModelConfigs& configs,
                         const RunDescription& description, bool json) {
   const gpu::GpuConfig& gpu_config = configs.gpu;
   const noc::NocConfig& noc_config = configs.network;
+  const uint64_t requests = dsim::loadstore::line_requests(program, gpu_config.cache_line_bytes);
+  if (requests > max_line_requests(gpu_config.granularity)) {
+    throw snr::Error(fmt::format("{} on {} GPUs issues about {:.3g} cache-line requests, more than the {:.3g} one "
+                            "{}-level run simulates: use a smaller --size, or model the collective at message level "
+                            "(snr sim)",
+                            description.collective, program.gpu_count(), static_cast<double>(requests),
+                            static_cast<double>(max_line_requests(gpu_config.granularity)),
+                            gpu::to_string(gpu_config.granularity)));
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   dsim::EventLoop loop;
   noc::NocNetwork network(noc_config, program.gpu_count(), loop);

@@ -68,8 +68,17 @@ struct RunDescription {
   std::string headline;
 };
 
+// The most cache-line requests (loadstore::line_requests) one run
+// simulates: about an hour of a request-level run at the million requests
+// per second a ring all-reduce runs at, and the same hour at flow level,
+// which simulates a wavefront's run of lines as one message. A 1 GiB
+// all-reduce on 8 GPUs (about 1e9 requests) is inside; 1 TiB, or an
+// all-to-all of 1 GiB on 4096 GPUs, would run for days and is refused.
+uint64_t max_line_requests(dsim::gpu::Granularity granularity);
+
 // Simulates `program` and prints the text or JSON report (and writes the
-// --trace and --csv files); returns the exit code.
+// --trace and --csv files); returns the exit code. A program of more than
+// max_line_requests is refused (snr::Error) before it runs.
 int simulate_and_report(const dsim::loadstore::Program& program, const ModelConfigs& configs,
                         const RunDescription& description, bool json);
 

@@ -152,6 +152,11 @@ expect_error "more than the 4294967295 a kernel start can hold" allreduce --gpus
 expect_error "--scale-up-latency-ns: nan is not a number in 0 .. 1e+09" allreduce --gpus 4 --size 65536 --scale-up-latency-ns nan
 expect_error "--port-bandwidth-gib-per-s: nan is not a number in 0.001 .. 1e+06" allreduce --gpus 4 --size 65536 --port-bandwidth-gib-per-s nan
 expect_error "--trace and --csv name the same file" allreduce --gpus 4 --size 4096 --trace "$WORK/same.out" --csv "$WORK/same.out"
+# Runs of days are refused at once, naming their size (GPU 0's share tells it).
+expect_error "alltoall of 1073741824 B per GPU on 4096 GPUs issues about 6.88e+10 cache-line requests, more than the 4.29e+09" \
+  alltoall --gpus 4096 --size 1073741824
+expect_error "more than the 1.72e+10" alltoall --gpus 4096 --size 1073741824 --granularity flow
+expect_error "allreduce of 1099511627776 B per GPU on 8 GPUs issues about 4.21e+11 cache-line requests" allreduce --gpus 8 --size 1099511627776
 expect_error "--trace and --csv name the same file" allreduce --gpus 4 --size 4096 --trace "$WORK/same.out" --csv "$WORK/./same.out"
 # More workgroups than elements: the report says how many had data.
 "$SNR" collective allreduce --gpus 4 --size 4096 --workgroups 1024 --json >"$WORK/wg.json"

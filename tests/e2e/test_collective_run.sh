@@ -41,6 +41,9 @@ for plan in $plans; do
   ran=$((ran + 1))
 done
 ((ran >= 7)) || fail "only $ran shared plans ran"
+# A plan file at a size that would run for days is refused before it runs.
+expect_fail "$SNR" collective "$P/allreduce.json" --size 1099511627776
+expect_contains "$WORK/expect_fail.out" "allreduce on 2 GPUs issues about 3.44e+10 cache-line requests, more than the 4.29e+09"
 
 X="$DATA/astra-sim/system/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce.xml"
 if [[ -f "$X" ]] && "$SNR" collective info "$X" > /dev/null 2>&1; then

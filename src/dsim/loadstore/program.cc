@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace snr::dsim::loadstore {
 
 uint32_t Program::add_name(std::string name) {
@@ -114,6 +116,42 @@ std::vector<GpuTraffic> traffic(const Program& program) {
     }
   }
   return out;
+}
+
+uint64_t line_requests(const Program& program, uint32_t cache_line_bytes) {
+  const uint64_t line = cache_line_bytes == 0 ? 1 : cache_line_bytes;
+  const auto moves_lines = [](const GpuOp& op) {
+    return op.kind == OpKind::kLoad || op.kind == OpKind::kStore || op.kind == OpKind::kMemcpy;
+  };
+  uint64_t requests = 0;
+  for (size_t first = 0; first < program.ops.size();) {
+    // A chain (an op and the chained ones after it) runs one per-line loop
+    // whose payload per line is the smallest any of its ranges carries: a
+    // packet range halves every range's line.
+    size_t end = first + 1;
+    while (end < program.ops.size() && program.ops[end].chained()) ++end;
+    uint64_t payload = line;
+    for (size_t i = first; i < end; ++i) {
+      const GpuOp& op = program.ops[i];
+      if (!moves_lines(op)) continue;
+      const MemRange* ranges = program.ranges_of(op);
+      for (uint16_t r = 0; r < op.range_count; ++r) {
+        if (ranges[r].flags & MemRange::kPacket) payload = std::min(payload, line / 2);
+        if (ranges[r].flags & MemRange::kPacket128) payload = std::min(payload, line - line / 16);
+      }
+    }
+    payload = std::max<uint64_t>(payload, 1);
+    for (size_t i = first; i < end; ++i) {
+      const GpuOp& op = program.ops[i];
+      if (moves_lines(op)) {
+        requests += op.range_count * ((op.bytes + payload - 1) / payload);
+      } else if (op.kind == OpKind::kSemaphoreAcquire || op.kind == OpKind::kSemaphoreRelease) {
+        ++requests;
+      }
+    }
+    first = end;
+  }
+  return requests;
 }
 
 std::string summarize(const Program& program) {

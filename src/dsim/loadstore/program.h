@@ -192,6 +192,14 @@ struct GpuTraffic {
 
 std::vector<GpuTraffic> traffic(const Program& program);
 
+// The cache-line requests running every op of `program` issues: a request
+// per range and line of a load, store or copy, one per semaphore op, where
+// a line carries a whole cache line of payload unless a range of its op's
+// chain holds LL packets (half a line) or LL128 lines (15/16). It is what a
+// request-level run simulates one by one (the GPU model's `requests`;
+// multicast ranges count once), so it sizes a run before it starts.
+uint64_t line_requests(const Program& program, uint32_t cache_line_bytes);
+
 // Deterministic text summary: per GPU, op counts and bytes (golden files, CLI).
 std::string summarize(const Program& program);
 

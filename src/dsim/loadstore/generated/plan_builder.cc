@@ -43,23 +43,36 @@ void PlanBuilder::begin_workgroup(uint32_t gpu, uint32_t workgroup) {
 }
 
 void PlanBuilder::check_expansion_fits() const {
-  // GPUs emit alike, so GPU 0's share times the GPU count is the program;
-  // a run peaks at about twice that (ring all-reduce, 512 GPUs: 1.6 GB of
-  // program, 3.1 GB peak). A plan that cannot fit is refused here, in a
-  // moment, rather than after the machine starts to swap.
+  // GPUs emit alike, so GPU 0's share times the GPU count is the program.
+  // A plan too large to run is refused here, in a moment, rather than
+  // after minutes of expansion or once the machine starts to swap.
+  const double gpus = options_.gpus;
+  if (options_.max_line_requests > 0) {
+    const double requests = static_cast<double>(line_requests(program_, options_.cache_line_bytes)) * gpus;
+    if (requests > static_cast<double>(options_.max_line_requests)) {
+      throw Error(fmt::format(
+          "{} of {} B per GPU on {} GPUs issues about {:.3g} cache-line requests, more than the {:.3g} one run "
+          "simulates: use a smaller --size or fewer GPUs (busbw stops changing long before), or model the "
+          "collective at message level (snr sim)",
+          options_.collective, options_.buffer_bytes, options_.gpus, requests,
+          static_cast<double>(options_.max_line_requests)));
+    }
+  }
+  // A run peaks at about twice the program (ring all-reduce, 512 GPUs:
+  // 1.6 GB of program, 3.1 GB peak).
   const double per_gpu_bytes = static_cast<double>(program_.ops.size() * (sizeof(GpuOp) + sizeof(OpOrigin)) +
                                                    program_.ranges.size() * sizeof(MemRange));
-  const double program_bytes = per_gpu_bytes * options_.gpus;
+  const double program_bytes = per_gpu_bytes * gpus;
   const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page_bytes <= 0) return;  // unknown: no limit
   const double memory_bytes = static_cast<double>(pages) * static_cast<double>(page_bytes);
   if (2 * program_bytes <= 0.8 * memory_bytes) return;
-  const double ops = static_cast<double>(program_.ops.size()) * options_.gpus;
   throw Error(fmt::format(
       "{} on {} GPUs with {} workgroups each expands into about {:.3g} load-store ops ({:.1f} GB as a program, about "
       "twice that to simulate), more than this machine's {:.1f} GB can hold: use fewer GPUs or --workgroups, or "
       "model the collective at message level (snr sim)",
-      options_.collective, options_.gpus, options_.workgroups, ops, program_bytes / 1e9, memory_bytes / 1e9));
+      options_.collective, options_.gpus, options_.workgroups, static_cast<double>(program_.ops.size()) * gpus,
+      program_bytes / 1e9, memory_bytes / 1e9));
 }
 
 void PlanBuilder::end_workgroup() {

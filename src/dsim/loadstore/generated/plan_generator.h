@@ -69,6 +69,12 @@ struct GeneratedPlanOptions {
   // SM cycles every workgroup spends before its first transfer (a kernel's
   // prologue: reading its work description, setting up its peers); 0: none.
   uint32_t prologue_cycles = 0;
+  // A run's size: once GPU 0's share is built (GPUs emit alike), a plan
+  // whose run would issue more than this many cache-line requests of
+  // `cache_line_bytes` (line_requests in program.h) is refused, before the
+  // other GPUs are expanded; 0: no limit.
+  uint64_t max_line_requests = 0;
+  uint32_t cache_line_bytes = 128;
 };
 
 // Slices and chunk splits are cut in whole elements of this size (fp32), so

@@ -179,6 +179,19 @@ TEST(PlanGenerator, APlanTooLargeForTheMachineIsRefusedAfterItsFirstGpu) {
                                                           "into about")));
 }
 
+TEST(PlanGenerator, ARunOfTooManyRequestsIsRefusedAfterItsFirstGpu) {
+  GeneratedPlanOptions options = options_for(kAllReduce, 8, 4, 8 << 20, Transfer::kPut, Protocol::kSimple);
+  const Program program = generate_collective_plan(find_plan_algorithm("ring"), options);
+  const uint64_t requests = line_requests(program, options.cache_line_bytes);
+  options.max_line_requests = requests;  // exactly the run: allowed
+  EXPECT_NO_THROW((void)generate_collective_plan(find_plan_algorithm("ring"), options));
+  options.max_line_requests = requests - requests / 4;
+  EXPECT_THAT([&] { (void)generate_collective_plan(find_plan_algorithm("ring"), options); },
+              ::testing::ThrowsMessage<Error>(HasSubstr(fmt::format(
+                  "allreduce of 8388608 B per GPU on 8 GPUs issues about {:.3g} cache-line requests, more than the",
+                  static_cast<double>(requests)))));
+}
+
 TEST(PlanGenerator, SizesPerCollective) {
   EXPECT_EQ(collective_buffers(kAllGather, 4, 4096).input_bytes, 1024u);
   EXPECT_EQ(collective_buffers(kAllGather, 4, 4096).output_bytes, 4096u);
