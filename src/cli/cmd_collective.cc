@@ -169,6 +169,7 @@ struct RunArgs {
   std::string plan;
   uint64_t size_bytes = 0;
   std::string protocol;
+  bool no_check = false;
   std::shared_ptr<snr::cli::ModelOptions> model = std::make_shared<snr::cli::ModelOptions>();
 };
 
@@ -177,9 +178,27 @@ std::string lower_ascii(std::string text) {
   return text;
 }
 
+// A time and a bus bandwidth for a plan that does not do its collective
+// would be a wrong result that looks right, so the plan is checked first
+// (data movement, deadlock, races) at its smallest exact size, where the
+// check costs little: the lowering scales every op alike.
+void refuse_failing_plan(const ls::CollectivePlan& plan, const std::string& path, uint32_t wavefront_threads) {
+  ls::DataCheckOptions options;
+  options.collective = plan.collective;
+  options.inplace = plan.buffers_alias;
+  const uint64_t size_bytes = plan.default_input_bytes;
+  const ls::DataCheckResult result = ls::check_data_movement(plan.lower(size_bytes, wavefront_threads), options);
+  if (result.ok()) return;
+  throw snr::Error(fmt::format("{}: the plan fails the data check at {} B per GPU ({} error{}, the first: {}); "
+                               "`snr collective check {}` lists them, --no-check times the plan anyway",
+                               path, size_bytes, result.errors.size(), result.errors.size() == 1 ? "" : "s",
+                               result.errors.front(), path));
+}
+
 int run_plan(const RunArgs& args) {
   snr::cli::check_input_file(args.plan);
   const ls::CollectivePlan plan = ls::load_collective_plan(args.plan);
+  if (!args.no_check) refuse_failing_plan(plan, args.plan, args.model->wavefront_threads);
   if (!args.protocol.empty() && lower_ascii(args.protocol) != lower_ascii(plan.protocol)) {
     throw snr::Error(fmt::format("{} is written for the {} protocol, not {} (a plan fixes its protocol; pick the "
                                  "plan of the protocol you want)",
@@ -193,7 +212,8 @@ int run_plan(const RunArgs& args) {
   description.identity = {{"plan", args.plan},
                           {"format", plan.format},
                           {"protocol", plan.protocol},
-                          {"size_bytes", size_bytes}};
+                          {"size_bytes", size_bytes},
+                          {"data_checked", !args.no_check}};
   description.headline = fmt::format("{}: {} {} over {} GPUs, {} B per GPU input ({} B buffer)", args.plan,
                                      plan.collective, plan.protocol, program.gpu_count(), size_bytes,
                                      std::max(program.gpus[0].input_bytes, program.gpus[0].output_bytes));
@@ -208,6 +228,9 @@ void add_run_options(CLI::App* app, RunArgs& args, bool plan_required) {
   app->add_option("--size", args.size_bytes, "per-GPU input buffer bytes (default: the plan's smallest exact size)")
       ->check(snr::cli::in_range(1, uint64_t{1} << 40));
   app->add_option("--protocol", args.protocol, "Simple or LL: checked against the plan's own protocol");
+  app->add_flag("--no-check", args.no_check,
+                "time the plan even if it fails the data check (by default a plan that does not move exactly its "
+                "collective's bytes, or deadlocks or races, is refused before it is timed)");
   snr::cli::add_model_options(app, args.model);
 }
 

@@ -30,7 +30,7 @@ PY
 python3 - "$P/allreduce.json" "$WORK" <<'PY'
 import json, sys
 plan = json.load(open(sys.argv[1]))
-for name in ("All_Reduce", "allredcue"):
+for name in ("All_Reduce", "allredcue", "allgather"):
     plan["collective"] = name
     json.dump(plan, open(f"{sys.argv[2]}/{name}.json", "w"))
 PY
@@ -39,6 +39,16 @@ expect_contains "$WORK/spelled.out" "hold exactly what the All_Reduce requires"
 "$SNR" collective check "$WORK/allredcue.json" --json > "$WORK/typo.json"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['ok'] and not r['collective_checked'] and r['collective_did_you_mean'] == 'allreduce', r" "$WORK/typo.json" \
   || fail "a misspelt collective name gave no hint"
+# A plan that does not do the collective it names is not timed (no busbw for
+# a wrong result) unless --no-check says so.
+expect_fail "$SNR" collective "$WORK/allgather.json"
+expect_contains "$WORK/expect_fail.out" "the plan fails the data check at 256 B per GPU (1 error, the first: gpu 0: input 256 B and output 256 B do not have the shape of an allgather over 2 GPUs)"
+"$SNR" collective run "$WORK/allgather.json" --no-check --json > "$WORK/unchecked.json"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['data_checked'] is False and r['time_ns'] > 0, r" "$WORK/unchecked.json" \
+  || fail "--no-check did not time the plan"
+"$SNR" collective "$WORK/All_Reduce.json" --json > "$WORK/checked.json"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['data_checked'] is True, r" "$WORK/checked.json" \
+  || fail "a checked run does not say so"
 
 # info: op counts and bytes per GPU (2-GPU LL allreduce, 1 MiB per GPU).
 "$SNR" collective info "$P/allreduce_packet.json" --size 1048576 > "$WORK/info.txt"
