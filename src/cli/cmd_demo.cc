@@ -138,7 +138,8 @@ void setup_demo(CLI::App& app, snr::cli::CommandContext& ctx) {
       ->capture_default_str();
   sub->add_option("--spec", args->spec, "workload spec to use instead of the built-in examples/llm-decode.yaml");
   sub->add_option("--break", args->break_at, "op to start recording at (default: the first op of layer 1)");
-  sub->add_option("--count", args->count, "instructions to record per chip (default: one layer's window)");
+  sub->add_option("--count", args->count, "instructions to record per chip (default: one layer's window)")
+      ->check(snr::cli::in_range(1, 1ull << 40));
   sub->add_option("--chips", args->chips,
                   "chips to record: all, or a list like 0,1 (with --builtin: the number of chips, default 2)");
   sub->add_option("--verify-top", args->verify_top, "suggestions to verify by replaying rewritten code")

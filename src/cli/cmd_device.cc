@@ -68,8 +68,8 @@ std::unique_ptr<snr::device::NpuDevice> make_device(const ServeOptions& options)
                                  options.target));
   }
   snr::hw::HwConfig config = snr::hw::load_preset_or_file(options.hardware);
-  if (options.chips != 0) overrides.push_back(fmt::format("chips={}", options.chips));
-  snr::hw::apply_overrides(config, overrides);
+  snr::hw::apply_overrides(
+      config, snr::hw::with_chips_option(overrides, options.chips != 0 ? std::to_string(options.chips) : ""));
   return std::make_unique<snr::device::NpuDevice>(config, snr::sim::load_elf_program(options.target));
 }
 

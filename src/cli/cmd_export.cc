@@ -59,7 +59,8 @@ void setup_export(CLI::App& app, snr::cli::CommandContext& ctx) {
   cmd->add_option("--perfetto", args->perfetto, "Chrome trace-event JSON to write");
   cmd->add_option("--chakra", args->chakra, "Chakra trace prefix: writes PREFIX.<chip>.et, one rank per chip");
   cmd->add_option("--utilization-bucket", args->bucket_cycles,
-                  "cycles per utilization counter sample (default: run length / 200)");
+                  "cycles per utilization counter sample (default: run length / 200)")
+      ->check(snr::cli::in_range(1, 1ull << 40));
   snr::cli::set_examples(cmd, {"snr export run.db --perfetto timeline.json"});
   cmd->callback([args, &ctx] { ctx.exit_code = export_run(*args); });
 }

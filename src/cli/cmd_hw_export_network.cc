@@ -26,9 +26,8 @@ struct ExportNetworkArgs {
 int export_network(const ExportNetworkArgs& args) {
   snr::output::check_output_directory(args.output);
   snr::hw::HwConfig config = snr::hw::load_preset_or_file(args.hardware);
-  std::vector<std::string> overrides = args.overrides;
-  if (args.chips) overrides.push_back("chips=" + *args.chips);
-  snr::hw::apply_overrides(config, overrides);
+  if (args.chips && args.chips->empty()) throw snr::Error("--chips: expected a chip count");
+  snr::hw::apply_overrides(config, snr::hw::with_chips_option(args.overrides, args.chips.value_or("")));
   const auto files = snr::hw::export_network(config);
   snr::hw::write_network_config(files, args.output);
   fmt::print("{}: network.yml, system.json, remote_memory.json for {} ({})\n", args.output,

@@ -80,9 +80,8 @@ int run_program(const RunOptions& options) {
                                  options.input));
   }
   snr::hw::HwConfig config = snr::hw::load_preset_or_file(options.hardware);
-  std::vector<std::string> overrides = options.overrides;
-  if (options.chips != 0) overrides.push_back(fmt::format("chips={}", options.chips));
-  snr::hw::apply_overrides(config, overrides);
+  snr::hw::apply_overrides(config, snr::hw::with_chips_option(
+                                      options.overrides, options.chips != 0 ? std::to_string(options.chips) : ""));
 
   snr::sim::System system(config);
   system.load(load_program(options.input));

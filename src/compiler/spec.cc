@@ -300,9 +300,15 @@ Spec parse_spec_yaml(std::string_view yaml_text, std::string_view source_name) {
 Spec load_spec_file(const std::string& path) { return parse_spec_yaml(read_file(path), path); }
 
 void apply_spec_overrides(Spec& spec, const std::vector<std::string>& assignments) {
+  std::map<std::string, std::string> given;
   for (const std::string& a : assignments) {
     const size_t eq = a.find('=');
     if (eq == std::string::npos) throw Error(fmt::format("--set '{}': expected key=value", a));
+    // Two values for one key contradict each other; neither silently wins.
+    const auto [it, first] = given.emplace(a.substr(0, eq), a.substr(eq + 1));
+    if (!first) {
+      throw Error(fmt::format("--set: key '{}' is given twice ('{}' and '{}')", it->first, it->second, a.substr(eq + 1)));
+    }
     with_error_context(fmt::format("--set {}", a), [&] { spec.set(a.substr(0, eq), a.substr(eq + 1)); });
   }
   spec.validate();

@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "common/error.h"
@@ -57,6 +58,9 @@ TEST(Spec, OverridesApplyAndValidate) {
   EXPECT_EQ(s.schedule.allocator, AllocatorPolicy::kBestFit);
   EXPECT_THROW(apply_spec_overrides(s, {"nonsense"}), Error);
   EXPECT_THROW(apply_spec_overrides(s, {"model.layers=0"}), Error);
+  // One key twice is a contradiction, not "the last one wins".
+  EXPECT_THAT([&] { apply_spec_overrides(s, {"parallel.tensor=2", "parallel.tensor=4"}); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("key 'parallel.tensor' is given twice ('2' and '4')")));
   // Reals are finite (std::stod reads "inf" and "nan").
   for (const char* bad :
        {"model.norm_eps=inf", "model.rope_theta=inf", "model.norm_eps=nan", "model.rope_theta=1e400"}) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <charconv>
 #include <fmt/format.h>
 #include <variant>
@@ -410,14 +411,32 @@ HwConfig load_preset_or_file(const std::string& preset_or_path) {
 }
 
 void apply_overrides(HwConfig& config, const std::vector<std::string>& assignments) {
+  std::map<std::string, std::string> given;
   for (const std::string& assignment : assignments) {
     const size_t eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw Error(fmt::format("--set '{}': expected key=value (e.g. hbm.bandwidth=1.6TB/s)", assignment));
     }
+    // Two values for one key contradict each other; neither silently wins.
+    const auto [it, first] = given.emplace(assignment.substr(0, eq), assignment.substr(eq + 1));
+    if (!first) {
+      throw Error(fmt::format("--set: key '{}' is given twice ('{}' and '{}')", it->first, it->second,
+                              assignment.substr(eq + 1)));
+    }
     config.set(assignment.substr(0, eq), assignment.substr(eq + 1));
   }
   config.validate();
+}
+
+std::vector<std::string> with_chips_option(std::vector<std::string> overrides, const std::string& chips) {
+  if (chips.empty()) return overrides;
+  for (const std::string& assignment : overrides) {
+    if (assignment.rfind("chips=", 0) == 0) {
+      throw Error(fmt::format("--chips {} and --set {} both give the chip count", chips, assignment));
+    }
+  }
+  overrides.push_back("chips=" + chips);
+  return overrides;
 }
 
 std::string schema_markdown() {

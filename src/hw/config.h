@@ -112,7 +112,11 @@ HwConfig load_config_file(const std::string& path);
 HwConfig load_preset_or_file(const std::string& preset_or_path);
 
 // Applies "key=value" overrides (the CLI's --set) in order, then validates.
+// A key given twice is an error (the values contradict each other).
 void apply_overrides(HwConfig& config, const std::vector<std::string>& assignments);
+// The overrides plus "chips=N" for a verb's --chips option (empty: none);
+// a --set chips=... beside it is an error naming both.
+std::vector<std::string> with_chips_option(std::vector<std::string> overrides, const std::string& chips);
 
 // Markdown table of every key (for docs/hardware.md).
 std::string schema_markdown();

@@ -2,6 +2,7 @@
 
 #include "common/file_io.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -84,6 +85,14 @@ TEST(HwConfig, Q16ConversionIsCheckedBothWays) {
   EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{1e9 / 65536}), 1u);           // exactly the resolution
   EXPECT_THROW((void)c.bytes_per_cycle_q16(Bandwidth{1e3}), Error);       // below 1/65536 B/cycle
   EXPECT_THROW((void)c.bytes_per_cycle_q16(Bandwidth{1e42}), Error);      // beyond 2^62
+  // One key twice, or --chips beside --set chips, contradict each other.
+  HwConfig twice = preset("tpu-v4-like");
+  EXPECT_THAT([&] { apply_overrides(twice, {"chips=4", "clock=1GHz", "chips=8"}); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("key 'chips' is given twice ('4' and '8')")));
+  EXPECT_THAT([] { (void)with_chips_option({"chips=8"}, "4"); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("--chips 4 and --set chips=8")));
+  EXPECT_EQ(with_chips_option({"clock=1GHz"}, "4"), (std::vector<std::string>{"clock=1GHz", "chips=4"}));
+  EXPECT_EQ(with_chips_option({"chips=8"}, ""), std::vector<std::string>{"chips=8"});
   // A valid bandwidth that the clock cannot resolve names the key.
   HwConfig slow = preset("tpu-v4-like");
   try {

@@ -102,4 +102,17 @@ echo '_start: ret' >"$WORK/p.s"
 "$SNR" asm "$WORK/p.s" -o "$WORK/p.elf"
 expect_exit 1 "$SNR" run "$WORK/p.elf" --hw tpu-v4
 expect_contains "$WORK/exit.out" "tpu-v4-like, tpu-v5e-like"
+# Contradictions and zeros are refused, never resolved silently.
+expect_exit 1 "$SNR" hw export-network --chips 4 --set chips=8 -o "$WORK/net"
+expect_contains "$WORK/exit.out" "--chips 4 and --set chips=8 both give the chip count"
+expect_exit 1 "$SNR" hw export-network --set ici.link_bandwidth=50GB/s --set ici.link_bandwidth=100GB/s -o "$WORK/net"
+expect_contains "$WORK/exit.out" "--set: key 'ici.link_bandwidth' is given twice ('50GB/s' and '100GB/s')"
+expect_exit 1 "$SNR" run "$WORK/p.elf" --chips 2 --set chips=4
+expect_contains "$WORK/exit.out" "--chips 2 and --set chips=4 both give the chip count"
+expect_exit 2 "$SNR" demo --count 0 -o "$WORK/demo"
+expect_contains "$WORK/exit.out" "--count: 0 is out of range"
+expect_exit 2 "$SNR" demo --count 18446744073709551615 -o "$WORK/demo"
+[[ ! -e "$WORK/demo" ]] || fail "a refused demo left its directory"
+expect_exit 2 "$SNR" export "$WORK/none.db" --perfetto "$WORK/t.json" --utilization-bucket 0
+expect_contains "$WORK/exit.out" "--utilization-bucket: 0 is out of range"
 echo "hardening messages ok"
