@@ -1,6 +1,7 @@
 #include "dsim/simulator.h"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -118,6 +119,23 @@ TEST(Simulator, TwoDimensionalAllReduceHandComputed) {
     const auto result = simulate(small_system(), network, {}, std::move(graphs), backend, false);
     for (const auto& npu : result.npus) EXPECT_EQ(npu.finish_ns, 793u);
   }
+}
+
+TEST(Simulator, ImplementationsBeyondTheDimensionsAreNotedAndAReductionNeedsLocalMemoryBandwidth) {
+  const auto network =
+      parse_network_config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n", "t");
+  // small_system lists two all-reduce algorithms; the network has one dimension.
+  std::vector<RankGraph> graphs(4, one_collective(CollectiveKind::kAllReduce, 4096));
+  const auto result = simulate(small_system(), network, {}, std::move(graphs), kAware, false);
+  EXPECT_THAT(result.notes, ::testing::Contains(
+                                "all-reduce-implementation lists 2 algorithms for a 1-dimensional network; those "
+                                "after the first 1 are not used"));
+  SystemConfig without = small_system();
+  without.local_mem_bytes_per_ns = 0;
+  std::vector<RankGraph> again(4, one_collective(CollectiveKind::kAllReduce, 4096));
+  EXPECT_THAT([&] { (void)simulate(without, network, {}, std::move(again), kAware, false); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                  "system configuration test: a reduction needs 'local-mem-bw' (GB/s), which is 0 or not given")));
 }
 
 TEST(Simulator, TwoDimensionalSwitchByRingContention) {

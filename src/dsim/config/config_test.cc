@@ -150,6 +150,19 @@ TEST(SystemConfig, RatesHaveRangesAndInjectionScaleMultipliesAGivenEndpointDelay
   EXPECT_THROW((void)parse_system_config(R"({"peak-perf": 1e30})", "t"), Error);
   EXPECT_THROW((void)parse_system_config(R"({"preferred-dataset-splits": 1000000000})", "t"), Error);
   EXPECT_THROW((void)parse_system_config(R"({"active-chunks-per-dimension": 65537})", "t"), Error);
+  // An integer key given a real says its range and what it got.
+  for (const auto& [text, got] : {std::pair{R"({"endpoint-delay": 1e30})", "1e+30"},
+                                  std::pair{R"({"endpoint-delay": 10.5})", "10.5"}}) {
+    try {
+      (void)parse_system_config(text, "sys.json");
+      ADD_FAILURE() << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "sys.json: key 'endpoint-delay' must be an integer from 0 to 1000000000, got {}", got)),
+                std::string::npos)
+          << e.what();
+    }
+  }
   EXPECT_EQ(parse_system_config(R"({"preferred-dataset-splits": 65536})", "t").preferred_dataset_splits, 65536);
   EXPECT_EQ(parse_system_config(R"({"local-mem-bw": 0})", "t").local_mem_bytes_per_ns, 0);
   auto given = parse_system_config(R"({"endpoint-delay": 10})", "t");

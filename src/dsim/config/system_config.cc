@@ -19,7 +19,8 @@ using Json = nlohmann::json;
 
 int require_int(const Json& value, std::string_view key, int min_value, int64_t max_value = 1'000'000'000) {
   if (!value.is_number_integer() && !value.is_number_unsigned()) {
-    throw Error(fmt::format("key '{}' must be an integer", key));
+    throw Error(fmt::format("key '{}' must be an integer from {} to {}, got {}", key, min_value, max_value,
+                            value.dump()));
   }
   const int64_t v = value.get<int64_t>();
   if (v < min_value || v > max_value) {
@@ -123,6 +124,7 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
     const Json root = parse_json_input(json_text, "");
     if (!root.is_object()) throw Error("top level must be a JSON object");
     SystemConfig config;
+    config.source = std::string(source);
     bool saw_peak_perf = false;
     for (const auto& [key, value] : root.items()) {
       if (key == "scheduling-policy") {

@@ -27,6 +27,7 @@ struct CollectiveImplementation {
 };
 
 struct SystemConfig {
+  std::string source;  // the file it was read from, for errors found while simulating
   SchedulingPolicy scheduling_policy = SchedulingPolicy::kLifo;
   CollectiveOptimization collective_optimization = CollectiveOptimization::kBaseline;
   int active_chunks_per_dimension = 1;

@@ -73,8 +73,13 @@ std::vector<std::string> CollectiveEngine::notes() const {
   std::vector<std::string> notes;
   for (const CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter,
                                     CollectiveKind::kAllGather, CollectiveKind::kAllToAll}) {
-    if ((extended_lists_ & (1U << static_cast<unsigned>(kind))) == 0) continue;
     const auto& impls = implementations(kind);
+    if (impls.size() > layout_.dims()) {
+      notes.push_back(fmt::format("{}-implementation lists {} algorithms for a {}-dimensional network; those after "
+                                  "the first {} are not used",
+                                  dashed_name(kind), impls.size(), layout_.dims(), layout_.dims()));
+    }
+    if ((extended_lists_ & (1U << static_cast<unsigned>(kind))) == 0) continue;
     notes.push_back(fmt::format(
         "{}-implementation lists {} algorithm(s) for a {}-dimensional network; {} ran in the dimensions "
         "after the list too. ASTRA-sim builds its logical topology from the list alone, so there these "
@@ -100,7 +105,8 @@ const std::vector<CollectiveImplementation>& CollectiveEngine::implementations(C
 
 uint64_t CollectiveEngine::reduction_ns_uncached(uint64_t bytes) {
   if (system_.local_mem_bytes_per_ns <= 0) {
-    throw Error("a reduction needs local-mem-bw in the system configuration");
+    throw Error(fmt::format("system configuration {}: a reduction needs 'local-mem-bw' (GB/s), which is 0 or not given",
+                            system_.source.empty() ? "(built in)" : system_.source));
   }
   // One write and two reads of the message, each truncated to whole ns.
   const auto one_pass = static_cast<uint64_t>(static_cast<double>(bytes) / system_.local_mem_bytes_per_ns);
