@@ -172,8 +172,7 @@ Program Lowerer::run() {
       Workgroup wg;
       wg.gpu = g.id;
       wg.first_op = static_cast<uint32_t>(p_.ops.size());
-      wg.wavefronts = static_cast<uint16_t>(
-          std::min<uint32_t>(UINT16_MAX, (o_.threads_per_workgroup + o_.wavefront_threads - 1) / o_.wavefront_threads));
+      wg.wavefronts = wavefronts_per_workgroup(o_.threads_per_workgroup, o_.wavefront_threads);
       for (const x::Step& s : t.steps) {
         auto [name, inserted] = step_names.try_emplace(s.type, 0);
         if (inserted) name->second = p_.add_name(std::string(x::to_string(s.type)));

@@ -148,8 +148,7 @@ Program Lowerer::run() {
       Workgroup wg;
       wg.gpu = gpu.id;
       wg.first_op = static_cast<uint32_t>(program_.ops.size());
-      wg.wavefronts = static_cast<uint16_t>(std::min<uint32_t>(
-          UINT16_MAX, (plan_.threads_per_block + options_.wavefront_threads - 1) / options_.wavefront_threads));
+      wg.wavefronts = wavefronts_per_workgroup(plan_.threads_per_block, options_.wavefront_threads);
       for (size_t i = 0; i < tb.ops.size(); ++i) {
         const m::Op& op = tb.ops[i];
         auto name_of = [&](m::OpType type) {

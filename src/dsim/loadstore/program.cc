@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/error.h"
+
 namespace snr::dsim::loadstore {
 
 uint32_t Program::add_name(std::string name) {
@@ -116,6 +118,20 @@ std::vector<GpuTraffic> traffic(const Program& program) {
     }
   }
   return out;
+}
+
+uint16_t wavefronts_per_workgroup(uint32_t threads, uint32_t wavefront_threads) {
+  if (threads == 0 || wavefront_threads == 0) {
+    throw Error(fmt::format("{} threads per workgroup in wavefronts of {}: both must be positive", threads,
+                            wavefront_threads));
+  }
+  const uint64_t wavefronts = (uint64_t{threads} + wavefront_threads - 1) / wavefront_threads;
+  if (wavefronts > UINT16_MAX) {
+    throw Error(fmt::format("{} threads per workgroup in wavefronts of {} threads make {} wavefronts, more than the "
+                            "{} a workgroup holds",
+                            threads, wavefront_threads, wavefronts, UINT16_MAX));
+  }
+  return static_cast<uint16_t>(wavefronts);
 }
 
 uint64_t line_requests(const Program& program, uint32_t cache_line_bytes) {

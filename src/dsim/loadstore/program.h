@@ -178,6 +178,11 @@ struct Program {
 std::string_view to_string(OpKind kind);
 std::string_view to_string(Space space);
 
+// Wavefronts of a workgroup of `threads` (a last, partly filled one
+// included). More than a Workgroup holds (65535), or a zero count, is an
+// error naming both numbers.
+uint16_t wavefronts_per_workgroup(uint32_t threads, uint32_t wavefront_threads);
+
 // Per-GPU traffic the program generates, in payload bytes and wire bytes
 // (LL packets double the wire bytes), and op counts by kind.
 struct GpuTraffic {

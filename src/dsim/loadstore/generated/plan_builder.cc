@@ -15,8 +15,7 @@ PlanBuilder::PlanBuilder(const GeneratedPlanOptions& options, uint64_t chunk_byt
   program_.gpus.assign(options.gpus, collective_buffers(options.collective, options.gpus, options.buffer_bytes));
   for (GpuBuffers& b : program_.gpus) b.chunk_bytes = chunk_bytes;
   kernel_name_ = program_.add_name(std::move(kernel_name));
-  wavefronts_ = static_cast<uint16_t>(std::min<uint32_t>(
-      UINT16_MAX, (options.threads_per_workgroup + options.wavefront_threads - 1) / options.wavefront_threads));
+  wavefronts_ = wavefronts_per_workgroup(options.threads_per_workgroup, options.wavefront_threads);
 }
 
 void PlanBuilder::set_scratch_bytes(uint64_t bytes) {

@@ -245,6 +245,16 @@ TEST(PlanGenerator, ErrorsNameTheParameter) {
   EXPECT_EQ(parse_protocol("ll"), Protocol::kLL);
   EXPECT_EQ(&default_plan_algorithm(kAllToAll), &direct);
   EXPECT_EQ(default_plan_algorithm(kAllReduce).name(), "ring");
+  // Wavefronts are counted, never clamped: a partly filled last one counts,
+  // more than a workgroup holds is an error.
+  EXPECT_EQ(wavefronts_per_workgroup(32, 1024), 1u);
+  EXPECT_EQ(wavefronts_per_workgroup(1000, 64), 16u);
+  EXPECT_EQ(wavefronts_per_workgroup(65535, 1), 65535u);
+  GeneratedPlanOptions wide = options_for(kAllReduce, 4, 1, 4096, Transfer::kPut, Protocol::kSimple);
+  wide.threads_per_workgroup = 65536;
+  wide.wavefront_threads = 1;
+  EXPECT_THAT([&] { (void)generate_collective_plan(find_plan_algorithm("ring"), wide); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("make 65536 wavefronts, more than the 65535 a workgroup holds")));
 }
 
 }  // namespace
