@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/cli_numbers.h"
 #include "common/error.h"
 #include "et/convert/comm_record.h"
 #include "et/convert/flat_id_map.h"
@@ -336,8 +337,9 @@ class Converter {
     node.pg_name = record.pg_name;
     node.comm_group_size = record.group_size;
     const auto me = static_cast<int32_t>(rank_);
-    const auto peer = static_cast<int32_t>(record.peer_rank.value_or(-1));
+    const int32_t peer = record.peer_rank ? as_rank(*record.peer_rank) : -1;
     if (kind == CommKind::kSend || kind == CommKind::kRecv) {
+      if (peer < 0) ++stats_.peers_unknown;
       node.type = kind == CommKind::kSend ? ConvertedNodeType::kCommSend : ConvertedNodeType::kCommRecv;
       node.comm_src = kind == CommKind::kSend ? me : peer;
       node.comm_dst = kind == CommKind::kSend ? peer : me;
@@ -366,10 +368,16 @@ class Converter {
     for (const pytorch::ProcessGroupInfo& group : trace_.process_groups) {
       if (group.pg_name != record.pg_name || group.ranks.empty()) continue;
       if (group_rank >= static_cast<int64_t>(group.ranks.size())) return -1;
-      return static_cast<int32_t>(group.ranks[static_cast<size_t>(group_rank)]);
+      return as_rank(group.ranks[static_cast<size_t>(group_rank)]);
     }
-    if (record.pg_name.empty() || record.pg_name == "0") return static_cast<int32_t>(group_rank);
+    if (record.pg_name.empty() || record.pg_name == "0") return as_rank(group_rank);
     return -1;
+  }
+
+  // A rank as the trace's comm fields hold it, -1 for a number that is no
+  // rank (negative, or beyond --rank's range): never a wrapped 32-bit value.
+  static int32_t as_rank(int64_t value) {
+    return value >= 0 && static_cast<uint64_t>(value) < limits::kMaxRanks ? static_cast<int32_t>(value) : -1;
   }
 
   void build_nodes() {
@@ -752,7 +760,12 @@ std::string describe(const PytorchConvertStats& stats) {
               : fmt::format("notes: {} of {} rooted collectives (broadcast, reduce, gather, scatter) have a root "
                             "with no global rank here (their group's ranks are unknown): no comm_src written, the "
                             "simulator takes the group's first member\n",
-                            stats.roots_unknown, stats.rooted_collectives));
+                            stats.roots_unknown, stats.rooted_collectives)) +
+         (stats.peers_unknown == 0
+              ? std::string()
+              : fmt::format("notes: {} of {} sends and receives have no peer rank (missing, negative or beyond "
+                            "{}): peer -1 written, which the simulator refuses\n",
+                            stats.peers_unknown, stats.comm_send + stats.comm_recv, limits::kMaxRanks - 1));
 }
 
 }  // namespace snr::et_convert

@@ -48,6 +48,7 @@ struct PytorchConvertStats {
   size_t orphan_nodes = 0;             // parent id not in the trace (treated as roots)
   size_t rooted_collectives = 0;       // broadcast, reduce, gather, scatter
   size_t roots_unknown = 0;            // ... whose root has no global rank here (no comm_src written)
+  size_t peers_unknown = 0;            // sends/receives whose peer is missing or no rank: peer -1 written
   size_t data_deps = 0;
   size_t ctrl_deps = 0;
   size_t stream_deps = 0;

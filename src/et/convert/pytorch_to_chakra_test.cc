@@ -120,6 +120,31 @@ TEST(PytorchToChakra, SendRecvTagsCountPerPeer) {
   EXPECT_EQ(node_with_id(graph, 5).comm_tag, 1);  // second send 0 -> 1
 }
 
+// A peer that is no rank (beyond --rank's range, or negative) is written
+// as -1, which the simulator refuses, never wrapped to a 32-bit rank
+// (4294967297 would otherwise name rank 1).
+TEST(PytorchToChakra, PeersBeyondTheRankRangeAreNoPeer) {
+  const auto send_to = [](const char* peer) {
+    return fmt::format(R"({{"nodes": [
+    {{"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1, "inputs": {{}}, "outputs": {{}}, "attrs": []}},
+    {{"id": 3, "name": "record_param_comms", "ctrl_deps": 2, "inputs": {{"values": [[[1,1,0,8,4,"cuda:0"]], 1, ["0", "default"], {}, "send", [], [], 2], "shapes": [[[8]],[],[],[],[],[],[],[]], "types": ["GenericList[Tensor(float)]","Int","Tuple[String,String]","Int","String","GenericList[]","GenericList[]","Int"]}}, "outputs": {{}}, "attrs": []}}
+  ]}})",
+                       peer);
+  };
+  for (const char* peer : {"4294967297", "1048576", "-3"}) {
+    SCOPED_TRACE(peer);
+    const auto trace = pytorch::parse_host_trace_text(send_to(peer), "p2p.json");
+    PytorchConvertStats stats;
+    PytorchConvertOptions options;
+    options.rank = 0;
+    const auto graph = convert_pytorch_trace(trace, options, stats);
+    ASSERT_EQ(graph.nodes.size(), 1u);
+    EXPECT_EQ(graph.nodes[0].comm_dst, -1);
+    EXPECT_EQ(stats.peers_unknown, 1u);
+    EXPECT_NE(describe(stats).find("1 of 1 sends and receives have no peer rank"), std::string::npos);
+  }
+}
+
 // PyTorch records a rooted collective's root in the rank field
 // (opts.rootRank, a rank of its group): it is not the trace's own rank, and
 // it becomes the node's comm_src as a global rank, through the group's
