@@ -154,6 +154,16 @@ void check_utf8(std::string_view text, std::string_view source_name) {
   }
 }
 
+std::optional<bool> strict_yaml_bool(std::string_view scalar) {
+  if (scalar == "true") return true;
+  if (scalar == "false") return false;
+  return std::nullopt;
+}
+
+std::optional<bool> strict_yaml_bool(const YAML::Node& node) {
+  return node.IsScalar() ? strict_yaml_bool(std::string_view(node.Scalar())) : std::nullopt;
+}
+
 YAML::Node load_yaml_document(std::string_view text, std::string_view source_name, std::string_view what) {
   check_utf8(text, source_name);
   YAML::Node root;

@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string_view>
 
 namespace snr {
@@ -29,5 +30,12 @@ void check_utf8(std::string_view text, std::string_view source_name);
 // come out as the UTF-8 of U+0085 and U+00A0 (yaml-cpp alone gives single
 // bytes that are not UTF-8).
 YAML::Node load_yaml_document(std::string_view text, std::string_view source_name, std::string_view what);
+
+// A YAML boolean as snr reads it: the scalars `true` and `false` only
+// (yaml-cpp's as<bool>() also takes yes/no/on/off/y/n in any case, which a
+// typo can hit); anything else, a map or a list included, is nullopt and
+// the caller names the key and line.
+std::optional<bool> strict_yaml_bool(std::string_view scalar);
+std::optional<bool> strict_yaml_bool(const YAML::Node& node);
 
 }  // namespace snr

@@ -146,12 +146,11 @@ GpuConfig parse_gpu_config(std::string_view yaml_text, std::string_view source_n
       } else if (key == "reduce_cycles_per_line") {
         config.reduce_cycles_per_line = static_cast<uint32_t>(read_integer(v, key, 0, 1u << 20));
       } else if (key == "stores_wait_for_ack") {
-        try {
-          if (!v.IsScalar()) throw YAML::Exception(v.Mark(), "");
-          config.stores_wait_for_ack = v.as<bool>();
-        } catch (const YAML::Exception&) {
+        const std::optional<bool> value = strict_yaml_bool(v);
+        if (!value) {
           throw Error(fmt::format("key 'stores_wait_for_ack' must be true or false (line {})", v.Mark().line + 1));
         }
+        config.stores_wait_for_ack = *value;
       } else if (key == "granularity") {
         if (!v.IsScalar()) {
           throw Error(fmt::format("key 'granularity' must be request or flow (line {})", v.Mark().line + 1));

@@ -294,6 +294,11 @@ TEST(GpuConfig, StrictReaderNamesTheKey) {
   EXPECT_THROW(parse_gpu_config("max_outstanding_per_cu: -1\n", "t"), Error);
   EXPECT_TRUE(parse_gpu_config("stores_wait_for_ack: true\n", "t").stores_wait_for_ack);
   EXPECT_THROW(parse_gpu_config("stores_wait_for_ack: 3\n", "t"), Error);
+  // yes/on/Y are YAML 1.1 spellings yaml-cpp would take; snr's booleans are true and false.
+  for (const char* other : {"yes", "on", "Y", "True", "[true]"}) {
+    EXPECT_THROW(parse_gpu_config(std::string("stores_wait_for_ack: ") + other + "\n", "t"), Error) << other;
+  }
+  EXPECT_FALSE(parse_gpu_config("stores_wait_for_ack: false\n", "t").stores_wait_for_ack);
   EXPECT_EQ(parse_gpu_config("unroll: 8\n", "t").granularity, Granularity::kRequest);
   EXPECT_EQ(parse_gpu_config("granularity: flow\n", "t").granularity, Granularity::kFlow);
   try {

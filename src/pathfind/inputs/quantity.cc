@@ -128,10 +128,9 @@ std::string StrictMap::string_or(std::string_view key, std::string fallback) con
 bool StrictMap::boolean_or(std::string_view key, bool fallback) const {
   if (!has(key)) return fallback;
   const std::string text = string(key);
-  if (text != "true" && text != "false") {
-    throw_with_where(where(key), fmt::format("'{}' is not a boolean: expected true or false", text));
-  }
-  return text == "true";
+  const std::optional<bool> value = strict_yaml_bool(std::string_view(text));
+  if (!value) throw_with_where(where(key), fmt::format("'{}' is not a boolean: expected true or false", text));
+  return *value;
 }
 
 double StrictMap::checked(std::string_view key, double value, double min, double max) const {
