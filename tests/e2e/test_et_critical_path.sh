@@ -62,6 +62,25 @@ flows = [e for e in trace if e.get("ph") == "s"]
 assert len(flows) == cp["rank_changes"], (len(flows), cp["rank_changes"])
 PY
 
+# Pipeline parallel, 2 stages x 2 micro-batches of 2 layers of 100 us: each
+# backward receive is posted at 0 and stays open until its gradient comes,
+# near the end, while the forward sends run; it held nothing back. The path
+# is fwd_stage0_mb0 (200 us), a 1 MiB transfer (20,031 ns at 50 GB/s plus
+# 500 ns), stage 1's forwards and its backward of mb1 (200 + 200 + 400 us),
+# the gradient's transfer, and stage 0's two backwards (400 + 400 us).
+printf 'topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' >"$WORK/net2.yml"
+"$SNR" et generate --pattern pp --npus 2 --layers 2 --microbatches 2 --compute-us 100 --size 1MiB -o "$WORK/pp" >/dev/null
+"$SNR" sim --workload-configuration "$WORK/pp" --system-configuration "$SYS" --network-configuration "$WORK/net2.yml" \
+  --remote-memory-configuration "$MEM" -o "$WORK/pprun" >/dev/null
+"$SNR" et critical-path "$WORK/pprun" --json >"$WORK/pp.json"
+python3 - "$WORK/pp.json" <<'PY'
+import json, sys
+cp = json.load(open(sys.argv[1]))
+c = cp["categories"]
+assert (c["compute_ns"], c["communication_ns"]) == (1_800_000, 40_062), c
+assert cp["segments"][0]["name"] == "fwd_stage0_mb0", cp["segments"][0]
+PY
+
 # Measured: the 2-rank DDP job, converted with its Kineto times.
 D="$SRC/examples/pytorch/h100-ddp-gloo-2ranks"
 for r in 0 1; do

@@ -176,7 +176,11 @@ CriticalPath find_critical_path(const TimedJob& job) {
     for (const uint32_t p : at.parents) {
       if (later(p)) best = p;
     }
-    if (at.lane_predecessor >= 0 && later(at.lane_predecessor)) best = at.lane_predecessor;
+    // A lane predecessor still running when this node started did not hold it back.
+    if (at.lane_predecessor >= 0 && nodes[static_cast<size_t>(at.lane_predecessor)].end_ns <= at.start_ns &&
+        later(at.lane_predecessor)) {
+      best = at.lane_predecessor;
+    }
     if (best < 0) {
       add(cur.rank, -1, Category::kIdle, path.origin_ns, t);
       break;

@@ -46,21 +46,38 @@ TimedJob from_simulation(const dsim::SimulationResult& result) {
       n.tag = w.tag;
       for (const uint32_t child : w.children) nodes[child].parents.push_back(i);
     }
-    // Times from the timeline; per lane (one node at a time, as the
-    // simulator runs them) the node before on the same lane.
-    std::array<int64_t, 4> lane_last{-1, -1, -1, -1};
+    // Times from the timeline; per lane, the node that could have held
+    // this one back: of those on its lane that ended by its start, the one
+    // that ended last. (Not simply the one that started before it: a
+    // receive is posted when its dependencies are met and stays open, while
+    // the lane runs the sends and collectives after it.)
     auto slices = result.timeline[npu];
     std::sort(slices.begin(), slices.end(), [](const auto& a, const auto& b) {
       return std::tie(a.start_ns, a.end_ns, a.node) < std::tie(b.start_ns, b.end_ns, b.node);
     });
+    std::array<std::vector<size_t>, 4> by_end;  // per lane, slice indices in end order
+    for (size_t k = 0; k < slices.size(); ++k) by_end.at(static_cast<size_t>(slices[k].lane)).push_back(k);
+    for (auto& lane : by_end) {
+      std::stable_sort(lane.begin(), lane.end(),
+                       [&](size_t a, size_t b) { return slices[a].end_ns < slices[b].end_ns; });
+    }
+    std::array<size_t, 4> ended{};                  // per lane, slices of by_end that ended by the current start
+    std::array<int64_t, 4> lane_last{-1, -1, -1, -1};  // the last of those
     std::vector<bool> ran(graph.size(), false);
-    for (const auto& slice : slices) {
+    for (size_t k = 0; k < slices.size(); ++k) {
+      const auto& slice = slices[k];
       TimedNode& n = nodes.at(slice.node);
       n.start_ns = static_cast<int64_t>(slice.start_ns);
       n.end_ns = static_cast<int64_t>(slice.end_ns);
-      auto& last = lane_last[static_cast<size_t>(slice.lane)];
-      n.lane_predecessor = last;
-      last = slice.node;
+      const auto lane = static_cast<size_t>(slice.lane);
+      // Only slices before this one in start order: a zero-length one at
+      // this start that comes after it (ends tie in start order) is not.
+      while (ended[lane] < by_end[lane].size() && by_end[lane][ended[lane]] < k &&
+             slices[by_end[lane][ended[lane]]].end_ns <= slice.start_ns) {
+        lane_last[lane] = slices[by_end[lane][ended[lane]]].node;
+        ++ended[lane];
+      }
+      n.lane_predecessor = lane_last[lane];
       ran[slice.node] = true;
     }
     for (uint32_t i = 0; i < graph.size(); ++i) {

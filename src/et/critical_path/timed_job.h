@@ -31,8 +31,9 @@ struct TimedNode {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::vector<uint32_t> parents;  // indices into the rank's nodes: what it waited for
-  // Resource order (a simulated NPU runs one node per lane at a time): the
-  // node that ran before this one on its lane, or -1.
+  // Resource order (a simulated NPU runs one node per lane at a time): of
+  // the nodes on its lane that ended by this one's start, the one that
+  // ended last, or -1.
   int64_t lane_predecessor = -1;
   CommRole comm = CommRole::kNone;
   int32_t group = -1;  // collectives: index into TimedJob::groups, -1 for every rank
