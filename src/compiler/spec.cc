@@ -307,7 +307,8 @@ void apply_spec_overrides(Spec& spec, const std::vector<std::string>& assignment
     // Two values for one key contradict each other; neither silently wins.
     const auto [it, first] = given.emplace(a.substr(0, eq), a.substr(eq + 1));
     if (!first) {
-      throw Error(fmt::format("--set: key '{}' is given twice ('{}' and '{}')", it->first, it->second, a.substr(eq + 1)));
+      throw Error(
+          fmt::format("--set: key '{}' is given twice ('{}' and '{}')", it->first, it->second, a.substr(eq + 1)));
     }
     with_error_context(fmt::format("--set {}", a), [&] { spec.set(a.substr(0, eq), a.substr(eq + 1)); });
   }

@@ -60,7 +60,8 @@ TEST(Spec, OverridesApplyAndValidate) {
   EXPECT_THROW(apply_spec_overrides(s, {"model.layers=0"}), Error);
   // One key twice is a contradiction, not "the last one wins".
   EXPECT_THAT([&] { apply_spec_overrides(s, {"parallel.tensor=2", "parallel.tensor=4"}); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("key 'parallel.tensor' is given twice ('2' and '4')")));
+              ::testing::ThrowsMessage<Error>(
+                  ::testing::HasSubstr("key 'parallel.tensor' is given twice ('2' and '4')")));
   // Reals are finite (std::stod reads "inf" and "nan").
   for (const char* bad :
        {"model.norm_eps=inf", "model.rope_theta=inf", "model.norm_eps=nan", "model.rope_theta=1e400"}) {

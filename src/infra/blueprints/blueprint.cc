@@ -34,7 +34,8 @@ std::map<std::string, std::string> resolve_settings(const Blueprint& bp,
     }
     // Two values for one parameter are a contradiction, not "the last one wins".
     if (!given.insert(k).second) {
-      throw Error(fmt::format("blueprint '{}': parameter '{}' is set twice ('{}' and '{}')", bp.name(), k, values[k], v));
+      throw Error(
+          fmt::format("blueprint '{}': parameter '{}' is set twice ('{}' and '{}')", bp.name(), k, values[k], v));
     }
     values[k] = v;
   }

@@ -15,8 +15,9 @@ namespace {
 
 TEST(LineRequests, AreWhatTheModelIssues) {
   const gpu::GpuConfig config;
-  for (const auto& [name, collective] : {std::pair{"ring", kAllReduce}, std::pair{"direct", kAllToAll},
-                                         std::pair{"ring", kAllGather}, std::pair{"halving-doubling", kReduceScatter}}) {
+  for (const auto& [name, collective] :
+       {std::pair{"ring", kAllReduce}, std::pair{"direct", kAllToAll}, std::pair{"ring", kAllGather},
+        std::pair{"halving-doubling", kReduceScatter}}) {
     for (Protocol protocol : {Protocol::kSimple, Protocol::kLL}) {
       for (Transfer transfer : {Transfer::kPut, Transfer::kGet}) {
         const PlanAlgorithm& algorithm = find_plan_algorithm(name);

@@ -254,7 +254,8 @@ TEST(PlanGenerator, ErrorsNameTheParameter) {
   wide.threads_per_workgroup = 65536;
   wide.wavefront_threads = 1;
   EXPECT_THAT([&] { (void)generate_collective_plan(find_plan_algorithm("ring"), wide); },
-              ::testing::ThrowsMessage<Error>(HasSubstr("make 65536 wavefronts, more than the 65535 a workgroup holds")));
+              ::testing::ThrowsMessage<Error>(
+                  HasSubstr("make 65536 wavefronts, more than the 65535 a workgroup holds")));
 }
 
 }  // namespace
