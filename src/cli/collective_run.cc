@@ -105,11 +105,11 @@ int simulate_and_report(const dsim::loadstore::Program& program, const ModelConf
   const uint64_t requests = dsim::loadstore::line_requests(program, gpu_config.cache_line_bytes);
   if (requests > max_line_requests(gpu_config.granularity)) {
     throw snr::Error(fmt::format("{} on {} GPUs issues about {:.3g} cache-line requests, more than the {:.3g} one "
-                            "{}-level run simulates: use a smaller --size, or model the collective at message level "
-                            "(snr sim)",
-                            description.collective, program.gpu_count(), static_cast<double>(requests),
-                            static_cast<double>(max_line_requests(gpu_config.granularity)),
-                            gpu::to_string(gpu_config.granularity)));
+                                 "{}-level run simulates: use a smaller --size, or model the collective at message "
+                                 "level (snr sim)",
+                                 description.collective, program.gpu_count(), static_cast<double>(requests),
+                                 static_cast<double>(max_line_requests(gpu_config.granularity)),
+                                 gpu::to_string(gpu_config.granularity)));
   }
   const auto wall_start = std::chrono::steady_clock::now();
   dsim::EventLoop loop;
