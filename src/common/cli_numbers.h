@@ -27,6 +27,10 @@ inline constexpr uint64_t kMaxMicrobatches = 1ull << 16;
 inline constexpr uint64_t kMaxComputeMicros = 1ull << 40;  // ~12.7 days of one compute node
 inline constexpr uint64_t kMaxCollectivesPerRank = 1ull << 24;
 inline constexpr uint64_t kMaxListed = 1ull << 20;         // items listed in a report
+
+// Whether `value` is a rank of a trace set (0 .. kMaxRanks - 1): what a rank
+// read from a file must be before it names a file or sizes a group.
+inline constexpr bool is_rank(int64_t value) { return value >= 0 && static_cast<uint64_t>(value) < kMaxRanks; }
 }  // namespace limits
 
 }  // namespace snr

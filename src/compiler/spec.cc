@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 
+#include "common/assignments.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/yaml_input.h"
@@ -300,17 +301,8 @@ Spec parse_spec_yaml(std::string_view yaml_text, std::string_view source_name) {
 Spec load_spec_file(const std::string& path) { return parse_spec_yaml(read_file(path), path); }
 
 void apply_spec_overrides(Spec& spec, const std::vector<std::string>& assignments) {
-  std::map<std::string, std::string> given;
-  for (const std::string& a : assignments) {
-    const size_t eq = a.find('=');
-    if (eq == std::string::npos) throw Error(fmt::format("--set '{}': expected key=value", a));
-    // Two values for one key contradict each other; neither silently wins.
-    const auto [it, first] = given.emplace(a.substr(0, eq), a.substr(eq + 1));
-    if (!first) {
-      throw Error(
-          fmt::format("--set: key '{}' is given twice ('{}' and '{}')", it->first, it->second, a.substr(eq + 1)));
-    }
-    with_error_context(fmt::format("--set {}", a), [&] { spec.set(a.substr(0, eq), a.substr(eq + 1)); });
+  for (const auto& [key, value] : split_assignments(assignments, "schedule.prefetch_distance=8")) {
+    with_error_context(fmt::format("--set {}={}", key, value), [&] { spec.set(key, value); });
   }
   spec.validate();
 }

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <charconv>
 #include <fmt/format.h>
 #include <variant>
 
+#include "common/assignments.h"
 #include "common/file_io.h"
 #include "common/yaml_input.h"
 
@@ -411,20 +411,7 @@ HwConfig load_preset_or_file(const std::string& preset_or_path) {
 }
 
 void apply_overrides(HwConfig& config, const std::vector<std::string>& assignments) {
-  std::map<std::string, std::string> given;
-  for (const std::string& assignment : assignments) {
-    const size_t eq = assignment.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw Error(fmt::format("--set '{}': expected key=value (e.g. hbm.bandwidth=1.6TB/s)", assignment));
-    }
-    // Two values for one key contradict each other; neither silently wins.
-    const auto [it, first] = given.emplace(assignment.substr(0, eq), assignment.substr(eq + 1));
-    if (!first) {
-      throw Error(fmt::format("--set: key '{}' is given twice ('{}' and '{}')", it->first, it->second,
-                              assignment.substr(eq + 1)));
-    }
-    config.set(assignment.substr(0, eq), assignment.substr(eq + 1));
-  }
+  for (const auto& [key, value] : split_assignments(assignments, "hbm.bandwidth=1.6TB/s")) config.set(key, value);
   config.validate();
 }
 

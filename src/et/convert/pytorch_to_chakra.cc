@@ -376,9 +376,7 @@ class Converter {
 
   // A rank as the trace's comm fields hold it, -1 for a number that is no
   // rank (negative, or beyond --rank's range): never a wrapped 32-bit value.
-  static int32_t as_rank(int64_t value) {
-    return value >= 0 && static_cast<uint64_t>(value) < limits::kMaxRanks ? static_cast<int32_t>(value) : -1;
-  }
+  static int32_t as_rank(int64_t value) { return limits::is_rank(value) ? static_cast<int32_t>(value) : -1; }
 
   void build_nodes() {
     const size_t n = trace_.nodes.size();

@@ -305,14 +305,14 @@ void read_process_groups(const HostNode& node, size_t index, HostTrace& trace) {
     const auto it = object.find(key);
     return it == object.end() ? kNull : *it;
   };
-  // A group's size and ranks size the job's groups: each is a rank count or
-  // a rank in the range of `snr et convert --rank`.
-  const auto rank_number = [](const nlohmann::json& value, const std::string& what, int64_t bias) {
-    int64_t n = 0;
-    if (!value.is_number_integer() || !json_to_int64(value, n) || n < 0 ||
-        static_cast<uint64_t>(n) >= limits::kMaxRanks + static_cast<uint64_t>(bias)) {
+  // A group's size and ranks size the job's groups: a rank count (0 ..
+  // kMaxRanks) or a rank in the range of `snr et convert --rank`.
+  const auto rank_number = [](const nlohmann::json& value, const std::string& what, bool count) {
+    int64_t n = -1;
+    if (value.is_number_integer()) json_to_int64(value, n);
+    if (!(count ? n >= 0 && static_cast<uint64_t>(n) <= limits::kMaxRanks : limits::is_rank(n))) {
       throw Error(fmt::format("{} = {} is not an integer in 0 .. {}", what, value.dump(),
-                              limits::kMaxRanks - 1 + static_cast<uint64_t>(bias)));
+                              count ? limits::kMaxRanks : limits::kMaxRanks - 1));
     }
     return n;
   };
@@ -330,11 +330,11 @@ void read_process_groups(const HostNode& node, size_t index, HostTrace& trace) {
         info.backend_config = member(g, "backend_config").get<std::string>();
       }
       if (!member(g, "group_size").is_null()) {
-        info.group_size = rank_number(member(g, "group_size"), where + " group_size", 1);
+        info.group_size = rank_number(member(g, "group_size"), where + " group_size", true);
       }
       json_to_int64(member(g, "backend_id"), info.backend_id);
       if (member(g, "ranks").is_array()) {
-        for (const auto& r : member(g, "ranks")) info.ranks.push_back(rank_number(r, where + " rank", 0));
+        for (const auto& r : member(g, "ranks")) info.ranks.push_back(rank_number(r, where + " rank", false));
       }
       read.push_back(std::move(info));
     }

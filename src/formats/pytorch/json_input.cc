@@ -221,7 +221,7 @@ bool json_to_uint64(const nlohmann::json& value, uint64_t& out) {
 
 std::string trace_rank_problem(const std::optional<int64_t>& rank) {
   if (!rank) return fmt::format("is not an integer: valid 0 .. {} (as --rank)", limits::kMaxRanks - 1);
-  if (*rank < 0 || static_cast<uint64_t>(*rank) >= limits::kMaxRanks) {
+  if (!limits::is_rank(*rank)) {
     return fmt::format("is out of range: valid 0 .. {} (as --rank)", limits::kMaxRanks - 1);
   }
   return "";
