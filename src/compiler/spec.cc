@@ -301,8 +301,10 @@ Spec parse_spec_yaml(std::string_view yaml_text, std::string_view source_name) {
 Spec load_spec_file(const std::string& path) { return parse_spec_yaml(read_file(path), path); }
 
 void apply_spec_overrides(Spec& spec, const std::vector<std::string>& assignments) {
-  for (const auto& [key, value] : split_assignments(assignments, "schedule.prefetch_distance=8")) {
-    with_error_context(fmt::format("--set {}={}", key, value), [&] { spec.set(key, value); });
+  // Not a structured binding: clang does not let a lambda capture one.
+  for (const auto& assignment : split_assignments(assignments, "schedule.prefetch_distance=8")) {
+    with_error_context(fmt::format("--set {}={}", assignment.first, assignment.second),
+                       [&] { spec.set(assignment.first, assignment.second); });
   }
   spec.validate();
 }
