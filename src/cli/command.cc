@@ -65,6 +65,22 @@ void reject_signs(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) reject_signs(*sub);
 }
 
+// No verb reads "-" as stdout, so -o - would create a file or directory
+// named "-" where the user asked for stdout. Checked on every --output, after
+// the verb's own checks (not_dash_for_stdout words it for the verbs whose
+// absent -o means stdout).
+void refuse_dash_outputs(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_lnames() != std::vector<std::string>{"output"}) continue;
+    option->check(CLI::Validator(
+        [](std::string& text) -> std::string {
+          return text == "-" ? "'-' is not stdout here: -o names the file or directory to write" : std::string();
+        },
+        "", "not_dash"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) refuse_dash_outputs(*sub);
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -197,6 +213,7 @@ void setup_commands(CLI::App& app, CommandContext& ctx, std::string_view verb) {
     for (const auto& [child, setup] : group.children) setup(*parent, ctx);
   }
   reject_signs(app);
+  refuse_dash_outputs(app);
 }
 
 void keep_pointer_until_exit(const void* object) {

@@ -44,6 +44,15 @@ check_verb() {  # $1: verb path after snr, e.g. "et convert"
     return
   fi
   $SNR $1 --help >"$WORK/help.txt"
+  # No verb reads '-' as stdout: -o - is a usage error, not a file named '-'.
+  if grep -qE '^ +-o,--output' "$WORK/help.txt"; then
+    local status=0
+    (cd "$WORK/dash" && $SNR $1 -o - >"$WORK/dash.out" 2>&1) || status=$?
+    ((status == 2)) || { cat "$WORK/dash.out" >&2; fail "'snr $1 -o -': exit $status (expected 2)"; }
+    grep -qE "'-' is not (stdout|a file name) here" "$WORK/dash.out" || fail "'snr $1 -o -': $(cat "$WORK/dash.out")"
+    [[ -z "$(ls -A "$WORK/dash")" ]] || fail "'snr $1 -o -' wrote $(ls -A "$WORK/dash")"
+    dash_checked=$((dash_checked + 1))
+  fi
   if [[ "|$PENDING_EXAMPLES|" == *"|$1|"* ]] && ! grep -q '^Examples:' "$WORK/help.txt"; then
     echo "NOTE: 'snr $1 --help' has no examples yet"
     return
@@ -66,11 +75,14 @@ check_verb() {  # $1: verb path after snr, e.g. "et convert"
   done <<<"$examples"
 }
 count=0
+dash_checked=0
+mkdir "$WORK/dash"
 for verb in $(verbs_of "$SNR"); do
   check_verb "$verb"
   count=$((count + 1))
 done
 ((count >= 15)) || fail "only $count verbs found in snr --help"
+((dash_checked >= 20)) || fail "only $dash_checked verbs with -o,--output found"
 
 # Files: a directory, JSON for an .et tool, a Kineto trace for et convert,
 # an unknown hardware preset.
