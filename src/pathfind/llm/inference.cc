@@ -131,7 +131,8 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
       static_cast<double>(h) * (ah + 2 * kv_dim) + ah * static_cast<double>(h) +
       static_cast<double>((up + 1) * h * f);
   MemoryFootprint& mem = r.memory;
-  mem.weights_bytes = (blocks * block_params + static_cast<double>(model.vocab_size * h)) / static_cast<double>(t) * e;
+  mem.weights_bytes =
+      (blocks * block_params + model.embedding_parameters_per_stage(par.pp)) / static_cast<double>(t) * e;
   const double cached_tokens = static_cast<double>(prefill ? job.prompt : job.context + 1);
   r.kv_cache_bytes = blocks * static_cast<double>(b * 2 * kv_dev * d) * cached_tokens * e;
   // The largest transient of the step: the MLP's widened activations, or prefill's score matrices.

@@ -72,6 +72,23 @@ TEST(PathfindInference, DecodeIsBoundByReadingTheWeights) {
   EXPECT_EQ(kernel(r, "mlp.fc1").bound, "hbm");
 }
 
+TEST(PathfindInference, UntiedEmbeddingsAreASecondMatrixUnlessPipelined) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  const InferenceJob job{InferencePhase::kDecode, 1, 1, 127, DType::kBf16};
+  TransformerModel untied = llama();
+  untied.tied_embeddings = false;
+  const double matrix_bytes = 32000.0 * 4096 * 2;
+  const double tied_weights = predict_inference(a100, llama(), par(1, 1, 1), job).memory.weights_bytes;
+  // Llama-2-7B unpipelined: its blocks plus the embedding and the output layer.
+  EXPECT_DOUBLE_EQ(predict_inference(a100, untied, par(1, 1, 1), job).memory.weights_bytes,
+                   tied_weights + matrix_bytes);
+  EXPECT_DOUBLE_EQ(predict_inference(a100, untied, par(2, 1, 1), job).memory.weights_bytes,
+                   (tied_weights + matrix_bytes) / 2);
+  // Two stages: the first holds the embedding, the last the output layer.
+  EXPECT_DOUBLE_EQ(predict_inference(a100, untied, par(1, 2, 1), job).memory.weights_bytes,
+                   predict_inference(a100, llama(), par(1, 2, 1), job).memory.weights_bytes);
+}
+
 TEST(PathfindInference, PrefillIsComputeBoundAndPipelineAddsStages) {
   DeviceSpec a100 = device_preset("a100-80gb");
   InferenceJob job{InferencePhase::kPrefill, 8, 2048, 0, DType::kBf16};

@@ -306,8 +306,8 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   r.pipeline_s = m * per_microbatch_s + r.bubble_s;
 
   // Weights, gradients, optimizer.
-  // Blocks of one stage plus the output layer's weights (tied to the embedding).
-  const double params_dev = (blocks * model.block_parameters() + static_cast<double>(model.vocab_size * h)) /
+  // Blocks of one stage plus the embedding or output layer it holds.
+  const double params_dev = (blocks * model.block_parameters() + model.embedding_parameters_per_stage(p)) /
                             static_cast<double>(t);
   r.dp_allreduce_bytes = job.training ? params_dev * e : 0;  // gradients exist in training only
   if (par.dp > 1 && job.training) {

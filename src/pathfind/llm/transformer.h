@@ -37,9 +37,20 @@ struct TransformerModel {
   // Gated MLP (SwiGLU: gate and up projections, then down) instead of two
   // matrices around a GeLU: the first GEMM is twice as wide.
   bool gated_mlp = false;
+  // The input embedding and the output layer share one vocab x hidden
+  // matrix (GPT, Megatron) or have one each (Llama).
+  bool tied_embeddings = true;
   void validate() const;
   // Weights of one block: QKV, projection, two MLP matrices, biases and two layer norms.
   [[nodiscard]] double block_parameters() const;
+  // Embedding and output-layer weights on the device that holds the most of
+  // them: the first stage holds the embedding, the last the output layer
+  // (Megatron keeps a copy of a tied matrix on both), so only an untied
+  // model that is not pipelined holds two matrices.
+  [[nodiscard]] double embedding_parameters_per_stage(uint64_t pipeline_stages) const {
+    const double matrices = tied_embeddings || pipeline_stages > 1 ? 1.0 : 2.0;
+    return matrices * static_cast<double>(vocab_size) * static_cast<double>(hidden);
+  }
   [[nodiscard]] uint64_t key_value_heads() const { return kv_heads == 0 ? attn_heads : kv_heads; }
 };
 

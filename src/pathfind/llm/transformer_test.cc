@@ -58,6 +58,31 @@ TEST(PathfindTraining, BlockParametersMatchTheClosedForm) {
   EXPECT_DOUBLE_EQ(m.block_parameters(), 12 * h * h + 13 * h);
 }
 
+TEST(PathfindTraining, UntiedEmbeddingsAddTheirWeightsGradientsAndOptimizerState) {
+  DeviceSpec d = device_preset("a100-80gb");
+  TransformerModel tied = gpt3();
+  tied.vocab_size = 51200;
+  TransformerModel untied = tied;
+  untied.tied_embeddings = false;
+  Parallelism p;
+  p.devices = 8;
+  p.tp = 8;
+  const TrainingJob job{8, 1, DType::kFp16, true};
+  const IterationPrediction one = predict_training_iteration(d, tied, p, job);
+  const IterationPrediction two = predict_training_iteration(d, untied, p, job);
+  // One more vocab x hidden matrix over 8 ranks: fp16 weights and
+  // gradients, 12 bytes of optimizer state per parameter.
+  const double params = 51200.0 * 12288 / 8;
+  EXPECT_DOUBLE_EQ(two.memory.weights_bytes - one.memory.weights_bytes, 2 * params);
+  EXPECT_DOUBLE_EQ(two.memory.gradients_bytes - one.memory.gradients_bytes, 2 * params);
+  EXPECT_NEAR(two.memory.optimizer_bytes - one.memory.optimizer_bytes, 12 * params, 1e-3);
+  // Pipelined, each end stage holds one matrix either way.
+  p.devices = 16;
+  p.pp = 2;
+  EXPECT_DOUBLE_EQ(predict_training_iteration(d, untied, p, job).memory.weights_bytes,
+                   predict_training_iteration(d, tied, p, job).memory.weights_bytes);
+}
+
 TEST(PathfindTraining, BubbleAndRecomputeStructure) {
   DeviceSpec d = device_preset("a100-80gb");
   TrainingJob job{64, 1, DType::kFp16, true};

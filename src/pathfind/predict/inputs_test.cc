@@ -57,6 +57,12 @@ TEST(PathfindPredictInputs, WorkloadReads) {
   EXPECT_EQ(w.model.key_value_heads(), 96u);
   EXPECT_EQ(w.batch, 1536u);
   EXPECT_EQ(w.dtype, DType::kFp16);
+  EXPECT_TRUE(w.model.tied_embeddings);
+  Workload untied = parse_workload_yaml(
+      std::string(kWorkload).replace(std::string(kWorkload).find("vocab: 51200"), 12,
+                                     "vocab: 51200, tied_embeddings: false"),
+      "w.yaml");
+  EXPECT_FALSE(untied.model.tied_embeddings);
   Workload g = parse_workload_yaml("workload: {name: g, kind: gemm, gemm: {m: 8, n: 16, k: 32}}", "g.yaml");
   EXPECT_EQ(g.gemm.k, 32u);
 }
@@ -82,6 +88,8 @@ TEST(PathfindPredictInputs, WorkloadErrorsNameTheField) {
   EXPECT_NE(error(with("layers: 96", "layer: 96")).find("layer"), std::string::npos);
   EXPECT_NE(error(with("kind: transformer", "kind: rnn")).find("kind"), std::string::npos);
   EXPECT_NE(error(with("kind: transformer", "kind: lstm")).find("model.heads"), std::string::npos);
+  EXPECT_NE(error(with("vocab: 51200", "vocab: 51200, tied_embeddings: no")).find("tied_embeddings"),
+            std::string::npos);
 }
 
 }  // namespace

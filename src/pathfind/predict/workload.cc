@@ -60,6 +60,7 @@ Workload parse_workload_yaml(const YAML::Node& root, std::string_view source) {
       throw_with_where(m.where("activation"), fmt::format("'{}' is not gelu or silu (gated, as snr compile's)", activation));
     }
     t.gated_mlp = activation == "silu";
+    t.tied_embeddings = m.boolean_or("tied_embeddings", true);
     m.finish();
     out.phase = parse_phase(w);
     out.batch = w.count("batch", 1, kMaxDimension);
