@@ -124,8 +124,10 @@ RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
 
 std::string render_diff_table(const RunDiff& diff) {
   std::string out = fmt::format("a: {} [{}]\nb: {} [{}]\n\n", diff.a_source, diff.a_hw, diff.b_source, diff.b_hw);
-  append_section(out, "totals", diff.totals);
-  append_section(out, "op cycles", diff.op_cycles);
+  // A multi-chip window's op cycles add up to chips x its length: the
+  // headers say which figures are summed over chips.
+  append_section(out, "totals (total_cycles: the window; the rest: all chips)", diff.totals);
+  append_section(out, "op cycles (all chips)", diff.op_cycles);
   append_section(out, "dma wait stall cycles", diff.dma_stalls);
   for (const std::string& note : diff.notes) out += "note: " + note + "\n";
   return out;

@@ -54,9 +54,19 @@ expect_contains "$WORK/short.out" "end state match"
 cat "$WORK/diff.out"
 expect_contains "$WORK/diff.out" "total_cycles"
 expect_contains "$WORK/diff.out" "dma wait stall cycles"
+expect_contains "$WORK/diff.out" "op cycles (all chips)"
 "$SNR" diff "$WORK/a.db" "$WORK/slow.db" --json >"$WORK/diff.json"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t={r['name']:r for r in d['totals']}; assert t['total_cycles']['delta']>0, t" "$WORK/diff.json" \
   || fail "diff json"
+# The per-op cycles are chip cycles: over the 4 chips they add up to 4 x
+# the window's length at most.
+python3 - "$WORK/diff.json" <<'PY' || fail "op cycles are not the chips' sum"
+import json, sys
+d = json.load(open(sys.argv[1]))
+total = {r["name"]: r for r in d["totals"]}["total_cycles"]["a"]
+ops = sum(r["a"] for r in d["op_cycles"])
+assert total < ops <= 4 * total, (ops, total)
+PY
 # The DMA wait stall total is the analyzer's (a WAIT that consumes several
 # DMAs stalls once, not once per DMA).
 "$SNR" analyze "$WORK/a.db" -o "$WORK/a_report" --no-verify >"$WORK/a_analyze.out" 2>/dev/null
