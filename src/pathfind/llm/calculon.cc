@@ -102,6 +102,26 @@ TierTraffic parse_calculon_ops(Obj ops) {
   return traffic;
 }
 
+// Largest memory accepted: 1e12 GiB (about 1.1e21 bytes) stays exact enough
+// in a double and far above any real part, so "unbounded" files fit.
+constexpr double kMaxCalculonGiB = 1e12;
+
+// A Calculon processor lists one {tflops, gflops_efficiency} entry per
+// datatype it runs; every entry is checked, float16's peak is the one used.
+double processor_float16_tflops(Obj processor) {
+  double float16_tflops = 0;
+  for (std::string_view type : {"float8", "float16", "bfloat16", "float32"}) {
+    if (type != "float16" && !processor.has(type)) continue;
+    Obj entry = processor.object(type);
+    const double tflops = entry.number("tflops", 1e-3, 1e6);
+    check_curve(entry.at("gflops_efficiency"), entry.field("gflops_efficiency"));
+    entry.finish();
+    if (type == "float16") float16_tflops = tflops;
+  }
+  processor.finish();
+  return float16_tflops;
+}
+
 }  // namespace
 
 TransformerModel parse_calculon_model(std::string_view json, std::string_view source) {
@@ -126,25 +146,14 @@ DeviceSpec parse_calculon_system(std::string_view json, std::string_view source,
   DeviceSpec d = base;
   d.name = fmt::format("{} on {}", std::string(source), base.name);
   {
-    Obj matrix = o.object("matrix");
-    Obj f16 = matrix.object("float16");
-    double tflops = f16.number("tflops", 1e-3, 1e6);
-    check_curve(f16.at("gflops_efficiency"), f16.field("gflops_efficiency"));
-    f16.finish();
-    matrix.finish();
+    const double tflops = processor_float16_tflops(o.object("matrix"));
     d.frequency_hz *= tflops * 1e12 / base.peak_flops_per_s(DType::kFp16);
   }
-  {
-    Obj vector = o.object("vector");
-    Obj f16 = vector.object("float16");
-    d.vector_flops_per_s = f16.number("tflops", 1e-3, 1e6) * 1e12;
-    check_curve(f16.at("gflops_efficiency"), f16.field("gflops_efficiency"));
-    f16.finish();
-    vector.finish();
-  }
+  d.vector_flops_per_s = processor_float16_tflops(o.object("vector")) * 1e12;
   for (std::string_view mem_key : {"mem1", "mem2"}) {
     Obj mem = o.object(mem_key);
-    double gib = mem.number("GiB", 1e-6, 1e9);
+    // Calculon's systems with unbounded memory (a100_80e) write 80e9 GiB.
+    double gib = mem.number("GiB", 1e-6, kMaxCalculonGiB);
     double gbps = mem.number("GBps", 1e-6, 1e9);
     check_curve(mem.at("MB_efficiency"), mem.field("MB_efficiency"));
     mem.finish();

@@ -1,5 +1,6 @@
 #include "pathfind/llm/calculon.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -66,6 +67,45 @@ TEST(PathfindCalculon, NetworkOpsAreChecked) {
   EXPECT_NE(error(R"("reduce_scatter": [0, -1])").find("ops.reduce_scatter"), std::string::npos);
   EXPECT_NE(error(R"("reduce_scatter": [1, -3])").find("offset in [-2, 1e6]"), std::string::npos);
   EXPECT_NE(error(R"("reduce_scatter": [1, -1], "broadcast": [1, 0])").find("ops.broadcast: unknown key"),
+            std::string::npos);
+}
+
+// Calculon lists a processor's peak per datatype (its H100 system has float8
+// beside float16) and writes unbounded memory as 80e9 GiB.
+TEST(PathfindCalculon, SystemsWithSeveralDatatypesAndUnboundedMemory) {
+  const auto system = [](std::string_view matrix, std::string_view mem1_gib) {
+    return fmt::format(R"({{"matrix": {{{}}},
+      "vector": {{"float8": {{"tflops": 120, "gflops_efficiency": [[0, 0.5]]}},
+                  "float16": {{"tflops": 78, "gflops_efficiency": [[0, 0.5]]}}}},
+      "mem1": {{"GiB": {}, "GBps": 2048, "MB_efficiency": [[0, 0.5]]}},
+      "mem2": {{"GiB": 512, "GBps": 32, "MB_efficiency": [[0, 0.5]]}}, "processing_mode": "no_overlap",
+      "networks": [{{"bandwidth": 300, "efficiency": 0.65, "size": 8, "latency": 1e-5, "must_be_filled": true,
+        "processor_usage": 0.1, "ops": {{"p2p": [1.0, null], "all_gather": [1.5, -1], "all_reduce": [2.0, -1],
+        "reduce_scatter": [1.5, -1]}}}}]}})",
+                       matrix, mem1_gib);
+  };
+  const std::string f16 = R"("float16": {"tflops": 1000, "gflops_efficiency": [[0, 0.5]]})";
+  const std::string f8 = R"("float8": {"tflops": 2000, "gflops_efficiency": [[128, 0.95], [0, 0.1]]})";
+  const std::string bf16 = R"("bfloat16": {"tflops": 900, "gflops_efficiency": [[0, 0.5]]})";
+  DeviceSpec s = parse_calculon_system(system(f8 + ", " + f16 + ", " + bf16, "80000000000"), "s.json",
+                                       device_preset("a100-80gb"));
+  EXPECT_NEAR(s.peak_flops_per_s(DType::kFp16), 1000e12, 1e6);  // float16's peak, not float8's
+  EXPECT_DOUBLE_EQ(s.vector_flops_per_s, 78e12);
+  EXPECT_DOUBLE_EQ(s.main_memory().capacity_bytes, 80e9 * 1024 * 1024 * 1024);
+  const auto error = [&](std::string_view matrix, std::string_view gib) {
+    try {
+      (void)parse_calculon_system(system(matrix, gib), "s.json", device_preset("a100-80gb"));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // Every datatype entry is checked; float16 is the one used, so it must be there.
+  EXPECT_NE(error(f16 + R"(, "float8": {"tflops": 0})", "80").find("s.json.matrix.float8.tflops"),
+            std::string::npos);
+  EXPECT_NE(error(f8, "80").find("s.json.matrix.float16: missing required key"), std::string::npos);
+  EXPECT_NE(error(f16 + R"(, "int4": {})", "80").find("s.json.matrix.int4: unknown key"), std::string::npos);
+  EXPECT_NE(error(f16, "1e13").find("s.json.mem1.GiB: expected a number in [1e-06, 1000000000000]"),
             std::string::npos);
 }
 
