@@ -56,6 +56,7 @@ class TextGraphBuilder {
       case TextParallelism::kModel: model_or_hybrid(false); break;
       case TextParallelism::kHybridDataModel:
       case TextParallelism::kHybridModelData: model_or_hybrid(true); break;
+      case TextParallelism::kDlrm: dlrm(); break;
     }
   }
 
@@ -161,6 +162,41 @@ class TextGraphBuilder {
     }
   }
 
+  // Chakra's HYBRID_DLRM: forward comm only for the embeddings' all-to-all,
+  // the weight-gradient compute leads the backward of each layer, and the
+  // embeddings' input-gradient all-to-all (layer 0's ig columns) is issued
+  // after the first top-MLP layer's input gradient.
+  void dlrm() {
+    const auto& layers = workload_.layers;
+    const size_t last_bottom = workload_.dlrm_last_bottom_layer;
+    for (size_t i = 0; i < layers.size(); ++i) {
+      auto& nodes = layers_[i];
+      const auto previous_update = either(nodes.wg_comm, nodes.wg_comp);
+      nodes.fwd_comp = comp(layers[i].name, "FWD", layers[i].fwd_compute,
+                            {i > 0 ? layers_[i - 1].fwd_comp : std::nullopt, previous_update,
+                             i == last_bottom ? layers_[0].fwd_comm : std::nullopt});
+      const bool all_to_all = layers[i].fwd_comm.type == CollectiveType::kAllToAll;
+      nodes.fwd_comm = all_to_all ? comm(layers[i].name, layers[i].fwd_comm, {nodes.fwd_comp}) : std::nullopt;
+    }
+    for (size_t k = 0; k < layers.size(); ++k) {
+      const size_t i = layers.size() - 1 - k;
+      auto& nodes = layers_[i];
+      if (k == 0) {
+        nodes.wg_comp = comp(layers[i].name, "BWD_WG", layers[i].wg_compute, {layers_.back().fwd_comp});
+      } else {
+        nodes.wg_comp = comp(layers[i].name, "BWD_WG", layers[i].wg_compute,
+                             {layers_[i + 1].ig_comp, nodes.ig_comm});
+      }
+      nodes.wg_comm = comm(layers[i].name, layers[i].wg_comm, {nodes.wg_comp});
+      nodes.ig_comp = i > 0 ? std::optional(comp(layers[i].name, "BWD_IG", layers[i].ig_compute,
+                                                 {nodes.wg_comp}))
+                            : std::nullopt;
+      if (i == last_bottom + 1) {
+        layers_[0].ig_comm = comm(layers[0].name, layers[0].ig_comm, {nodes.ig_comp});
+      }
+    }
+  }
+
   const TextWorkload& workload_;
   ConvertedGraph& graph_;
   std::vector<LayerNodes> layers_;
@@ -191,10 +227,11 @@ TextWorkload parse_text_workload(std::string_view text, const std::string& sourc
   else if (kind == "MODEL") workload.parallelism = TextParallelism::kModel;
   else if (kind == "HYBRID_DATA_MODEL") workload.parallelism = TextParallelism::kHybridDataModel;
   else if (kind == "HYBRID_MODEL_DATA") workload.parallelism = TextParallelism::kHybridModelData;
+  else if (kind == "HYBRID_DLRM" || kind == "HYBRID_DLRM_ENHANCED") workload.parallelism = TextParallelism::kDlrm;
   else {
     fail(source_name, lines[0].first,
-         fmt::format("unsupported parallelism '{}' (expected MICRO, DATA, MODEL, HYBRID_DATA_MODEL "
-                     "or HYBRID_MODEL_DATA)", kind));
+         fmt::format("unsupported parallelism '{}' (expected MICRO, DATA, MODEL, HYBRID_DATA_MODEL, "
+                     "HYBRID_MODEL_DATA, HYBRID_DLRM or HYBRID_DLRM_ENHANCED)", kind));
   }
   const auto count_columns = split_blanks(lines[1].second);
   if (count_columns.size() != 1) fail(source_name, lines[1].first, "expected the number of layers alone");
@@ -204,6 +241,19 @@ TextWorkload parse_text_workload(std::string_view text, const std::string& sourc
     fail(source_name, lines.back().first,
          fmt::format("the header announces {} layers but {} layer lines follow", layer_count,
                      lines.size() - 2));
+  }
+  if (workload.parallelism == TextParallelism::kDlrm) {
+    if (header.size() < 2) {
+      fail(source_name, lines[0].first,
+           fmt::format("{} needs the index of the last bottom-MLP layer after it (e.g. '{} 4')", kind, kind));
+    }
+    workload.dlrm_last_bottom_layer =
+        parse_count(header[1], "last bottom-MLP layer", source_name, lines[0].first);
+    if (workload.dlrm_last_bottom_layer >= layer_count) {
+      fail(source_name, lines[0].first,
+           fmt::format("last bottom-MLP layer {} is not one of the {} layers (0 to {})",
+                       workload.dlrm_last_bottom_layer, layer_count, layer_count - 1));
+    }
   }
   for (size_t k = 2; k < lines.size(); ++k) {
     const auto [number, line] = lines[k];

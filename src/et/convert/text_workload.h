@@ -1,7 +1,8 @@
 // ASTRA-sim's text workload format -> per-rank Chakra graphs, following
 // Chakra's text2chakra converter (differences in docs/formats/pytorch.md,
 // "ASTRA-sim text workloads"). The file:
-//   line 1: parallelism (MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA)
+//   line 1: parallelism (MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA,
+//           HYBRID_DLRM or HYBRID_DLRM_ENHANCED followed by the last bottom-MLP layer)
 //   line 2: number of layers
 //   then one line per layer, 12 whitespace-separated columns:
 //     name reserved fwd_compute fwd_comm_type fwd_comm_bytes
@@ -22,7 +23,7 @@
 
 namespace snr::et_convert {
 
-enum class TextParallelism { kMicro, kData, kModel, kHybridDataModel, kHybridModelData };
+enum class TextParallelism { kMicro, kData, kModel, kHybridDataModel, kHybridModelData, kDlrm };
 
 struct TextComm {
   std::optional<CollectiveType> type;  // nullopt for NONE
@@ -44,6 +45,9 @@ struct TextLayer {
 
 struct TextWorkload {
   TextParallelism parallelism = TextParallelism::kData;
+  // DLRM: index of the last bottom-MLP layer; the top MLP starts after it and
+  // its first layer waits for the embeddings' all-to-all (layer 0).
+  size_t dlrm_last_bottom_layer = 0;
   std::vector<TextLayer> layers;
 };
 

@@ -99,6 +99,49 @@ TEST(TextWorkload, HybridSkipsNoneComms) {
   EXPECT_EQ(by_name(graph, "COMM_COLL_NODE_mlp_ALLREDUCE").comm_size_bytes, 16384u);
 }
 
+std::vector<uint64_t> ids(const ConvertedGraph& graph, std::initializer_list<const char*> names) {
+  std::vector<uint64_t> out;
+  for (const char* name : names) out.push_back(by_name(graph, name).id);
+  return out;
+}
+
+TEST(TextWorkload, Dlrm) {
+  const auto workload = load("dlrm.txt");
+  EXPECT_EQ(workload.parallelism, TextParallelism::kDlrm);
+  EXPECT_EQ(workload.dlrm_last_bottom_layer, 1u);
+  const auto graph = convert_text_workload(workload, 0, 1);
+  // 4 FWD + 4 BWD_WG + 3 BWD_IG; the embeddings' forward and input-gradient
+  // all-to-alls and 3 weight-gradient all-reduces (top1's forward all-gather
+  // is dropped: only all-to-all forward comms are kept).
+  auto counts = count_types(graph);
+  EXPECT_EQ(counts[ConvertedNodeType::kComp], 11u);
+  EXPECT_EQ(counts[ConvertedNodeType::kCommColl], 5u);
+  EXPECT_EQ(by_name(graph, "COMP_NODE_bot_FWD").data_deps,
+            ids(graph, {"COMP_NODE_emb_FWD", "COMM_COLL_NODE_emb_ALLTOALL"}));
+  EXPECT_EQ(by_name(graph, "COMP_NODE_top1_FWD").data_deps, ids(graph, {"COMP_NODE_bot_FWD"}));
+  EXPECT_EQ(by_name(graph, "COMP_NODE_top2_BWD_WG").data_deps, ids(graph, {"COMP_NODE_top2_FWD"}));
+  EXPECT_EQ(by_name(graph, "COMP_NODE_top2_BWD_IG").data_deps, ids(graph, {"COMP_NODE_top2_BWD_WG"}));
+  EXPECT_EQ(by_name(graph, "COMP_NODE_top1_BWD_WG").data_deps, ids(graph, {"COMP_NODE_top2_BWD_IG"}));
+  // The embeddings' backward all-to-all follows the first top layer's input
+  // gradient and gates the embeddings' weight gradient.
+  std::vector<const ConvertedNode*> all_to_all;
+  for (const auto& node : graph.nodes) {
+    if (node.name == "COMM_COLL_NODE_emb_ALLTOALL") all_to_all.push_back(&node);
+  }
+  ASSERT_EQ(all_to_all.size(), 2u);
+  EXPECT_EQ(all_to_all[0]->comm_size_bytes, 4096u);
+  EXPECT_EQ(all_to_all[1]->comm_size_bytes, 2048u);
+  EXPECT_EQ(all_to_all[1]->data_deps, ids(graph, {"COMP_NODE_top1_BWD_IG"}));
+  EXPECT_EQ(by_name(graph, "COMP_NODE_emb_BWD_WG").data_deps,
+            (std::vector<uint64_t>{by_name(graph, "COMP_NODE_bot_BWD_IG").id, all_to_all[1]->id}));
+  EXPECT_EQ(by_name(graph, "COMM_COLL_NODE_bot_ALLREDUCE").comm_size_bytes, 1000u);
+  // The second pass's forward waits for the layer's weight update.
+  const auto two = convert_text_workload(workload, 0, 2);
+  ASSERT_EQ(two.nodes.size(), 32u);
+  EXPECT_EQ(two.nodes[16].name, "COMP_NODE_emb_FWD");
+  EXPECT_EQ(two.nodes[16].data_deps, std::vector<uint64_t>{by_name(graph, "COMP_NODE_emb_BWD_WG").id});
+}
+
 TEST(TextWorkload, Micro) {
   const auto workload = parse_text_workload("MICRO\n1\nar -1 0 NONE 0 0 NONE 0 0 ALLREDUCE 1048576 0\n", "m.txt");
   const auto graph = convert_text_workload(workload, 0, 2);
@@ -117,6 +160,10 @@ TEST(TextWorkload, ErrorsNameTheLine) {
     }
   };
   expect_error("PIPELINE\n1\n", "w.txt:1: unsupported parallelism 'PIPELINE'");
+  const std::string layer = "a -1 1 ALLTOALL 8 1 NONE 0 1 NONE 0 1\n";
+  expect_error("HYBRID_DLRM\n1\n" + layer, "w.txt:1: HYBRID_DLRM needs the index of the last bottom-MLP layer");
+  expect_error("HYBRID_DLRM_ENHANCED 1\n1\n" + layer, "w.txt:1: last bottom-MLP layer 1 is not one of the 1 layers");
+  expect_error("HYBRID_DLRM x\n1\n" + layer, "w.txt:1: last bottom-MLP layer 'x'");
   expect_error("DATA\nx\n", "w.txt:2: layer count 'x'");
   expect_error("DATA\n2\na -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n", "announces 2 layers but 1");
   expect_error("DATA\n1\na -1 1 NONE 0 1 NONE 0 1 NONE 0\n", "w.txt:3: expected 12 columns, found 11");
