@@ -99,6 +99,9 @@ TEST(InfraGraphReader, RejectsTheOlderSchemaSayingSo) {
   // The older shapes inside a current-looking document are caught too.
   EXPECT_NE(error_of("devices:\n- name: d\n  components:\n  - {name: cpu, type: cpu}\n").find("older InfraGraph schema"),
             std::string::npos);
+  const std::string listed = error_of("device:\n- name: d\n  components:\n  - {name: cpu, type: cpu, count: 1}\n");
+  EXPECT_NE(listed.find(":2: device: this is the older InfraGraph schema (a top-level 'device' list)"),
+            std::string::npos) << listed;
   EXPECT_NE(error_of("devices:\n- name: d\n  components: []\n  connections: [cpu.0.pcie.xpu.0]\n")
                 .find("older InfraGraph schema"),
             std::string::npos);

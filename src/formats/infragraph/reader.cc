@@ -318,6 +318,10 @@ class Reader {
     if (root["infrastructure"].IsDefined()) {
       older_schema(root["infrastructure"], "infrastructure", "a top-level 'infrastructure' wrapper");
     }
+    // The docs' hierarchical device example lists its devices under 'device'.
+    if (root["device"].IsDefined() && root["device"].IsSequence()) {
+      older_schema(root["device"], "device", "a top-level 'device' list");
+    }
     if (root["connections"].IsDefined() || root["device_instances"].IsDefined()) {
       older_schema(root, "document", "top-level 'connections'");
     }
