@@ -56,6 +56,32 @@ void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& optio
   app->add_option("--csv", options->csv_path, "write one CSV row per kernel per GPU (times, stored bytes, busbw)");
 }
 
+namespace {
+
+// The GPU model refuses a network routing another number of compute units;
+// the user picked one of the two, often --gpu alone, so name the option
+// that supplies the other and the preset that matches.
+void check_network_fits_gpu(const ModelConfigs& configs, const ModelOptions& options,
+                            const std::string& default_network) {
+  const uint32_t gpu_cus = configs.gpu.compute_units;
+  const uint32_t network_cus = configs.network.compute_units();
+  if (gpu_cus == network_cus) return;
+  const std::string network =
+      options.network.empty() ? fmt::format("the default network '{}'", default_network)
+                              : fmt::format("--network-configuration '{}'", options.network);
+  std::string fix = fmt::format("give --gpu and --network-configuration of one GPU (a NoC YAML with {} compute "
+                                "units, or a GPU YAML with {})", gpu_cus, network_cus);
+  const auto presets = noc::noc_presets();
+  if (std::find(presets.begin(), presets.end(), options.gpu) != presets.end()) {
+    fix = fmt::format("{} --network-configuration {} (the network preset of that GPU)",
+                      options.network.empty() ? "add" : "use", options.gpu);
+  }
+  throw Error(fmt::format("--gpu '{}' has {} compute units but {} has endpoints for {}: {}", options.gpu, gpu_cus,
+                          network, network_cus, fix));
+}
+
+}  // namespace
+
 ModelConfigs load_model_configs(const ModelOptions& options, const std::string& default_network) {
   ModelConfigs configs{gpu::load_gpu_config(options.gpu),
                        noc::load_noc_config(options.network.empty() ? default_network : options.network),
@@ -77,6 +103,7 @@ ModelConfigs load_model_configs(const ModelOptions& options, const std::string& 
     configs.network.io_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
     configs.network.scale_up_link.bandwidth_gib_per_s = options.port_bandwidth_gib_per_s;
   }
+  check_network_fits_gpu(configs, options, default_network);
   // Before the run, which may take minutes.
   if (!options.trace_path.empty()) output::check_output_file(options.trace_path, "--trace");
   if (!options.csv_path.empty()) output::check_output_file(options.csv_path, "--csv");

@@ -95,6 +95,13 @@ expect_fail "$SNR" collective "$P/allreduce.json" --protocol LL
 expect_contains "$WORK/expect_fail.out" "Simple protocol"
 expect_fail "$SNR" collective "$P/allreduce.json" --gpu no-such-gpu
 expect_contains "$WORK/expect_fail.out" "neither a GPU preset"
+# A GPU preset given alone meets the default network: the fix is named.
+expect_fail "$SNR" collective "$P/allreduce.json" --gpu dgx-h100
+expect_contains "$WORK/expect_fail.out" "--gpu 'dgx-h100' has 132 compute units but the default network 'generic-448'"
+expect_contains "$WORK/expect_fail.out" "has endpoints for 128: add --network-configuration dgx-h100"
+expect_fail "$SNR" collective "$P/allreduce.json" --gpu dgx-h100 --network-configuration dgx-a100
+expect_contains "$WORK/expect_fail.out" "'dgx-a100' has endpoints for 108: use --network-configuration dgx-h100"
+"$SNR" collective "$P/allreduce.json" --gpu dgx-h100 --network-configuration dgx-h100 --size 65536 > /dev/null
 
 # The inspecting subcommands still work beside the new form.
 "$SNR" collective info "$P/allreduce.json" > "$WORK/info.txt"
