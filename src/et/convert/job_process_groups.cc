@@ -111,6 +111,13 @@ JobProcessGroups unify_process_groups(std::vector<JobRank>& ranks, int64_t world
                                       fmt::join(names, ", ")));
       continue;
     }
+    if (size < 2 && group_size < 2) {
+      // One trace alone (the usual single-file convert): nothing to match it with.
+      out.notes.push_back(fmt::format("group {}: no other rank's trace uses the same collectives: not resolved "
+                                      "(give every rank's trace to one snr et convert)",
+                                      fmt::join(names, ", ")));
+      continue;
+    }
     if (group_size == 0) group_size = size;
     if (size < 2 || size % group_size != 0) {
       out.notes.push_back(fmt::format("groups {}: {} rank(s) share their collectives but the records say groups "

@@ -101,6 +101,17 @@ TEST(JobProcessGroups, SharedSequencesSplitByWorldSizeAndMismatchesAreReported) 
   EXPECT_NE(groups.notes[0].find("not resolved"), std::string::npos);
   EXPECT_EQ(odd.graphs[0].nodes.size(), 1u);  // no METADATA node without groups
   EXPECT_EQ(odd.graphs[0].nodes[0].pg_name, "a");
+
+  // One rank's trace alone whose records give no group size (ET 1.0.1):
+  // the note says what would resolve it.
+  Job alone;
+  alone.add(0, {collective(3, "94594108284448", 1024, 0)});
+  auto alone_ranks = alone.ranks();
+  groups = unify_process_groups(alone_ranks);
+  EXPECT_TRUE(groups.groups.empty());
+  ASSERT_EQ(groups.notes.size(), 1u);
+  EXPECT_EQ(groups.notes[0], "group rank 0 '94594108284448': no other rank's trace uses the same collectives: not "
+                             "resolved (give every rank's trace to one snr et convert)");
 }
 
 }  // namespace
