@@ -42,6 +42,26 @@ TEST(SystemConfig, RejectsTyposAndContradictions) {
   }
 }
 
+// ASTRA-sim 1.0's system files are "key: value" text; the error says so
+// instead of quoting a JSON syntax error. A JSON error stays one.
+TEST(SystemConfig, AstraSim1TextIsNamed) {
+  const auto error_of = [](std::string_view text) {
+    try {
+      (void)parse_system_config(text, "sys.txt");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string old = error_of("scheduling-policy: LIFO\nall-reduce-implementation: ring_ring\n");
+  EXPECT_NE(old.find("system configuration sys.txt: this is ASTRA-sim 1.0's text system format"), std::string::npos)
+      << old;
+  EXPECT_NE(old.find("ring_ring becomes [\"ring\", \"ring\"]"), std::string::npos) << old;
+  const std::string json = error_of("{\"scheduling-policy\": LIFO}");
+  EXPECT_EQ(json.find("ASTRA-sim 1.0"), std::string::npos) << json;
+  EXPECT_EQ(error_of("not json at all").find("ASTRA-sim 1.0"), std::string::npos);
+}
+
 TEST(NetworkConfig, ParsesMultiDimensional) {
   const auto config = parse_network_config(
       "topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\nbandwidth: [ 400.0, 50 ]\nlatency: [ 936.25, 500 ]\n", "t");

@@ -188,6 +188,22 @@ TEST(NetworkRegistry, ABackendsOwnKeysAreCheckedAndOthersNamed) {
   }
 }
 
+TEST(NetworkRegistry, AstraSim1NetworkJsonIsNamed) {
+  const NetworkBackendSpec& spec = find_network_backend("analytical-congestion-aware");
+  try {
+    (void)parse_backend_config(spec, R"({"dimensions-count": 1, "topologies-per-dim": ["Ring"], "units-count": [8],
+      "links-count": [2], "link-latency": [500], "link-bandwidth": [50]})", "ring.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("network configuration ring.json: 'dimensions-count' (line 1) is a key of ASTRA-sim 1.0's "
+                        "network format"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("npus_count: [...] (units-count)"), std::string::npos) << what;
+  }
+}
+
 TEST(NetworkRegistry, ANewBackendIsUsableByNameAndNamesAreUnique) {
   // A toy backend: every message takes a fixed time.
   class FixedDelay final : public NetworkBackend {

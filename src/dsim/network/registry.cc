@@ -5,7 +5,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
+#include <string_view>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -34,6 +36,21 @@ Registry& registry() {
     return r;
   }();
   return *instance;
+}
+
+// ASTRA-sim 1.0's analytical network JSON, which ASTRA-sim 2.x no longer
+// reads: its keys name the file's origin and the 2.x key each maps to.
+constexpr std::string_view kAstraSim1NetworkKeys[] = {"dimensions-count", "topologies-per-dim", "units-count",
+                                                      "links-count", "link-latency", "link-bandwidth",
+                                                      "topology-name"};
+
+[[noreturn]] void refuse_astra_sim_1_network(std::string_view source, const std::string& key, int line) {
+  throw Error(fmt::format("network configuration {}: '{}' (line {}) is a key of ASTRA-sim 1.0's network format, "
+                          "which ASTRA-sim 2.x no longer reads; write the analytical YAML instead: topology: [...] "
+                          "(from topologies-per-dim), npus_count: [...] (units-count), bandwidth: [...] in GB/s "
+                          "(link-bandwidth), latency: [...] in ns (link-latency), one entry per dimension "
+                          "(links-count has no counterpart)",
+                          source, key, line));
 }
 
 }  // namespace
@@ -85,6 +102,10 @@ NetworkConfig parse_backend_config(const NetworkBackendSpec& spec, std::string_v
                                 entry.first.Mark().line + 1));
       }
       if (std::find(spec.config_keys.begin(), spec.config_keys.end(), key) == spec.config_keys.end()) {
+        if (std::find(std::begin(kAstraSim1NetworkKeys), std::end(kAstraSim1NetworkKeys), key) !=
+            std::end(kAstraSim1NetworkKeys)) {
+          refuse_astra_sim_1_network(source, key, entry.first.Mark().line + 1);
+        }
         throw Error(fmt::format("network configuration {}: unknown key '{}' (line {}) for network backend '{}' "
                                 "(its keys: {})",
                                 source, key, entry.first.Mark().line + 1, spec.name, fmt::join(spec.config_keys, ", ")));
