@@ -209,7 +209,7 @@ CalculonExecution parse_calculon_execution(std::string_view json, std::string_vi
   else if (dtype == "bfloat16") job.dtype = DType::kBf16;
   else if (dtype == "float32") job.dtype = DType::kFp32;
   else throw Error(fmt::format("{}: '{}' is not float16, bfloat16 or float32", o.field("datatype"), dtype));
-  if (o.boolean("fused_activation")) throw Error(fmt::format("{}: fused activations are not modelled", o.field("fused_activation")));
+  p.fused_activation = o.boolean("fused_activation");
   std::string attention = o.string("attention_type");
   if (attention != "multihead") throw Error(fmt::format("{}: only multihead attention is modelled", o.field("attention_type")));
   std::string recompute = o.string("activation_recompute");

@@ -142,5 +142,26 @@ TEST(PathfindCalculon, UnmodelledExecutionOptionsAreErrors) {
   }
 }
 
+TEST(PathfindCalculon, FusedActivationIsRead) {
+  const auto execution = [](std::string_view fused) {
+    return fmt::format(R"({{"num_procs": 8, "tensor_par": 8, "pipeline_par": 1, "data_par": 1,
+      "tensor_par_net": 0, "pipeline_par_net": 1, "data_par_net": 1, "batch_size": 4, "microbatch_size": 4,
+      "datatype": "float16", "fused_activation": {}, "attention_type": "multihead",
+      "activation_recompute": "full", "pipeline_interleaving": 1, "optimizer_sharding": false,
+      "tensor_par_comm_type": "ar", "tensor_par_overlap": "none", "seq_par_ag_redo": false,
+      "data_par_overlap": false, "weight_offload": false, "activations_offload": false, "optimizer_offload": false,
+      "training": true}})",
+                       fused);
+  };
+  EXPECT_TRUE(parse_calculon_execution(execution("true"), "e.json").parallelism.fused_activation);
+  EXPECT_FALSE(parse_calculon_execution(execution("false"), "e.json").parallelism.fused_activation);
+  try {
+    (void)parse_calculon_execution(execution("1"), "e.json");
+    FAIL();
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("e.json.fused_activation: expected true or false"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace snr::pathfind

@@ -67,6 +67,10 @@ struct Parallelism {
   bool redo_all_gather = false;    // sequence parallel: repeat the all-gathers in backward instead of keeping them
   Recompute recompute = Recompute::kNone;
   bool optimizer_sharding = false;
+  // The MLP activation fused into the first MLP GEMM (Calculon's
+  // fused_activation): its input is not kept for backward, so the stored
+  // activations lose the activation's input (f/h · 2sbh/t bytes per block).
+  bool fused_activation = false;
   // Network tier (index into DeviceSpec::network) each dimension communicates over.
   size_t tp_tier = 0, pp_tier = 1, dp_tier = 1;
   // Throws naming the field when the product differs from `devices`, a

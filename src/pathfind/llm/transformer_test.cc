@@ -102,6 +102,29 @@ TEST(PathfindTraining, BubbleAndRecomputeStructure) {
   EXPECT_TRUE(full.memory.fits);
 }
 
+// A fused MLP activation keeps no input for backward: every stored block
+// loses 2·sbh·(f/h)/t bytes (8sbh/t for GPT-3's f = 4h); the time is the same.
+TEST(PathfindTraining, FusedActivationKeepsNoActivationInput) {
+  DeviceSpec d = device_preset("a100-80gb");
+  TrainingJob job{64, 1, DType::kFp16, true};
+  Parallelism sel = tab5(true);
+  Parallelism fused = sel;
+  fused.fused_activation = true;
+  const IterationPrediction a = predict_training_iteration(d, gpt3(), sel, job);
+  const IterationPrediction b = predict_training_iteration(d, gpt3(), fused, job);
+  const double sbh = 2048.0 * 12288.0;  // microbatch 1
+  const double stored_blocks = 12.0 * (8.0 * (1 + 7.0 / 24.0));  // blocks x microbatches in flight, v = 3
+  EXPECT_NEAR(a.memory.activations_bytes - b.memory.activations_bytes, 8 * sbh / 8 * stored_blocks, 1.0);
+  EXPECT_DOUBLE_EQ(a.iteration_s, b.iteration_s);
+  // Full recompute stores only block inputs; the one block rebuilt at a time shrinks.
+  Parallelism full = tab5(false);
+  Parallelism full_fused = full;
+  full_fused.fused_activation = true;
+  const double full_saving = predict_training_iteration(d, gpt3(), full, job).memory.activations_bytes -
+                             predict_training_iteration(d, gpt3(), full_fused, job).memory.activations_bytes;
+  EXPECT_NEAR(full_saving, 8 * sbh / 8, 1.0);
+}
+
 TEST(PathfindTraining, InferenceIsTheForwardPassAlone) {
   // "training": false: the same pipeline of forward passes only, no backward,
   // recompute, gradient all-reduce or optimizer; a third of the model flops.
