@@ -204,6 +204,14 @@ TEST(NetworkRegistry, AstraSim1NetworkJsonIsNamed) {
   EXPECT_NE(what.find("npus_count: [...] (units-count)"), std::string::npos) << what;
 }
 
+TEST(NetworkRegistry, AnHtsimTopologyIsNamed) {
+  const std::string what = backend_config_error(find_network_backend("analytical-congestion-aware"),
+                                                "Nodes 4\nTiers 2\nPodsize 2\n\nTier 0\nRadix_Down 2\n", "ft.topo");
+  EXPECT_NE(what.find("network configuration ft.topo: this is a topology file of ASTRA-sim's htsim backend"),
+            std::string::npos)
+      << what;
+}
+
 TEST(NetworkRegistry, ANewBackendIsUsableByNameAndNamesAreUnique) {
   // A toy backend: every message takes a fixed time.
   class FixedDelay final : public NetworkBackend {

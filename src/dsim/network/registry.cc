@@ -53,6 +53,15 @@ constexpr std::string_view kAstraSim1NetworkKeys[] = {"dimensions-count", "topol
                           source, key, line));
 }
 
+// ASTRA-sim's htsim backend reads a fat-tree description ("Nodes 8",
+// "Tiers 3", then one block per tier) through --htsim_opts -topo FILE, next
+// to the analytical YAML; YAML reads such a file as one string.
+bool is_htsim_topology(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text.substr(first).starts_with("Nodes ") &&
+         text.find("\nTiers ") != std::string_view::npos;
+}
+
 }  // namespace
 
 const NetworkBackendSpec& find_network_backend(std::string_view name) {
@@ -92,6 +101,13 @@ NetworkConfig parse_backend_config(const NetworkBackendSpec& spec, std::string_v
   const YAML::Node root = with_error_context(fmt::format("network configuration {}", source), [&] {
     return load_yaml_document(text, source, fmt::format("a network configuration for backend '{}'", spec.name));
   });
+  if (!root.IsMap() && is_htsim_topology(text)) {
+    throw Error(fmt::format("network configuration {}: this is a topology file of ASTRA-sim's htsim backend "
+                            "(--htsim_opts -topo), which snr does not model; give the analytical YAML that "
+                            "ASTRA-sim's htsim run also takes as --network-configuration, or describe the fat tree "
+                            "for --network-backend ns3 or with --infragraph",
+                            source));
+  }
   if (root.IsMap()) {
     for (const auto& entry : root) {
       std::string key;
