@@ -81,7 +81,16 @@ expect_fail sim "$NS3/scratch/config/down.txt"
 expect_contains "$WORK/expect_fail.out" "LINK_DOWN: only \"0 0 0\" (no link taken down) is modelled"
 echo '{"logical-dims": ["4", "4"]}' >"$WORK/dims16.json"
 expect_fail sim "$NS3/scratch/config/config_clos.txt" --logical-topology-configuration="$WORK/dims16.json"
-expect_contains "$WORK/expect_fail.out" "the logical dimensions [4, 4] hold 16 NPUs, the topology 8"
+expect_contains "$WORK/expect_fail.out" "the logical dimensions [4, 4] hold 16 NPUs, the topology only 8"
+# Fewer NPUs than hosts (ASTRA-sim's 16-NPU scripts on its 128-host Clos):
+# NPU i on node i, the other hosts idle.
+"$SNR" et generate --pattern allreduce --npus 4 --layers 1 -o "$WORK/ar4" >/dev/null
+echo '{"logical-dims": ["4"]}' >"$WORK/dims4.json"
+(cd "$NS3/build/scratch" && "$SNR" sim --workload-configuration="$WORK/ar4" --system-configuration="$SYS" \
+  --network-configuration="$NS3/scratch/config/config_clos.txt" --remote-memory-configuration="$MEM" \
+  --network-backend=ns3 --logical-topology-configuration="$WORK/dims4.json" >"$WORK/four.txt" 2>"$WORK/four.err")
+expect_contains "$WORK/four.txt" "sys[3] finished"
+expect_contains "$WORK/four.err" "the logical dimensions hold 4 NPUs: hosts 4..7 of the topology's 8 run none"
 expect_fail "$SNR" sim --workload-configuration="$AR8" --system-configuration="$SYS" \
   --network-configuration="$NS3/scratch/config/config_clos.txt" --remote-memory-configuration="$MEM"
 expect_contains "$WORK/expect_fail.out" "is ASTRA-sim's ns-3 network configuration: run it with --network-backend ns3"

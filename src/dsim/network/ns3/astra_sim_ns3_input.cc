@@ -259,6 +259,30 @@ AstraSimNs3Settings parse_astra_sim_ns3_settings(std::string_view text, std::str
   });
 }
 
+namespace {
+
+// ASTRA-sim's ns-3 frontend runs as many NPUs as the logical dimensions
+// hold, NPU i on node i; the topology's other hosts (its 16-NPU examples run
+// on the 128-host Clos) carry no NPU. They stay in the network as nodes
+// without an NPU, named host<i>, after the NPUs and before the switches.
+void idle_extra_hosts(AstraSimNs3Input& input, uint32_t npus, const std::string& source) {
+  Ns3NetworkConfig& config = input.config;
+  const uint32_t hosts = config.npus;
+  config.node_names.clear();
+  for (uint32_t node = 0; node < config.node_count(); ++node) {
+    config.node_names.push_back(node < npus    ? fmt::format("npu{}", node)
+                                : node < hosts ? fmt::format("host{}", node)
+                                               : fmt::format("switch{}", node - hosts));
+  }
+  config.switches += hosts - npus;
+  config.npus = npus;
+  input.notes.push_back(fmt::format("{}: the logical dimensions hold {} NPUs: hosts {}..{} of the topology's {} run "
+                                    "none and stay in the network idle, as in ASTRA-sim",
+                                    source, npus, npus, hosts - 1, hosts));
+}
+
+}  // namespace
+
 AstraSimNs3Input read_astra_sim_ns3_input(std::string_view config_text, const std::filesystem::path& config_path,
                                           const std::vector<uint32_t>& logical_dims) {
   const AstraSimNs3Settings settings = parse_astra_sim_ns3_settings(config_text, config_path.string());
@@ -271,9 +295,12 @@ AstraSimNs3Input read_astra_sim_ns3_input(std::string_view config_text, const st
     if (!logical_dims.empty()) {
       uint64_t product = 1;
       for (const uint32_t size : logical_dims) product *= size;
-      if (product != input.config.npus) {
-        throw Error(fmt::format("the logical dimensions [{}] hold {} NPUs, the topology {}",
+      if (product > input.config.npus) {
+        throw Error(fmt::format("the logical dimensions [{}] hold {} NPUs, the topology only {}",
                                 fmt::join(logical_dims, ", "), product, input.config.npus));
+      }
+      if (product < input.config.npus) {
+        idle_extra_hosts(input, static_cast<uint32_t>(product), config_path.string());
       }
       input.config.logical_dims = logical_dims;
     }

@@ -131,7 +131,18 @@ TEST(AstraSimNs3Input, TheTopologyFileIsFoundAsAstraSimsRunScriptsNameIt) {
   const Ns3NetworkConfig back = parse_ns3_network(ns3_network_yaml(input.config, "translated"), "back");
   EXPECT_EQ(back.links.size(), 2u);
   EXPECT_THAT(error_of([&] { (void)read_astra_sim_ns3_input(text, config, {4}); }),
-              HasSubstr("the logical dimensions [4] hold 4 NPUs, the topology 2"));
+              HasSubstr("the logical dimensions [4] hold 4 NPUs, the topology only 2"));
+  // Fewer NPUs than hosts: ASTRA-sim runs NPU i on node i and leaves the
+  // other hosts idle; they stay in the network, named, without an NPU.
+  const auto one = read_astra_sim_ns3_input(text, config, {1});
+  EXPECT_EQ(one.config.npus, 1u);
+  EXPECT_EQ(one.config.switches, 2u);
+  EXPECT_EQ(one.config.links.size(), 2u);
+  EXPECT_EQ(one.config.node_name(0), "npu0");
+  EXPECT_EQ(one.config.node_name(1), "host1");
+  EXPECT_EQ(one.config.node_name(2), "switch0");
+  ASSERT_EQ(one.notes.size(), 2u);
+  EXPECT_THAT(one.notes[0], HasSubstr("the logical dimensions hold 1 NPUs: hosts 1..1 of the topology's 2 run none"));
   EXPECT_THAT(error_of([&] { (void)read_astra_sim_ns3_input("TOPOLOGY_FILE nowhere/t2.txt\n", config, {}); }),
               HasSubstr("TOPOLOGY_FILE 'nowhere/t2.txt' was not found"));
   fs::remove_all(root);
