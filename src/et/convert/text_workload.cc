@@ -155,7 +155,12 @@ class TextGraphBuilder {
         nodes.ig_comp = comp(layers[i].name, "BWD_IG", layers[i].ig_compute,
                              {upper.wg_comp, either(upper.ig_comm, upper.ig_comp)});
       }
-      nodes.ig_comm = i > 0 ? comm(layers[i].name, layers[i].ig_comm, {nodes.ig_comp}) : std::nullopt;
+      // Chakra names HYBRID_DATA_MODEL's input-gradient comm <layer>_IG_COMM_
+      // (COMM_COLL_NODE_<layer>_IG_COMM__<TYPE>), the other kinds' <layer>.
+      const std::string ig_name = workload_.parallelism == TextParallelism::kHybridDataModel
+                                      ? layers[i].name + "_IG_COMM_"
+                                      : layers[i].name;
+      nodes.ig_comm = i > 0 ? comm(ig_name, layers[i].ig_comm, {nodes.ig_comp}) : std::nullopt;
       nodes.wg_comp = comp(layers[i].name, "BWD_WG", layers[i].wg_compute, {nodes.ig_comp});
       nodes.wg_comm = weight_gradient_comm ? comm(layers[i].name, layers[i].wg_comm, {nodes.wg_comp})
                                            : std::nullopt;

@@ -97,6 +97,11 @@ TEST(TextWorkload, HybridSkipsNoneComms) {
             std::vector<uint64_t>{by_name(graph, "COMP_NODE_mlp_FWD").id});
   EXPECT_EQ(by_name(graph, "COMM_COLL_NODE_emb_ALLTOALL").comm_size_bytes, 4096u);
   EXPECT_EQ(by_name(graph, "COMM_COLL_NODE_mlp_ALLREDUCE").comm_size_bytes, 16384u);
+  // Chakra names HYBRID_DATA_MODEL's input-gradient comm <layer>_IG_COMM_; HYBRID_MODEL_DATA's <layer>.
+  EXPECT_EQ(by_name(graph, "COMM_COLL_NODE_mlp_IG_COMM__ALLGATHER").comm_size_bytes, 1024u);
+  TextWorkload model_data = load("hybrid.txt");
+  model_data.parallelism = TextParallelism::kHybridModelData;
+  EXPECT_EQ(by_name(convert_text_workload(model_data, 0, 1), "COMM_COLL_NODE_mlp_ALLGATHER").comm_size_bytes, 1024u);
 }
 
 std::vector<uint64_t> ids(const ConvertedGraph& graph, std::initializer_list<const char*> names) {
