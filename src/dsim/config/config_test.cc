@@ -60,6 +60,11 @@ TEST(SystemConfig, AstraSim1TextIsNamed) {
   const std::string json = error_of("{\"scheduling-policy\": LIFO}");
   EXPECT_EQ(json.find("ASTRA-sim 1.0"), std::string::npos) << json;
   EXPECT_EQ(error_of("not json at all").find("ASTRA-sim 1.0"), std::string::npos);
+  // The custom-collective key's former name says what it is called now.
+  EXPECT_NE(error_of(R"({"all-reduce-implementation-chakra": ["demo/allreduce"]})")
+                .find("key 'all-reduce-implementation-chakra' is ASTRA-sim's former name of "
+                      "'all-reduce-implementation-custom'"),
+            std::string::npos);
 }
 
 TEST(NetworkConfig, ParsesMultiDimensional) {

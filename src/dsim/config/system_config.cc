@@ -199,6 +199,11 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
                            [&, &key = key, &value = value] { owner->parse_key(value, key, base_dir, config); });
       } else if (const char* reason = unmodelled_astra_sim_key_reason(key)) {
         throw Error(fmt::format("known ASTRA-sim key, not modelled by snr: {} ({})", key, reason));
+      } else if (key.ends_with("-implementation-chakra")) {
+        // ASTRA-sim's 2024 name of the custom-collective key.
+        throw Error(fmt::format("key '{}' is ASTRA-sim's former name of '{}-custom' (a Chakra trace prefix per "
+                                "collective); rename it",
+                                key, key.substr(0, key.size() - std::string_view("-chakra").size())));
       } else {
         throw Error(fmt::format("unknown key '{}'", key));
       }
