@@ -81,8 +81,9 @@ constexpr std::string_view kSharedBusReason =
     "a parameter of ASTRA-sim's shared memory-bus (LogGP) model, used only with model-shared-bus: 1, which snr "
     "does not model; without it the key has no effect in ASTRA-sim either, so remove it";
 
-// ASTRA-sim 1.0 wrote its system file as "key: value" lines, which ASTRA-sim
-// 2.x no longer reads; a JSON parse error there would not say so.
+// ASTRA-sim 1.0 and early 2.0 wrote the system file as "key: value" lines,
+// which current ASTRA-sim no longer reads; a JSON parse error there would not
+// say so.
 bool is_astra_sim_1_system_text(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] == '{') return false;
@@ -135,9 +136,10 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
                                  const std::filesystem::path& base_dir) {
   return with_error_context(fmt::format("system configuration {}", source), [&] {
     if (is_astra_sim_1_system_text(json_text)) {
-      throw Error("this is ASTRA-sim 1.0's text system format (\"key: value\" lines), which ASTRA-sim 2.x no "
-                  "longer reads; write it as a JSON object with the same keys, each *-implementation a list with "
-                  "one algorithm per dimension (ring_ring becomes [\"ring\", \"ring\"]), and boost-mode 0");
+      throw Error("this is the older ASTRA-sim (1.0, early 2.0) text system format (\"key: value\" lines), "
+                  "which current ASTRA-sim no longer reads; write it as a JSON object with the same keys, each "
+                  "*-implementation a list with one algorithm per dimension (ring_ring becomes [\"ring\", "
+                  "\"ring\"]), and boost-mode 0");
     }
     const Json root = parse_json_input(json_text, "");
     if (!root.is_object()) throw Error("top level must be a JSON object");

@@ -38,16 +38,18 @@ Registry& registry() {
   return *instance;
 }
 
-// ASTRA-sim 1.0's analytical network JSON, which ASTRA-sim 2.x no longer
-// reads: its keys name the file's origin and the 2.x key each maps to.
+// The older ASTRA-sim (1.0, early 2.0) analytical network JSON, which current
+// ASTRA-sim no longer reads: its keys name the origin and the current key each
+// maps to.
 constexpr std::string_view kAstraSim1NetworkKeys[] = {"dimensions-count", "topologies-per-dim", "units-count",
                                                       "links-count", "link-latency", "link-bandwidth",
                                                       "topology-name"};
 
 [[noreturn]] void refuse_astra_sim_1_network(std::string_view source, const std::string& key, int line) {
-  throw Error(fmt::format("network configuration {}: '{}' (line {}) is a key of ASTRA-sim 1.0's network format, "
-                          "which ASTRA-sim 2.x no longer reads; write the analytical YAML instead: topology: [...] "
-                          "(from topologies-per-dim), npus_count: [...] (units-count), bandwidth: [...] in GB/s "
+  throw Error(fmt::format("network configuration {}: '{}' (line {}) is a key of the older ASTRA-sim (1.0, early "
+                          "2.0) network format, which current ASTRA-sim no longer reads; write the analytical YAML "
+                          "instead: topology: [...] (from topologies-per-dim), npus_count: [...] (units-count), "
+                          "bandwidth: [...] in GB/s "
                           "(link-bandwidth), latency: [...] in ns (link-latency), one entry per dimension "
                           "(links-count has no counterpart)",
                           source, key, line));
