@@ -47,7 +47,9 @@ class Context {
   double bandwidth(LinkId l) {
     const auto& link = g_.links()[l];
     if (!link.bandwidth) {
-      throw Error(fmt::format("analytical translation: link '{}' states no bandwidth, which this backend needs",
+      throw Error(fmt::format("analytical translation: link '{}' states no bandwidth, which this backend needs; "
+                              "give the link one (physical: {{bandwidth: {{choice: gigabits_per_second, "
+                              "gigabits_per_second: N}}}})",
                               link.qualified_name()));
     }
     return link.bandwidth_bits_per_s();

@@ -99,6 +99,23 @@ edges:
                                                       "odd.yaml");
   EXPECT_THROW((void)network_yml(infra), Error);
   EXPECT_THROW((void)find_translator("htsim"), Error);
+  // A link without a bandwidth (InfraGraph's generated device documents leave
+  // them out): the error names the link and the field to add.
+  const auto bare = infragraph::parse_infrastructure(R"(name: bare
+components: [{name: xpu, count: 2, choice: xpu}, {name: sw, count: 1, choice: switch}]
+links: [{name: nvlink}]
+edges: [{ep1: {component: xpu}, ep2: {component: sw}, scheme: many2many, link: nvlink}]
+)",
+                                                     "bare.yaml");
+  try {
+    (void)network_yml(bare);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("link 'bare/nvlink' states no bandwidth, which this backend needs; give the "
+                                         "link one (physical: {bandwidth: {choice: gigabits_per_second"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 dsim::Ns3NetworkConfig ns3_network(const infragraph::Infrastructure& infra) {
