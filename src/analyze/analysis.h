@@ -5,6 +5,7 @@
 // chip clock's (run.db `meta.clock_hz`); steps are run.db's global issue order.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -100,7 +101,15 @@ struct UtilizationSeries {
   uint32_t chip = 0;
   std::string unit;  // "matrix", "vector", "scalar", "dma"
   uint64_t window_cycles = 0;
+  uint64_t end_cycle = 0;  // the run's total cycles, where the last window is cut
   std::vector<double> busy_fraction;
+
+  // Cycles window w covers: a busy fraction times this is the window's busy
+  // cycles, also for the last window, which ends at end_cycle.
+  uint64_t window_length_cycles(size_t w) const {
+    const uint64_t begin = w * window_cycles;
+    return end_cycle > begin ? std::min(window_cycles, end_cycle - begin) : 0;
+  }
 };
 
 // One row of the per-op table (Figure 2a plus what only a replay knows).

@@ -124,7 +124,8 @@ Json dependency_row(const DmaDependency& d) {
 
 Json utilization_row(const UtilizationSeries& s, size_t w) {
   return Json{{"chip", s.chip}, {"unit", s.unit}, {"window", w}, {"start_cycle", w * s.window_cycles},
-              {"window_cycles", s.window_cycles}, {"busy_fraction", w < s.busy_fraction.size() ? s.busy_fraction[w] : 0.0}};
+              {"window_cycles", s.window_length_cycles(w)},
+              {"busy_fraction", w < s.busy_fraction.size() ? s.busy_fraction[w] : 0.0}};
 }
 
 Json vmem_summary_row(const VmemUsage& v) {

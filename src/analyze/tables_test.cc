@@ -68,6 +68,31 @@ TEST(Tables, EveryTableInBothForms) {
   EXPECT_EQ(heatmap[0]["used_pages"].size(), 2u);  // 8 pages in rows of 4
 }
 
+TEST(Tables, LastUtilizationWindowIsCutAtTheRunsEnd) {
+  // A 2010-cycle run in windows of 21 cycles: the 96th window holds only 15,
+  // so its busy fraction times window_cycles gives its busy cycles.
+  RunBuilder b;
+  b.inst(0, 0x1000, "op", "addi", 2009);
+  b.busy(0, "scalar", 2000, 2010);
+  AnalyzeOptions options;
+  options.target_points = 100;
+  const Analysis a = analyze(b.build(2010), options);
+  const auto dir = scratch("windows");
+  write_tables(a, dir.string());
+  uint64_t scalar_windows = 0;
+  for (const auto& row : nlohmann::json::parse(read_file(dir / "utilization.json"))) {
+    if (row["unit"] != "scalar") continue;
+    ++scalar_windows;
+    const uint64_t start = row["start_cycle"];
+    const uint64_t length = row["window_cycles"];
+    EXPECT_EQ(length, std::min<uint64_t>(21, 2010 - start)) << start;
+    if (start == 1995) {
+      EXPECT_DOUBLE_EQ(row["busy_fraction"].get<double>() * static_cast<double>(length), 10.0);
+    }
+  }
+  EXPECT_EQ(scalar_windows, 96u);
+}
+
 TEST(Tables, EmptyTablesKeepTheirHeader) {
   RunBuilder b;
   b.inst(0, 0x1000, "op", "addi", 0);

@@ -24,6 +24,7 @@ std::vector<UtilizationSeries> utilization_series(const std::vector<std::vector<
       s.chip = c;
       s.unit = utilization_units()[u];
       s.window_cycles = window_cycles;
+      s.end_cycle = total_cycles;
       s.busy_fraction.reserve(windows);
       for (uint64_t w = 0; w < windows; ++w) {
         // The last window is cut at total_cycles so it is not diluted.

@@ -57,6 +57,8 @@ TEST(Utilization, WindowChosenFromTargetPoints) {
     EXPECT_EQ(s.window_cycles, 21u);  // ceil(2010 / 100)
     EXPECT_EQ(s.busy_fraction.size(), 96u);  // ceil(2010 / 21)
     // The last window is [1995, 2010): busy 2000..2010, 10 of its 15 cycles.
+    EXPECT_EQ(s.window_length_cycles(0), 21u);
+    EXPECT_EQ(s.window_length_cycles(95), 15u);
     if (s.unit == "scalar") {
       EXPECT_DOUBLE_EQ(s.busy_fraction.back(), 10.0 / 15.0);
     }

@@ -248,7 +248,7 @@ Figure utilization_figure(const analyze::Analysis& analysis, uint32_t chip, cons
   }
   double hi = 1;
   for (const auto* s : series) {
-    hi = std::max(hi, static_cast<double>(s->window_cycles * s->busy_fraction.size()));
+    hi = std::max(hi, static_cast<double>(s->end_cycle));
   }
   constexpr double kPanel = 80, kGap = 34;
   const SvgFigure::Margins margins{.left = 70, .right = 20, .top = 44, .bottom = 50};

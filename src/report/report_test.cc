@@ -85,7 +85,7 @@ Analysis tiny_analysis() {
                    .dma_stall_cycles = 100, .hbm_bytes = 4096, .hbm_bandwidth_bytes_per_s = 4.5e9});
   for (uint32_t chip : {0u, 1u}) {
     for (const char* unit : {"matrix", "vector", "scalar", "dma"}) {
-      analyze::UtilizationSeries s{.chip = chip, .unit = unit, .window_cycles = 500};
+      analyze::UtilizationSeries s{.chip = chip, .unit = unit, .window_cycles = 500, .end_cycle = 4000};
       for (int w = 0; w < 8; ++w) s.busy_fraction.push_back(((w + chip) % 3) / 2.0);
       a.utilization.push_back(s);
     }

@@ -51,6 +51,26 @@ if summary["dma_base_stall_cycles"] + summary["dma_transfer_stall_cycles"] == 0:
 if summary["utilization.dma"] <= 0 or summary["utilization.vector"] <= 0:
     sys.exit("FAIL: the program moves data and uses the vector unit")
 PY
+# The utilization table's windows tile the run: their cycles add up to the
+# total (the last window is cut there) and their busy cycles to the summary's.
+python3 - "$WORK/report/tables/utilization.json" "$WORK/report/tables/summary.json" <<'PY'
+import collections, json, sys
+windows = json.load(open(sys.argv[1]))
+summary = {r["key"]: r["value"] for r in json.load(open(sys.argv[2]))}
+total = summary["total_cycles"]
+cycles, busy = collections.Counter(), collections.Counter()
+for w in windows:
+    cycles[w["chip"], w["unit"]] += w["window_cycles"]
+    busy[w["unit"]] += w["busy_fraction"] * w["window_cycles"]
+bad = {key: c for key, c in cycles.items() if c != total}
+if bad:
+    sys.exit(f"FAIL: utilization windows cover {bad} cycles, the run {total}")
+chips = len({chip for chip, _ in cycles})
+for unit, b in busy.items():
+    expected = summary["utilization." + unit] * chips * total
+    if abs(b - expected) > 1e-6 * max(expected, 1):
+        sys.exit(f"FAIL: {unit}: windows busy {b} cycles, summary {expected}")
+PY
 # Run data naming a stall reason or unit the simulator does not have is
 # refused with where it is, and no report is left behind.
 cp "$WORK/ring.db" "$WORK/bad.db"
