@@ -1,6 +1,7 @@
 #include "dsim/simulator.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <numeric>
 
 #include <algorithm>
@@ -65,6 +66,33 @@ void add_memory_notes(SimulationResult& result) {
   }
 }
 
+// What can make NPUs disagree on which of their waiting chunks runs next.
+// Each NPU picks its chunks on its own (as ASTRA-sim 2.x does), so a stall
+// in a collective need not come from collectives issued in different orders.
+std::string chunk_order_hint(const SystemConfig& system, const NetworkConfig& network) {
+  std::vector<std::string> kinds;
+  if (system.scheduling_policy == SchedulingPolicy::kLifo) {
+    kinds.emplace_back(
+        "with scheduling-policy LIFO a newer collective's chunks go ahead of older waiting ones on each NPU, so NPUs "
+        "that reach overlapping collectives in different orders can wait on each other (as in ASTRA-sim): "
+        "scheduling-policy FIFO or a larger active-chunks-per-dimension avoids that kind");
+  }
+  // A chunk joins a dimension's queue when its previous phase ends: with
+  // three or more dimensions, one chunk's all-gather back through a middle
+  // dimension and another's reduce-scatter into it arrive in an order set by
+  // timing, which a straggler or a slower link makes differ between NPUs.
+  const bool chunks_wait = system.preferred_dataset_splits > system.active_chunks_per_dimension;
+  if (chunks_wait && network.dimensions.size() >= 3) {
+    kinds.emplace_back(fmt::format(
+        "a chunk joins a dimension's queue when its previous phase ends, so in a middle dimension of this {}-dimension "
+        "network one chunk's all-gather and another's reduce-scatter can queue in different orders on different NPUs "
+        "(a straggler or a slower link is enough, even for one collective, under FIFO too), and only {} of the {} "
+        "chunks run at a time: active-chunks-per-dimension at least preferred-dataset-splits avoids that kind",
+        network.dimensions.size(), system.active_chunks_per_dimension, system.preferred_dataset_splits));
+  }
+  return fmt::format("{}", fmt::join(kinds, "; "));
+}
+
 }  // namespace
 
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
@@ -99,14 +127,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   workload.start();
   loop.run();
   try {
-    // Each NPU picks its chunks on its own (as ASTRA-sim 2.x does): under
-    // LIFO a newer collective's chunks go ahead of older waiting ones.
-    workload.check_all_finished(system.scheduling_policy == SchedulingPolicy::kLifo
-                                    ? "with scheduling-policy LIFO a newer collective's chunks go ahead of older "
-                                      "waiting ones on each NPU, so NPUs that reach overlapping collectives in "
-                                      "different orders can wait on each other (as in ASTRA-sim): scheduling-policy "
-                                      "FIFO or a larger active-chunks-per-dimension avoids that kind"
-                                    : "");
+    workload.check_all_finished(chunk_order_hint(system, network));
   } catch (const Error& e) {
     // A collective model with state of its own (the load-store GPU model)
     // says what it waits for: a plan's deadlock, members never started.

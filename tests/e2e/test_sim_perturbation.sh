@@ -95,4 +95,32 @@ dp_sim "$WORK/fifo.json" >"$WORK/fifo.txt"
 expect_contains "$WORK/fifo.txt" "sys[5] finished"
 t5=$(sed -n 's/^sys\[5\] finished, \([0-9]*\) cycles.*/\1/p' "$WORK/fifo.txt")
 ((t5 > 3600000 && t5 < 3800000)) || fail "straggler step $t5 ns"
+
+# One all-reduce on three dimensions of 2 with NPU 5's links slower: a chunk's
+# all-gather back through the middle dimension and the other chunk's
+# reduce-scatter into it queue there in different orders on different NPUs.
+# With one active chunk the run stalls under FIFO too, and the error says
+# why; with as many active chunks as splits it runs.
+"$SNR" et generate --pattern allreduce --npus 8 --layers 1 --size 1MiB -o "$WORK/ar3d" >/dev/null
+printf '%s\n' 'topology: [ Ring, Ring, Ring ]' 'npus_count: [ 2, 2, 2 ]' 'bandwidth: [ 50, 50, 50 ]' \
+  'latency: [ 500, 500, 500 ]' >"$WORK/ring3d.yml"
+echo '{"npu_links": [{"npu": 5, "bandwidth_factor": 0.5}]}' >"$WORK/slow5.json"
+ar3d_sim() {  # active-chunks
+  cat >"$WORK/ar3d-sys.json" <<JSON
+{"scheduling-policy": "FIFO", "endpoint-delay": 10, "active-chunks-per-dimension": $1,
+ "preferred-dataset-splits": 2, "all-reduce-implementation": ["ring", "ring", "ring"],
+ "all-gather-implementation": ["ring", "ring", "ring"], "reduce-scatter-implementation": ["ring", "ring", "ring"],
+ "all-to-all-implementation": ["ring", "ring", "ring"], "collective-optimization": "localBWAware",
+ "local-mem-bw": 1600}
+JSON
+  "$SNR" sim --workload-configuration="$WORK/ar3d" --system-configuration="$WORK/ar3d-sys.json" \
+    --network-configuration="$WORK/ring3d.yml" \
+    --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" \
+    --perturbation-configuration="$WORK/slow5.json"
+}
+expect_fail ar3d_sim 1
+expect_contains "$WORK/expect_fail.out" "only 1 of the 2 chunks run at a time"
+expect_contains "$WORK/expect_fail.out" "active-chunks-per-dimension at least preferred-dataset-splits"
+ar3d_sim 2 >"$WORK/ar3d.txt"
+expect_contains "$WORK/ar3d.txt" "sys[5] finished"
 echo "OK"
