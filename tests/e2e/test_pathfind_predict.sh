@@ -184,4 +184,13 @@ for bad in "traffic: {all_reduce: {scalar: 0}}" "traffic: {all_reduce: {scalar: 
   expect_fail "$SNR" pathfind predict --hw "$WORK/bad_tier.yaml" --model "$EX/gemm-8k.yaml" --parallelism RC-4-2-d1-p1
   expect_contains "$WORK/expect_fail.out" "device.network[0]."
 done
+# The example device file is the preset written out: GPT-3's iteration
+# (its communication included) is the same to the last digit.
+for hw in a100-80gb "$EX/a100-80gb.yaml"; do
+  "$SNR" pathfind predict --hw "$hw" --model "$EX/gpt3-175B-train.yaml" --parallelism tp=8,pp=8,sp,recompute=selective \
+    --json | python3 -c 'import json, sys; print(repr(json.load(sys.stdin)["time_s"]))'
+done >"$WORK/preset_vs_example.txt"
+if [[ $(sort -u "$WORK/preset_vs_example.txt" | wc -l) != 1 ]]; then
+  fail "preset and example device predict differently: $(tr '\n' ' ' <"$WORK/preset_vs_example.txt")"
+fi
 echo ok

@@ -28,26 +28,6 @@ TEST(PathfindDevice, NpuPresetsFollowTheHardwareLayer) {
   EXPECT_DOUBLE_EQ(v5e.main_memory().capacity_bytes, 16.0 * 1024 * 1024 * 1024);
 }
 
-TEST(PathfindDevice, ReadsTheExampleYaml) {
-  const char* src = std::getenv("SNR_SOURCE_DIR");
-  ASSERT_NE(src, nullptr);
-  DeviceSpec d = load_device(std::string(src) + "/examples/pathfind/a100-80gb.yaml");
-  DeviceSpec p = device_preset("a100-80gb");
-  EXPECT_EQ(d.name, "a100-80gb-yaml");
-  EXPECT_EQ(d.mcu_count(), p.mcu_count());
-  EXPECT_DOUBLE_EQ(d.peak_flops_per_s(DType::kFp16), p.peak_flops_per_s(DType::kFp16));
-  ASSERT_EQ(d.levels.size(), p.levels.size());
-  for (size_t i = 0; i < d.levels.size(); ++i) {
-    EXPECT_EQ(d.levels[i].name, p.levels[i].name);
-    EXPECT_DOUBLE_EQ(d.levels[i].capacity_bytes, p.levels[i].capacity_bytes);
-    EXPECT_DOUBLE_EQ(d.levels[i].bandwidth_bytes_per_s, p.levels[i].bandwidth_bytes_per_s);
-    EXPECT_DOUBLE_EQ(d.levels[i].efficiency, p.levels[i].efficiency);
-    EXPECT_EQ(d.levels[i].partial_sums, p.levels[i].partial_sums);
-  }
-  EXPECT_DOUBLE_EQ(d.max_utilization, p.max_utilization);
-  EXPECT_DOUBLE_EQ(d.kernel_overhead_s, p.kernel_overhead_s);
-}
-
 std::string error_of(std::string_view yaml) {
   try {
     (void)parse_device_yaml(yaml, "d.yaml");

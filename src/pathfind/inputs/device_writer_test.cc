@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 namespace snr::pathfind {
 namespace {
 
@@ -45,6 +48,18 @@ TEST(PathfindDeviceWriter, EveryPresetRoundTrips) {
     DeviceSpec preset = device_preset(name);
     expect_same(preset, parse_device_yaml(format_device_yaml(preset), "written.yaml"));
   }
+}
+
+// The example device file is the preset written out: every field, the
+// network tiers' once-per-operation latencies included, so that both
+// predict the same.
+TEST(PathfindDeviceWriter, ExampleYamlIsThePreset) {
+  const char* src = std::getenv("SNR_SOURCE_DIR");
+  ASSERT_NE(src, nullptr);
+  DeviceSpec example = load_device(std::string(src) + "/examples/pathfind/a100-80gb.yaml");
+  EXPECT_EQ(example.name, "a100-80gb-yaml");
+  example.name = "a100-80gb";
+  expect_same(device_preset("a100-80gb"), example);
 }
 
 // A tier read from Calculon's system file keeps its traffic factors and
