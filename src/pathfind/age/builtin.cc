@@ -127,12 +127,15 @@ constexpr std::string_view kN7 = R"(technology:
       max_voltage: 1.2V
       nominal_frequency: 3.2GHz
   network:
+    # NVLink and InfiniBand: Calculon's A100 system charges 10 us and 20 us
+    # once per collective (the a100-80gb preset's operation_latency), not per
+    # ring step.
     - name: nvlink3-lane
       technology: 50 Gb/s NRZ SerDes
       area_per_link: 0.35mm2
       links_per_mm: 4
       energy_per_bit: 4pJ
-      latency: 10us
+      operation_latency: 10us
       nominal_voltage: 0.8V
       threshold_voltage: 0.3V
       min_voltage: 0.6V
@@ -154,7 +157,7 @@ constexpr std::string_view kN7 = R"(technology:
       area_per_link: 0.35mm2
       links_per_mm: 4
       energy_per_bit: 5pJ
-      latency: 20us
+      operation_latency: 20us
       nominal_voltage: 0.8V
       threshold_voltage: 0.3V
       min_voltage: 0.6V

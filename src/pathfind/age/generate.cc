@@ -290,6 +290,7 @@ void generate_tier(const TechnologyLibrary& tech, const std::string& tier_name, 
   generated.size = tier.devices;
   generated.bandwidth_bytes_per_s = r.bandwidth_bytes_per_s;
   generated.latency_s = lt.latency_s;  // a link's: one per ring step
+  generated.operation_latency_s = lt.operation_latency_s;
   generated.efficiency = tier.efficiency;
   out.device.network.push_back(std::move(generated));
 }

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "pathfind/age/builtin_inputs.h"
 #include "pathfind/age/test_inputs.h"
+#include "pathfind/inputs/device.h"
 #include "pathfind/roofline/gemm.h"
 
 namespace snr::pathfind::age {
@@ -138,6 +140,22 @@ TEST(PathfindAgeGenerate, NetworkLanesFromAreaAndPerimeter) {
   EXPECT_NEAR(g.device.network[0].bandwidth_bytes_per_s, 5e9, 1);
   EXPECT_EQ(g.device.network[0].size, 4u);
   EXPECT_NEAR(g.device.network[0].latency_s, 1e-6, 1e-15);
+}
+
+TEST(PathfindAgeGenerate, TheA100LikeNetworkChargesLatencyAsThePresetDoes) {
+  // NVLink 10 us and InfiniBand 20 us once per collective (Calculon's A100
+  // system, the a100-80gb preset), not per ring step: an 8-way all-reduce
+  // pays 10 us, not 14 x 10 us.
+  const GeneratedArchitecture g = generate_architecture(builtin_technology("n7"), builtin_template("gpu-16x16"),
+                                                        builtin_budget("a100-like"));
+  const DeviceSpec preset = device_preset("a100-80gb");
+  ASSERT_EQ(g.device.network.size(), preset.network.size());
+  for (size_t i = 0; i < preset.network.size(); ++i) {
+    EXPECT_NEAR(g.device.network[i].latency_s, preset.network[i].latency_s, 1e-15) << i;
+    EXPECT_NEAR(g.device.network[i].operation_latency_s, preset.network[i].operation_latency_s, 1e-15) << i;
+  }
+  EXPECT_NEAR(g.device.network[0].operation_latency_s, 10e-6, 1e-15);
+  EXPECT_NEAR(g.device.network[1].operation_latency_s, 20e-6, 1e-15);
 }
 
 TEST(PathfindAgeGenerate, NothingToWorkWithNamesTheBudgetField) {

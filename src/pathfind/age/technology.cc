@@ -164,6 +164,8 @@ TechnologyLibrary parse_technology_yaml(std::string_view text, std::string_view 
       c.links_per_mm = m.number("links_per_mm", 1e-3, 1e6);
       c.energy_per_bit_j = m.quantity("energy_per_bit", parse_energy_j, 1e-18, 1e-6);
       c.latency_s = m.has("latency") ? m.quantity("latency", parse_duration_s, 0, 1.0) : 0.0;
+      c.operation_latency_s =
+          m.has("operation_latency") ? m.quantity("operation_latency", parse_duration_s, 0, 1.0) : 0.0;
       c.voltage = read_voltage(m);
       m.finish();
       lib.network.push_back(std::move(c));

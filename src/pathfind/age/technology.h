@@ -60,7 +60,8 @@ struct LinkTech {
   double area_per_link_mm2 = 0;              // transceiver on the compute die
   double links_per_mm = 0;                   // lanes that escape one mm of die edge
   double energy_per_bit_j = 0;               // at nominal voltage
-  double latency_s = 0;
+  double latency_s = 0;                      // per ring step (a hop over the link)
+  double operation_latency_s = 0;            // once per collective or transfer (launch, synchronization)
   VoltageRange voltage;                      // nominal_hz: bits per second per lane at nominal voltage
 };
 

@@ -113,6 +113,7 @@ std::string format_technology_yaml(const TechnologyLibrary& library) {
     out += fmt::format("      area_per_link: {}mm2\n      links_per_mm: {}\n      energy_per_bit: {}J\n",
                        exact(l.area_per_link_mm2), exact(l.links_per_mm), exact(l.energy_per_bit_j));
     out += fmt::format("      latency: {}s\n", exact(l.latency_s));
+    if (l.operation_latency_s != 0) out += fmt::format("      operation_latency: {}s\n", exact(l.operation_latency_s));
     voltage_lines(out, l.voltage);
   }
   return out;

@@ -46,6 +46,10 @@ TEST(TechnologyNode, TheWrittenYamlReadsBackToTheSameLibrary) {
     EXPECT_EQ(format_technology_yaml(again), format_technology_yaml(library)) << name;
     EXPECT_EQ(again.compute[0].area_per_mac_mm2, library.compute[0].area_per_mac_mm2) << name;
     EXPECT_EQ(again.off_chip_memory[0].voltage.nominal_hz, library.off_chip_memory[0].voltage.nominal_hz) << name;
+    for (size_t i = 0; i < library.network.size(); ++i) {
+      EXPECT_EQ(again.network[i].latency_s, library.network[i].latency_s) << name;
+      EXPECT_EQ(again.network[i].operation_latency_s, library.network[i].operation_latency_s) << name;
+    }
   }
   EXPECT_NE(builtin_input_yaml("n5").find("name: n5"), std::string::npos);
 }
