@@ -206,7 +206,8 @@ int run_plan(const RunArgs& args) {
   }
   const uint64_t size_bytes = lowering_size(plan, args.size_bytes, args.plan);
   const ls::Program program = plan.lower(size_bytes, args.model->wavefront_threads);
-  const snr::cli::ModelConfigs configs = snr::cli::load_model_configs(*args.model, "generic-448");
+  const snr::cli::ModelConfigs configs =
+      snr::cli::load_model_configs(*args.model, snr::cli::network_of_gpu(args.model->gpu, "generic-448"));
   snr::cli::RunDescription description;
   description.collective = plan.collective;
   description.identity = {{"plan", args.plan},

@@ -26,7 +26,7 @@ void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& optio
   }
   app->add_option("--network-configuration", options->network,
                   "NoC topology YAML file or preset (generic-448, dgx-a100, dgx-h100; default: the --system's, "
-                  "generic-448 for plan files)");
+                  "for plan files the --gpu preset's, generic-448 with a GPU YAML)");
   app->add_option("--wavefront-threads", options->wavefront_threads, "threads per wavefront (warp)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
@@ -81,6 +81,11 @@ void check_network_fits_gpu(const ModelConfigs& configs, const ModelOptions& opt
 }
 
 }  // namespace
+
+std::string network_of_gpu(const std::string& gpu, const std::string& fallback) {
+  const auto presets = noc::noc_presets();
+  return std::find(presets.begin(), presets.end(), gpu) != presets.end() ? gpu : fallback;
+}
 
 ModelConfigs load_model_configs(const ModelOptions& options, const std::string& default_network) {
   ModelConfigs configs{gpu::load_gpu_config(options.gpu),

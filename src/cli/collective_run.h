@@ -44,6 +44,10 @@ struct ModelOptions {
 // --max-outstanding, --workgroups-per-cu, --arbitration, --routing, --granularity,
 // --scale-up-latency-ns, --port-bandwidth-gib-per-s, --json, --trace, --csv.
 void add_model_options(CLI::App* app, const std::shared_ptr<ModelOptions>& options, bool with_gpu = true);
+// The network a GPU comes with when --network-configuration is left out: the
+// NoC preset of the same name for a GPU preset (dgx-h100's 132 SMs need its
+// 132-CU network), else `fallback`.
+std::string network_of_gpu(const std::string& gpu, const std::string& fallback);
 
 struct ModelConfigs {
   dsim::gpu::GpuConfig gpu;
