@@ -449,14 +449,20 @@ RetargetSummary retarget_trace(const std::filesystem::path& prefix, const Retarg
       make_single_rank_noop(node);
       return;
     }
+    const auto type = chakra::NodeView(node).comm_type();
+    const bool all_gather = type.has_value() && *type == pb::ALL_GATHER;
     if (tp != in.tp) {
       // A member's share re-scales with the tensor-parallel degree: an
       // all-gather's contribution, and every data-parallel buffer (the
       // rank's shard of the parameters or gradients).
-      const auto type = chakra::NodeView(node).comm_type();
-      if (axis == GroupAxis::kData || (type.has_value() && *type == pb::ALL_GATHER)) {
-        scale_attribute(node, "comm_size", in.tp, tp);
-      }
+      if (axis == GroupAxis::kData || all_gather) scale_attribute(node, "comm_size", in.tp, tp);
+    }
+    if (dp != in.dp && axis == GroupAxis::kData && all_gather) {
+      // The model stays: a data-parallel all-gather (ZeRO-3 / FSDP
+      // gathering the parameters) contributes the rank's shard, which
+      // re-scales with the replicas; reduce-scatters and all-reduces carry
+      // the whole buffer and stay.
+      scale_attribute(node, "comm_size", in.dp, dp);
     }
     if (size == m) {
       erase_attributes(node, {chakra::attr_name::kPgName});  // spans every rank

@@ -302,6 +302,27 @@ TEST_F(Retarget, TensorAndDataParallelGroupsGrowByFormula) {
   EXPECT_EQ(read_file(same.comm_groups), read_file(in.string() + ".comm_groups.json"));
 }
 
+TEST_F(Retarget, ShardedDataParallelGatherKeepsTheModel) {
+  // ZeRO-3 / FSDP on 2 replicas of one rank: each gathers the parameters
+  // from 2 KiB shards and reduce-scatters its 8 KiB of gradients. On 8
+  // replicas the model is the same: the shard is 512 B, the buffer stays.
+  const fs::path in = write_trace(dir_ / "fsdp", 2, [](uint64_t) {
+    return std::vector<pb::Node>{compute(0, 40), collective(1, "all_gather", 0, pb::ALL_GATHER, 2048),
+                                 collective(2, "reduce_scatter", 1, pb::REDUCE_SCATTER, 8192)};
+  });
+  const auto summary = retarget_trace(in, {.npus = 8, .input_tp = 1}, dir_ / "out");
+  EXPECT_EQ(summary.output.dp, 8u);
+  for (uint64_t r : {0u, 7u}) {
+    const auto trace = chakra::read_trace(chakra::rank_trace_path(dir_ / "out", r));
+    EXPECT_EQ(attr(trace.nodes[1], "comm_size"), 512);
+    EXPECT_EQ(attr(trace.nodes[2], "comm_size"), 8192);
+    EXPECT_EQ(trace.nodes[0].duration_micros(), 40u);
+  }
+  // Back to 2 replicas: the input's shard.
+  (void)retarget_trace(dir_ / "out", {.npus = 2, .input_tp = 1}, dir_ / "back");
+  EXPECT_EQ(attr(chakra::read_trace(chakra::rank_trace_path(dir_ / "back", 1)).nodes[1], "comm_size"), 2048);
+}
+
 TEST_F(Retarget, DataParallelJobGrowsItsAllReduceGroup) {
   // DDP: every collective on one group of all ranks ("0"); --input-tp 1
   // reads it as data-parallel (by default it would be one tensor-parallel group).
