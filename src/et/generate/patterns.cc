@@ -101,7 +101,9 @@ Workload pipeline_parallel(const PatternOptions& o) {
 // Tensor parallel inside groups of tp_size consecutive ranks, sharded data
 // parallel (ZeRO-3 style) across them: parameters are all-gathered before
 // use and gradients reduce-scattered after; layer sizes vary so message
-// sizes form several clusters.
+// sizes form several clusters. An all-gather's size is a rank's
+// contribution (its 1/dp shard), a reduce-scatter's the whole buffer (the
+// sizes a PyTorch trace records, and what snr sim and ASTRA-sim read).
 Workload hybrid(const PatternOptions& o) {
   if (o.tp_size == 0 || o.npus % o.tp_size != 0) {
     throw Error(fmt::format("pattern hybrid: --tp-size {} must divide --npus {}", o.tp_size, o.npus));
@@ -126,8 +128,9 @@ Workload hybrid(const PatternOptions& o) {
     std::vector<NodeId> deps;
     for (uint32_t l = 0; l < o.layers; ++l) {
       const uint64_t params = o.size_bytes * layer_percent(l) / 100 / o.tp_size;
+      const uint64_t shard = std::max<uint64_t>(params / dp_size, 1);
       const NodeId gather = w.collective(r, fmt::format("allgather_params_layer{}", l), ChakraProtoMsg::ALL_GATHER,
-                                         params, dp_group[r]);
+                                         shard, dp_group[r]);
       deps.push_back(gather);
       deps = {w.compute(r, fmt::format("fwd_layer{}", l), layer_compute(o, layer_percent(l)), deps)};
       deps = {w.collective(r, fmt::format("allreduce_act_layer{}", l), ChakraProtoMsg::ALL_REDUCE, o.size_bytes / 8,

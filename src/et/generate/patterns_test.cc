@@ -61,6 +61,27 @@ TEST(Patterns, HaveTheExpectedShape) {
   EXPECT_EQ(count_type(h, ChakraProtoMsg::COMM_COLL_NODE), 4u * 5 * 4);
 }
 
+TEST(Patterns, HybridGathersShardsAndScattersWholeBuffers) {
+  // 8 ranks in tensor-parallel pairs: 4 replicas. Layer 0 holds 50% of
+  // 1 MiB over 2 ranks, 262,144 B per rank: each replica contributes a
+  // quarter of it to the gather, and reduce-scatters all of it.
+  PatternOptions o;
+  o.npus = 8;
+  o.layers = 1;
+  o.pattern = "hybrid";
+  const Workload h = generate_pattern(o);
+  uint64_t gathered = 0, scattered = 0;
+  for (const auto& node : h.ranks[3]) {
+    const chakra::NodeView view(node);
+    const auto type = view.comm_type();
+    if (!type.has_value()) continue;
+    if (*type == ChakraProtoMsg::ALL_GATHER) gathered = view.comm_size_bytes().value_or(0);
+    if (*type == ChakraProtoMsg::REDUCE_SCATTER) scattered = view.comm_size_bytes().value_or(0);
+  }
+  EXPECT_EQ(gathered, 262144u / 4);
+  EXPECT_EQ(scattered, 262144u);
+}
+
 TEST(FeederReplay, DetectsDeadlocks) {
   // Rank 1 waits for a message rank 0 only sends after a collective that
   // rank 1 cannot reach: a cross-rank wait cycle.
