@@ -259,6 +259,14 @@ TextWorkload parse_text_workload(std::string_view text, const std::string& sourc
            fmt::format("last bottom-MLP layer {} is not one of the {} layers (0 to {})",
                        workload.dlrm_last_bottom_layer, layer_count, layer_count - 1));
     }
+    // The embeddings' backward all-to-all follows the first top-MLP
+    // layer's input gradient: without a top layer it would be left out.
+    if (workload.dlrm_last_bottom_layer + 1 == layer_count) {
+      fail(source_name, lines[0].first,
+           fmt::format("last bottom-MLP layer {} is the last of the {} layers: a DLRM needs a top-MLP layer after "
+                       "it (its first one issues the embeddings' backward all-to-all)",
+                       workload.dlrm_last_bottom_layer, layer_count));
+    }
   }
   for (size_t k = 2; k < lines.size(); ++k) {
     const auto [number, line] = lines[k];

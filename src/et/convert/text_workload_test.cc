@@ -169,6 +169,8 @@ TEST(TextWorkload, ErrorsNameTheLine) {
   expect_error("HYBRID_DLRM\n1\n" + layer, "w.txt:1: HYBRID_DLRM needs the index of the last bottom-MLP layer");
   expect_error("HYBRID_DLRM_ENHANCED 1\n1\n" + layer, "w.txt:1: last bottom-MLP layer 1 is not one of the 1 layers");
   expect_error("HYBRID_DLRM x\n1\n" + layer, "w.txt:1: last bottom-MLP layer 'x'");
+  expect_error("HYBRID_DLRM 1\n2\n" + layer + layer,
+               "w.txt:1: last bottom-MLP layer 1 is the last of the 2 layers: a DLRM needs a top-MLP layer");
   expect_error("DATA\nx\n", "w.txt:2: layer count 'x'");
   expect_error("DATA\n2\na -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n", "announces 2 layers but 1");
   expect_error("DATA\n1\na -1 1 NONE 0 1 NONE 0 1 NONE 0\n", "w.txt:3: expected 12 columns, found 11");
