@@ -27,6 +27,7 @@
 #include "dsim/loadstore/generated/nccl_tuning.h"
 #include "dsim/loadstore/generated/plan_generator.h"
 #include "dsim/noc/noc_config.h"
+#include "dsim/system/load_store/load_store_config.h"
 
 namespace {
 
@@ -49,19 +50,8 @@ struct BuiltinArgs {
   std::shared_ptr<snr::cli::ModelOptions> model = std::make_shared<snr::cli::ModelOptions>();
 };
 
-// A system is a GPU and the network around it: the names both a GPU preset
-// and a network preset exist for.
-std::vector<std::string> known_systems() {
-  std::vector<std::string> systems;
-  const auto networks = snr::dsim::noc::noc_presets();
-  for (const std::string& name : snr::dsim::gpu::gpu_presets()) {
-    if (std::find(networks.begin(), networks.end(), name) != networks.end()) systems.push_back(name);
-  }
-  return systems;
-}
-
 int run_builtin(BuiltinArgs& args) {
-  const auto systems = known_systems();
+  const auto systems = snr::dsim::load_store::system_presets();
   if (std::find(systems.begin(), systems.end(), args.system) == systems.end()) {
     throw snr::Error(fmt::format("unknown system '{}' (known: {})", args.system, fmt::join(systems, ", ")));
   }

@@ -71,8 +71,7 @@ void check_network_fits_gpu(const ModelConfigs& configs, const ModelOptions& opt
                               : fmt::format("--network-configuration '{}'", options.network);
   std::string fix = fmt::format("give --gpu and --network-configuration of one GPU (a NoC YAML with {} compute "
                                 "units, or a GPU YAML with {})", gpu_cus, network_cus);
-  const auto presets = noc::noc_presets();
-  if (std::find(presets.begin(), presets.end(), options.gpu) != presets.end()) {
+  if (noc::is_noc_preset(options.gpu)) {
     fix = fmt::format("{} --network-configuration {} (the network preset of that GPU)",
                       options.network.empty() ? "add" : "use", options.gpu);
   }
@@ -83,8 +82,7 @@ void check_network_fits_gpu(const ModelConfigs& configs, const ModelOptions& opt
 }  // namespace
 
 std::string network_of_gpu(const std::string& gpu, const std::string& fallback) {
-  const auto presets = noc::noc_presets();
-  return std::find(presets.begin(), presets.end(), gpu) != presets.end() ? gpu : fallback;
+  return noc::is_noc_preset(gpu) ? gpu : fallback;
 }
 
 ModelConfigs load_model_configs(const ModelOptions& options, const std::string& default_network) {

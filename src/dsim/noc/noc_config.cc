@@ -42,6 +42,11 @@ std::vector<std::string> noc_presets() {
   return {"generic-448", "dgx-a100", "dgx-h100"};
 }
 
+bool is_noc_preset(std::string_view name) {
+  const auto presets = noc_presets();
+  return std::find(presets.begin(), presets.end(), name) != presets.end();
+}
+
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -313,9 +318,7 @@ NocConfig parse_noc_config(std::string_view yaml_text, std::string_view source_n
 }
 
 NocConfig load_noc_config(const std::string& preset_or_path) {
-  for (const std::string& preset : noc_presets()) {
-    if (preset == preset_or_path) return noc_config_preset(preset);
-  }
+  if (is_noc_preset(preset_or_path)) return noc_config_preset(preset_or_path);
   if (!std::filesystem::exists(preset_or_path)) {
     throw Error(fmt::format("'{}' is neither a network preset (generic-448, dgx-a100, dgx-h100) nor a file",
                             preset_or_path));

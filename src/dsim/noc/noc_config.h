@@ -66,6 +66,9 @@ struct NocConfig {
 };
 
 std::vector<std::string> noc_presets();
+// Whether `name` is one of noc_presets() (a GPU preset of the same name is
+// the GPU that network belongs to).
+bool is_noc_preset(std::string_view name);
 NocConfig noc_config_preset(std::string_view name);
 
 // Strict reader: unknown keys, wrong types and out-of-range numbers are

@@ -32,15 +32,6 @@ constexpr PlanCollective kPlanCollectives[] = {
     {"all-to-all", "all_to_all", "alltoall"},
 };
 
-std::vector<std::string> known_systems() {
-  std::vector<std::string> systems;
-  const auto networks = noc::noc_presets();
-  for (const std::string& name : gpu::gpu_presets()) {
-    if (std::find(networks.begin(), networks.end(), name) != networks.end()) systems.push_back(name);
-  }
-  return systems;
-}
-
 std::string string_value(const nlohmann::json& value, std::string_view key, std::string_view accepts) {
   if (!value.is_string()) throw Error(fmt::format("key '{}' must be a string: {}", key, accepts));
   return value.get<std::string>();
@@ -66,6 +57,14 @@ std::string preset_or_file(const std::string& text, const std::vector<std::strin
 
 }  // namespace
 
+std::vector<std::string> system_presets() {
+  std::vector<std::string> systems;
+  for (const std::string& name : gpu::gpu_presets()) {
+    if (noc::is_noc_preset(name)) systems.push_back(name);
+  }
+  return systems;
+}
+
 std::vector<std::string> config_keys() {
   std::vector<std::string> keys = {"load-store-system",   "load-store-gpu",      "load-store-network",
                                    "load-store-algorithm", "load-store-protocol", "load-store-transfer",
@@ -79,7 +78,7 @@ void parse_key(const nlohmann::json& value, std::string_view key, const std::fil
                SystemConfig& config) {
   std::string stored;
   if (key == "load-store-system") {
-    const auto systems = known_systems();
+    const auto systems = system_presets();
     stored = string_value(value, key, fmt::format("{}", fmt::join(systems, ", ")));
     if (std::find(systems.begin(), systems.end(), stored) == systems.end()) {
       throw Error(fmt::format("unknown system '{}' (known: {})", stored, fmt::join(systems, ", ")));

@@ -21,6 +21,10 @@ namespace snr::dsim::load_store {
 // The keys, for the algorithm spec and the docs.
 std::vector<std::string> config_keys();
 
+// A system is a GPU and the network around it: the names both a GPU preset
+// and a network preset exist for.
+std::vector<std::string> system_presets();
+
 // Checks `value` for `key` and stores it in config.algorithm_settings.
 // Throws snr::Error naming the key and what it accepts.
 void parse_key(const nlohmann::json& value, std::string_view key, const std::filesystem::path& base_dir,
