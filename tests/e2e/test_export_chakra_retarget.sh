@@ -122,4 +122,27 @@ echo '{"1": [0, 1, 2, 3, 5], "2": [4, 5, 6, 7]}' >"$WORK/t8.comm_groups.json"
 expect_fail "$SNR" et retarget "$WORK/t8" --npus 16 -o "$WORK/bad"
 expect_contains "$WORK/expect_fail.out" "process group '1' is neither a tensor-parallel group"
 compgen -G "$WORK/bad*" >/dev/null && fail "partial output after a refusal"
+
+# ZeRO-3 style hybrid job: growing the replicas keeps the model, so a
+# rank's shard in the data-parallel parameter all-gather halves from 2 to 4
+# replicas and matches the same job generated on 16 ranks; the
+# reduce-scatters keep their whole buffer.
+"$SNR" et generate --pattern hybrid --npus 8 --tp-size 4 --layers 3 --size 1MiB -o "$WORK/h8" >/dev/null
+"$SNR" et generate --pattern hybrid --npus 16 --tp-size 4 --layers 3 --size 1MiB -o "$WORK/h16" >/dev/null
+"$SNR" et retarget "$WORK/h8" --npus 16 -o "$WORK/r16" >/dev/null
+for t in h8 h16 r16; do "$SNR" et jsonize "$WORK/$t.5.et" -o "$WORK/$t.5.json" >/dev/null; done
+python3 - "$WORK/h8.5.json" "$WORK/h16.5.json" "$WORK/r16.5.json" <<'PY' || fail "hybrid retarget sizes"
+import json, sys
+def sizes(path):
+    out = {}
+    for n in json.load(open(path))["nodes"]:
+        attrs = {a["name"]: next(v for k, v in a.items() if k != "name") for a in n.get("attr", [])}
+        if "comm_size" in attrs and ("allgather" in n["name"] or "reducescatter" in n["name"]):
+            out[n["name"]] = int(attrs["comm_size"])
+    return out
+h8, h16, r16 = (sizes(p) for p in sys.argv[1:4])
+assert r16 == h16, (r16, h16)
+for name, size in h8.items():
+    assert r16[name] == (size // 2 if name.startswith("allgather") else size), (name, size, r16[name])
+PY
 echo "ok"
