@@ -75,8 +75,7 @@ class Walker {
                                         : fmt::format("chip {} {} {:#x}-{:#x}", edge.chip, edge.kind, edge.first, edge.last);
           producers.try_emplace(src.dma_id, fmt::format("{} -> {} at pc {:#x} -> dma.issue at pc {:#x}", where,
                                                         consumer.mnemonic, consumer.pc, dma.pc));
-          const uint32_t wait = src.waited && src.wait_chip == chip ? index_.instruction_of_step(src.wait_step)
-                                                                    : RunIndex::kNone;
+          const uint32_t wait = wait_on_chip(src, chip);
           if (wait != RunIndex::kNone) {
             constrain(wait);
           } else {
@@ -112,6 +111,24 @@ class Walker {
   }
 
  private:
+  // The WAIT on `chip` that consumed `src`, kNone when none did in the
+  // window. A remote DMA can be consumed on its issuer and on its
+  // destination chip while its row keeps one WAIT (the issuer's), so the
+  // dependency edges, which name every consumer, are searched.
+  [[nodiscard]] uint32_t wait_on_chip(const rundb::DmaRecord& src, uint32_t chip) const {
+    if (!src.waited) return RunIndex::kNone;
+    if (src.wait_chip == chip) return index_.instruction_of_step(src.wait_step);
+    const uint32_t issue = index_.instruction_of_step(src.issue_step);
+    if (issue == RunIndex::kNone) return RunIndex::kNone;
+    for (uint32_t e : index_.edges_from(issue)) {
+      const rundb::DependencyRecord& edge = index_.data().dependencies[e];
+      if (edge.kind != "dma" || edge.first != src.dma_id) continue;
+      const uint32_t consumer = index_.instruction_of_step(edge.consumer_step);
+      if (consumer != RunIndex::kNone && index_.instruction(consumer).chip == chip) return consumer;
+    }
+    return RunIndex::kNone;
+  }
+
   const RunIndex& index_;
   std::vector<uint32_t> mark_;
   uint32_t generation_ = 0;

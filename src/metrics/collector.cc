@@ -21,8 +21,8 @@ MetricsCollector::MetricsCollector(sim::EventBus& bus, uint32_t chips, uint64_t 
 
 RunMetrics MetricsCollector::finish(uint64_t total_cycles) const {
   // A DMA whose completion two WAITs consumed (a remote DMA signalling a
-  // semaphore on each chip) is charged to the last, as run data records it:
-  // a replay's run data keeps one WAIT per DMA.
+  // semaphore on each chip) is charged to one, as run data records it
+  // (sim::dma_wait_replaces).
   RunMetricsBuilder builder = builder_;
   for (uint64_t id = 0; id < dmas_.size(); ++id) {
     const OpenDma& d = dmas_[id];
@@ -56,6 +56,7 @@ void MetricsCollector::on_dma(const sim::DmaEvent& e) {
       builder_.dma_transfer(d.chip, d.bytes, d.transfer_start_cycle, d.transfer_end_cycle);
       break;
     case sim::DmaPhase::kWaitStart: {
+      if (!sim::dma_wait_replaces(d.waited, d.wait.first, e.chip, d.chip)) break;
       // The WAIT is the waiting chip's instruction in flight, or, when it
       // has not issued yet, named by the one before it (as the run data's
       // tracker names it), so every DMA it consumes gets the same key.
@@ -65,7 +66,10 @@ void MetricsCollector::on_dma(const sim::DmaEvent& e) {
       d.wait_start_cycle = e.cycle;
       break;
     }
-    case sim::DmaPhase::kWaitEnd: d.wait_end_cycle = e.cycle; break;
+    case sim::DmaPhase::kWaitEnd:
+      // A chip consumes a DMA at most once, so the chip names the WAIT.
+      if (d.wait.first == e.chip) d.wait_end_cycle = e.cycle;
+      break;
     case sim::DmaPhase::kIssued: break;
   }
 }

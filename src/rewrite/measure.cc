@@ -14,6 +14,7 @@ struct DmaTimes {
   uint32_t chip = 0;
   uint64_t pc = 0;
   bool waited = false;
+  uint32_t wait_chip = 0;
   uint64_t transfer_end = 0, wait_start = 0, wait_end = 0;
 };
 
@@ -43,11 +44,15 @@ ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::Rep
         total_cycles = std::max(total_cycles, e.cycle);
         break;
       case sim::DmaPhase::kWaitStart:
+        // The WAIT run data keeps for the DMA, so the measured stall is the
+        // one snr analyze reports.
+        if (!sim::dma_wait_replaces(dma.waited, dma.wait_chip, e.chip, dma.chip)) break;
         dma.waited = true;
+        dma.wait_chip = e.chip;
         dma.wait_start = e.cycle;
         break;
       case sim::DmaPhase::kWaitEnd:
-        dma.wait_end = e.cycle;
+        if (dma.wait_chip == e.chip) dma.wait_end = e.cycle;
         total_cycles = std::max(total_cycles, e.cycle);
         break;
       default: break;

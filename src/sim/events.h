@@ -85,7 +85,7 @@ struct DmaGeometry {
 };
 
 struct DmaEvent {
-  uint32_t chip;        // issuing chip
+  uint32_t chip;        // issuing chip; for kWaitStart / kWaitEnd the waiting chip
   uint64_t dma_id;      // unique per system, in issue order
   DmaPhase phase;
   uint64_t cycle;
@@ -101,6 +101,18 @@ struct DmaEvent {
 };
 
 constexpr uint64_t kNoDma = UINT64_MAX;
+
+// A remote DMA's completion counts on its issuer's semaphore and on its
+// destination chip's, so a WAIT on each chip can consume it, and each
+// publishes the wait phases. Subscribers that keep one WAIT per DMA keep the
+// issuer's: it waits for its own transfer, which makes a symmetric program's
+// figures symmetric and lets every WAIT that consumed only its own DMAs keep
+// its stall charged. Without the issuer's WAIT, the first one stays. Whether
+// the wait of `waiting_chip` replaces the one kept so far (`kept_chip`, when
+// `kept`):
+constexpr bool dma_wait_replaces(bool kept, uint32_t kept_chip, uint32_t waiting_chip, uint32_t issuing_chip) {
+  return !kept || (waiting_chip == issuing_chip && kept_chip != issuing_chip);
+}
 
 // Bytes of one chip's SMEM, VMEM or HBM read or written: `rows` rows of
 // `row_bytes`, row r at offset + r * stride (a strided vector load, a 2-D

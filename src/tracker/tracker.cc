@@ -207,14 +207,19 @@ void PerformanceTracker::on_dma(const sim::DmaEvent& e) {
     case sim::DmaPhase::kTransferStart: r.transfer_start_cycle = e.cycle; break;
     case sim::DmaPhase::kTransferEnd: r.transfer_end_cycle = e.cycle; break;
     case sim::DmaPhase::kWaitStart:
-      r.waited = true;
-      r.wait_chip = e.chip;
-      r.wait_step = executing_step_[e.chip] != kNone ? executing_step_[e.chip] : last_step_[e.chip];
-      r.wait_start_cycle = e.cycle;
+      if (sim::dma_wait_replaces(r.waited, r.wait_chip, e.chip, r.chip)) {
+        r.waited = true;
+        r.wait_chip = e.chip;
+        r.wait_step = wait_step(e.chip);
+        r.wait_start_cycle = e.cycle;
+      }
       break;
     case sim::DmaPhase::kWaitEnd:
-      r.wait_end_cycle = e.cycle;
-      add_dependency(r.issue_step, r.wait_step, "dma", r.chip, r.dma_id);
+      // A chip consumes a DMA at most once, so the chip names the WAIT.
+      // Every consuming WAIT depends on the DMA, also one the row does not
+      // keep.
+      if (r.wait_chip == e.chip) r.wait_end_cycle = e.cycle;
+      add_dependency(r.issue_step, wait_step(e.chip), "dma", r.chip, r.dma_id);
       break;
     case sim::DmaPhase::kIssued: break;
   }

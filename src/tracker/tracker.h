@@ -58,6 +58,11 @@ class PerformanceTracker {
   void on_memory(const sim::MemoryAccess& event);
   void on_semaphore(const sim::SemaphoreEvent& event);
   uint32_t op_index(uint64_t pc);
+  // The WAIT `chip` is executing: the instruction in flight, or, when it has
+  // not issued yet, the one before it.
+  [[nodiscard]] uint64_t wait_step(uint32_t chip) const {
+    return executing_step_[chip] != kNone ? executing_step_[chip] : last_step_[chip];
+  }
   void merge_adjacent_vmem_pages();
   void add_dependency(uint64_t producer, uint64_t consumer, std::string_view kind, uint32_t chip, uint64_t index);
   // A memory edge: one per (producer, consumer, kind, chip), its range the

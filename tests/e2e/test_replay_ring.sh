@@ -16,6 +16,14 @@ record "$WORK/ring.snr" 5000
 cat "$WORK/replay.out"
 expect_contains "$WORK/replay.out" "pc sequence and end state match"
 expect_contains "$WORK/replay.out" "on 4 chip(s)"
+# Every chip runs the same code on its own data, so the WAIT stall charged to
+# each chip's DMAs is the same; a remote DMA's completion, which a WAIT on
+# both chips consumes, is charged to its issuer's WAIT (the last chip's WAIT
+# used to keep it, leaving chip 0's uncharged and chip 3's halved).
+[[ "$(grep -c '^  dma: ' "$WORK/replay.out")" == 4 ]] || fail "four per-chip DMA lines"
+[[ "$(grep '^  dma: ' "$WORK/replay.out" | sort -u | wc -l)" == 1 ]] || fail "the chips' DMA WAIT stalls differ"
+"$SNR" run "$WORK/ring.elf" --chips 4 >"$WORK/run.out"
+[[ "$(grep '^  dma: ' "$WORK/run.out" | sort -u | wc -l)" == 1 ]] || fail "snr run: the chips' DMA WAIT stalls differ"
 
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 [[ "$(q "$WORK/a.db" "PRAGMA user_version")" == "2" ]] || fail "schema version"
@@ -75,6 +83,14 @@ import json, re, sys
 totals = {r["name"]: r for r in json.load(open(sys.argv[1]))["totals"]}
 stall = int(re.search(r"DMA WAIT stalls: ([0-9,]+) cycles", open(sys.argv[2]).read()).group(1).replace(",", ""))
 assert totals["dma_wait_stall_cycles"]["a"] == stall, (totals["dma_wait_stall_cycles"], stall)
+PY
+# ...and every chip's WAITs on DMAs are charged: the total is the chips'
+# semaphore-wait stall (the window's WAITs all wait for DMAs).
+python3 - "$WORK/a_analyze.out" "$WORK/replay.out" <<'PY' || fail "a WAIT's stall is not charged to its DMAs"
+import re, sys
+stall = int(re.search(r"DMA WAIT stalls: ([0-9,]+) cycles", open(sys.argv[1]).read()).group(1).replace(",", ""))
+waits = sum(int(x) for x in re.findall(r"semaphore-wait (\d+)", open(sys.argv[2]).read()))
+assert stall == waits, (stall, waits)
 PY
 # ...and the ops table's column of that name adds up to it.
 python3 - "$WORK/a_report/tables" <<'PY' || fail "the ops' DMA stall does not add up to the summary's"
