@@ -112,12 +112,18 @@ RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
   const std::string op_sql =
       "SELECT CASE WHEN op = '' THEN '(no op)' ELSE op END AS name, SUM(cycles) FROM op_summary GROUP BY name";
   diff.op_cycles = join(named_values(a, op_sql), named_values(b, op_sql));
+  // A DMA is named by its chip and its place in that chip's issue order:
+  // each chip runs the same instructions under any hardware, while dma_id
+  // (the system-wide issue order) changes whenever the chips' timing
+  // interleaves differently, which would pair one chip's DMA with
+  // another's.
   const std::string dma_sql =
-      "SELECT printf('dma %06d chip %d %s', dma_id, chip, link), COALESCE(wait_stall_cycles, 0) FROM dma_stalls";
+      "SELECT printf('chip %d dma %06d %s', chip, ROW_NUMBER() OVER (PARTITION BY chip ORDER BY dma_id) - 1, link), "
+      "COALESCE(wait_stall_cycles, 0) FROM dma_stalls";
   diff.dma_stalls = join(named_values(a, dma_sql), named_values(b, dma_sql));
   if (totals_a.at("dmas") != totals_b.at("dmas")) {
-    diff.notes.push_back(fmt::format("DMA counts differ ({} vs {}); per-DMA rows pair by id", totals_a.at("dmas"),
-                                     totals_b.at("dmas")));
+    diff.notes.push_back(fmt::format("DMA counts differ ({} vs {}); per-DMA rows pair by each chip's issue order",
+                                     totals_a.at("dmas"), totals_b.at("dmas")));
   }
   return diff;
 }

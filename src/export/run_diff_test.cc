@@ -1,6 +1,8 @@
 // snr diff's totals: the DMA WAIT stall is the one the analyzer reports
-// (the stall charged to DMAs), not the whole stall of every WAIT.
+// (the stall charged to DMAs), not the whole stall of every WAIT; its
+// per-DMA rows pair each chip's DMAs in issue order.
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -58,6 +60,55 @@ TEST(RunDiff, DmaWaitStallIsTheStallChargedToDmas) {
     EXPECT_EQ(row.b, 80);
   }
   EXPECT_TRUE(found);
+  std::filesystem::remove_all(a.parent_path());
+}
+
+// Two chips each issue one DMA and WAIT for it; `chip1_first` decides which
+// issues first, and so which gets dma_id 0 (a what-if can reorder them).
+rundb::RunData two_chips(bool chip1_first) {
+  rundb::RunData data;
+  data.meta = {{"source", "w.snr"}, {"chips", "2"}};
+  data.total_cycles = 200;
+  data.chips = {{0, 2, 0, 151, 100}, {1, 2, 0, 151, 100}};
+  data.op_names = {""};
+  const uint32_t first = chip1_first ? 1 : 0, second = 1 - first;
+  data.instructions = {{0, first, 0, 0x1000, 0, "dma.issue", 0, 1, 0, "none"},
+                       {1, second, 0, 0x1000, 0, "dma.issue", 0, 1, 0, "none"},
+                       {2, first, 1, 0x1004, 0, "sem.wait", 150, 151, 100, "semaphore-wait"},
+                       {3, second, 1, 0x1004, 0, "sem.wait", 150, 151, 100, "semaphore-wait"}};
+  for (uint32_t id = 0; id < 2; ++id) {
+    rundb::DmaRecord dma;
+    dma.dma_id = id;
+    dma.chip = dma.src_chip = dma.dst_chip = dma.wait_chip = id == 0 ? first : second;
+    dma.issue_step = id;
+    dma.src_space = "hbm";
+    dma.dst_space = "vmem";
+    dma.bytes = 4096;
+    dma.link = fmt::format("chip{0}.hbm->chip{0}.vmem", dma.chip);
+    dma.base_done_cycle = dma.transfer_start_cycle = 20;
+    dma.transfer_end_cycle = 150;
+    dma.waited = true;
+    dma.wait_step = 2 + id;
+    dma.wait_start_cycle = 50 + 10 * dma.chip;  // chip 0 stalls 100 cycles, chip 1 90
+    dma.wait_end_cycle = 150;
+    data.dmas.push_back(dma);
+  }
+  return data;
+}
+
+TEST(RunDiff, DmasPairByChipAndIssueOrderNotById) {
+  const auto a = scratch("a.db"), b = scratch("b.db");
+  rundb::write_run_db(a.string(), two_chips(false));
+  rundb::write_run_db(b.string(), two_chips(true));
+  rundb::RunDbReader reader_a(a.string()), reader_b(b.string());
+  const RunDiff diff = diff_runs(reader_a, reader_b);
+  ASSERT_EQ(diff.dma_stalls.size(), 2u);
+  EXPECT_EQ(diff.dma_stalls[0].name, "chip 0 dma 000000 chip0.hbm->chip0.vmem");
+  EXPECT_EQ(diff.dma_stalls[0].a, 100);
+  EXPECT_EQ(diff.dma_stalls[0].b, 100);
+  EXPECT_EQ(diff.dma_stalls[1].name, "chip 1 dma 000000 chip1.hbm->chip1.vmem");
+  EXPECT_EQ(diff.dma_stalls[1].a, 90);
+  EXPECT_EQ(diff.dma_stalls[1].b, 90);
   std::filesystem::remove_all(a.parent_path());
 }
 
