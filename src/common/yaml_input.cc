@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -168,7 +169,17 @@ YAML::Node load_yaml_document(std::string_view text, std::string_view source_nam
   check_utf8(text, source_name);
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    // Every document is read: YAML::Load keeps the first and drops the rest,
+    // so a second `---` section (two configs pasted into one file) would
+    // be ignored without a word.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    for (size_t i = 1; i < documents.size(); ++i) {
+      if (documents[i].IsDefined() && !documents[i].IsNull()) {
+        throw Error(fmt::format("{}:{}: a second YAML document (after '---'); expected one document, {}", source_name,
+                                documents[i].Mark().line + 1, what));
+      }
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::Exception& e) {
     throw Error(fmt::format("{}:{}: invalid YAML: {}", source_name, e.mark.line + 1, e.msg));
   }

@@ -31,6 +31,14 @@ TEST(YamlInput, EmptyAndCommentOnlyDocumentsAreErrors) {
   EXPECT_NE(error_of("a: [1\n").find("in.yaml:"), std::string::npos);
 }
 
+TEST(YamlInput, ASecondDocumentIsAnErrorNotIgnored) {
+  EXPECT_EQ(error_of("clock: 1GHz\n---\nclock: 2GHz\n"),
+            "in.yaml:3: a second YAML document (after '---'); expected one document, a test document");
+  EXPECT_EQ(error_of("---\nclock: 1GHz\n"), "");    // one document with its start marker
+  EXPECT_EQ(error_of("clock: 1GHz\n---\n"), "");    // a trailing marker starts nothing
+  EXPECT_EQ(error_of("clock: 1GHz\n...\n"), "");    // a document end marker
+}
+
 TEST(YamlInput, BytesThatAreNotUtf8AreErrorsWithLineAndColumn) {
   EXPECT_EQ(error_of("name: sm\xE1ll\n"),
             "in.yaml:1:9: byte 0xE1 at offset 8 is not valid UTF-8 (YAML and JSON input must be UTF-8 text)");

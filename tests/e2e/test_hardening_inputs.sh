@@ -34,6 +34,15 @@ echo '_start: ret' >"$WORK/p.s"
 "$SNR" asm "$WORK/p.s" -o "$WORK/p.elf"
 expect_fail "$SNR" run "$WORK/p.elf" --hw "$WORK/duphw.yaml"
 expect_contains "$WORK/expect_fail.out" "duphw.yaml:2: duplicate key 'chips' (first at line 1)"
+# A second YAML document is refused, not dropped (the run used to take the
+# first document's 1GHz and say nothing of the second).
+printf -- '---\nclock: 1GHz\n---\nclock: 2GHz\n' >"$WORK/twodocs.yaml"
+expect_fail "$SNR" run "$WORK/p.elf" --hw "$WORK/twodocs.yaml"
+expect_contains "$WORK/expect_fail.out" "twodocs.yaml:4: a second YAML document (after '---')"
+printf -- 'model:\n  layers: 1\n---\nmodel:\n  layers: 4\n' >"$WORK/twodocs_spec.yaml"
+expect_fail "$SNR" compile "$WORK/twodocs_spec.yaml" -o "$WORK/m5"
+expect_contains "$WORK/expect_fail.out" "twodocs_spec.yaml:4: a second YAML document"
+[[ ! -e "$WORK/m5" ]] || fail "compile left m5 behind"
 
 # snr asm used to write an ELF without code for these.
 : >"$WORK/empty.s"
