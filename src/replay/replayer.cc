@@ -90,6 +90,12 @@ std::vector<window::ChipWindow> recorded_windows(const ReplayInput& input) {
 }
 
 hw::HwConfig replay_hw_config(const ReplayInput& input, const ReplayOptions& options) {
+  if (!options.hw_config_yaml.empty()) {
+    hw::HwConfig config = hw::parse_config_yaml(options.hw_config_yaml, "the run's hardware config");
+    hw::apply_overrides(config, options.overrides);
+    config.validate();
+    return config;
+  }
   hw::HwConfig config = options.hw_preset_or_file.empty()
                             ? hw::parse_config_yaml(input.hw_config_yaml, "recorded hardware config")
                             : hw::load_preset_or_file(options.hw_preset_or_file);

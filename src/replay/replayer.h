@@ -23,6 +23,10 @@ struct ReplayOptions {
   // Replaces the recorded hardware config (preset name or YAML file); the
   // chip count stays the recording's.
   std::string hw_preset_or_file;
+  // A whole config as YAML, taken as it is instead of the recorded config
+  // or hw_preset_or_file, chip count included: a run's `hw_config`, to
+  // replay the window again on the hardware that run used.
+  std::string hw_config_yaml;
   std::vector<std::string> overrides;  // "key=value"
   uint64_t max_cycles = uint64_t{1} << 40;
   // false: no performance tracker; ReplayResult::data then holds only
@@ -38,8 +42,9 @@ struct ReplayResult {
   std::vector<std::string> final_state_problems;  // empty when the device's end state was reached
 };
 
-// The hardware the replay runs on: the recording's config, or the
-// requested preset/file with the recording's chip count, then overrides.
+// The hardware the replay runs on: hw_config_yaml, or the recording's
+// config, or the requested preset/file with the recording's chip count;
+// then overrides.
 hw::HwConfig replay_hw_config(const ReplayInput& input, const ReplayOptions& options);
 
 // Throws snr::Error on a pc divergence ("step S (chip C instruction I):

@@ -27,13 +27,19 @@ std::string meta_value(const rundb::RunData& data, std::string_view key) {
   return {};
 }
 
-// Verification must replay on the hardware the run was replayed on, so the
-// overrides recorded in meta apply to both of its replays.
-std::vector<std::string> recorded_overrides(const rundb::RunData& data) {
-  std::vector<std::string> overrides;
+// Verification must replay on the hardware the run was replayed on: the
+// run's whole config (a `--hw` preset or file included, not only the
+// `--set` overrides), else, for run data without one, the overrides
+// recorded in meta on the recorded config.
+replay::ReplayOptions run_hardware(const rundb::RunData& data) {
+  replay::ReplayOptions options;
+  if (!data.hw_config_yaml.empty()) {
+    options.hw_config_yaml = data.hw_config_yaml;
+    return options;
+  }
   std::istringstream words(meta_value(data, "hw_overrides"));
-  for (std::string word; words >> word;) overrides.push_back(word);
-  return overrides;
+  for (std::string word; words >> word;) options.overrides.push_back(word);
+  return options;
 }
 
 // The run itself is the verification baseline: no need to replay it again.
@@ -151,7 +157,7 @@ AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string&
   } else if (input == nullptr) {
     result.verify_note = "no snapshot to verify against";
   } else {
-    verifications.options.replay.overrides = recorded_overrides(data);
+    verifications.options.replay = run_hardware(data);
     verifications.baseline = baseline_of(data);
     verifications.add_jobs(result, *input, options.verify_top, jobs);
   }

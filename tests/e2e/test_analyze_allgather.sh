@@ -62,6 +62,27 @@ assert max(cut) >= 2, f"chain stalls cut only {max(cut):.2f}x"
 print(f"parallel chain heads: chain stalls cut {max(cut):.2f}x")
 PY
 
+# A run replayed on other hardware (--hw) is verified on that hardware: the
+# rewritten window's cycles are those of replaying the rewritten snapshot
+# with the same --hw (verification used to replay it on the recorded
+# tpu-v4-like config and subtract that from the tpu-v5e-like baseline).
+"$SNR" replay "$WORK/chained/window.snr" -o "$WORK/chained/v5e.db" --hw tpu-v5e-like --quiet
+"$SNR" analyze "$WORK/chained/v5e.db" -o "$WORK/chained/v5e_report" --snapshot "$WORK/chained/window.snr" \
+  --verify-top 1 >/dev/null 2>"$WORK/v5e.err" || { cat "$WORK/v5e.err" >&2; fail "analyze of the tpu-v5e-like run"; }
+python3 - "$WORK/chained/v5e_report/tables/suggestions.json" "$WORK/v5e_moves.json" "$WORK/v5e_verified" <<'PY'
+import json, sys
+s = [x for x in json.load(open(sys.argv[1])) if x["verification_legal"]][0]
+json.dump({"moves": [{"pcs": m["pcs"], "before_pc": m["before_pc"]} for m in s["moves"]]}, open(sys.argv[2], "w"))
+open(sys.argv[3], "w").write(f'{s["baseline_cycles"]} {s["rewritten_cycles"]}\n')
+PY
+"$SNR" rewrite "$WORK/chained/window.snr" --moves "$WORK/v5e_moves.json" -o "$WORK/chained/v5e_rewritten.snr" >/dev/null
+"$SNR" replay "$WORK/chained/v5e_rewritten.snr" -o "$WORK/chained/v5e_rewritten.db" --hw tpu-v5e-like --quiet
+read -r v5e_baseline v5e_rewritten <"$WORK/v5e_verified"
+q_total() { sqlite3 -batch -noheader "$1" "SELECT value FROM meta WHERE key = 'total_cycles'"; }
+[[ "$v5e_baseline" == "$(q_total "$WORK/chained/v5e.db")" ]] || fail "tpu-v5e-like baseline $v5e_baseline"
+[[ "$v5e_rewritten" == "$(q_total "$WORK/chained/v5e_rewritten.db")" ]] ||
+  fail "verified on other hardware: rewritten $v5e_rewritten, replayed $(q_total "$WORK/chained/v5e_rewritten.db")"
+
 record_and_replay pinned --set schedule.allgather_setup=pinned
 "$SNR" analyze "$WORK/pinned/run.db" -o "$WORK/pinned/report" --no-verify >"$WORK/pinned.out" 2>/dev/null
 expect_contains "$WORK/pinned.out" "report: $WORK/pinned/report/index.html"
