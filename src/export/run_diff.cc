@@ -1,6 +1,8 @@
 #include "export/run_diff.h"
 
 #include <fmt/format.h>
+
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -59,6 +61,13 @@ std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run) {
   scalar("dmas", "SELECT COUNT(*) FROM dmas");
   scalar("dma_bytes", "SELECT COALESCE(SUM(bytes), 0) FROM dmas");
   totals["dma_wait_stall_cycles"] = charged_dma_wait_stall(run);
+  // Two runs on different clocks (tpu-v4-like at 1.05 GHz, tpu-v5e-like at
+  // 1.5 GHz) are compared by time: more cycles can be less time.
+  const uint64_t clock_hz = run.meta_value("clock_hz").empty() ? 0 : run.meta_integer("clock_hz");
+  if (clock_hz > 0) {
+    totals["total_time_ns"] = static_cast<int64_t>(
+        std::llround(static_cast<double>(totals["total_cycles"]) * 1e9 / static_cast<double>(clock_hz)));
+  }
   return totals;
 }
 
@@ -107,6 +116,10 @@ RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
   diff.a_hw = a.meta_value("hw_preset") + (a.meta_value("hw_overrides").empty() ? "" : " " + a.meta_value("hw_overrides"));
   diff.b_hw = b.meta_value("hw_preset") + (b.meta_value("hw_overrides").empty() ? "" : " " + b.meta_value("hw_overrides"));
   if (diff.a_source != diff.b_source) diff.notes.push_back("the runs replay different sources; per-op rows may not align");
+  if (a.meta_value("clock_hz") != b.meta_value("clock_hz")) {
+    diff.notes.push_back(fmt::format("the clocks differ ({} Hz vs {} Hz): compare total_time_ns, not cycles",
+                                     a.meta_value("clock_hz"), b.meta_value("clock_hz")));
+  }
   const std::map<std::string, int64_t> totals_a = totals_of(a), totals_b = totals_of(b);
   diff.totals = join(totals_a, totals_b);
   const std::string op_sql =
@@ -132,7 +145,7 @@ std::string render_diff_table(const RunDiff& diff) {
   std::string out = fmt::format("a: {} [{}]\nb: {} [{}]\n\n", diff.a_source, diff.a_hw, diff.b_source, diff.b_hw);
   // A multi-chip window's op cycles add up to chips x its length: the
   // headers say which figures are summed over chips.
-  append_section(out, "totals (total_cycles: the window; the rest: all chips)", diff.totals);
+  append_section(out, "totals (total_cycles, total_time_ns: the window; the rest: all chips)", diff.totals);
   append_section(out, "op cycles (all chips)", diff.op_cycles);
   append_section(out, "dma wait stall cycles", diff.dma_stalls);
   for (const std::string& note : diff.notes) out += "note: " + note + "\n";

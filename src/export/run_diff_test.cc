@@ -112,5 +112,28 @@ TEST(RunDiff, DmasPairByChipAndIssueOrderNotById) {
   std::filesystem::remove_all(a.parent_path());
 }
 
+TEST(RunDiff, RunsOnDifferentClocksAreComparedByTime) {
+  const auto a = scratch("a.db"), b = scratch("b.db");
+  rundb::RunData fast_clock = run_with_wait(100), slow_clock = run_with_wait(100);
+  fast_clock.total_cycles = 300;
+  fast_clock.meta.emplace_back("clock_hz", "3000000000");  // 300 cycles = 100 ns
+  slow_clock.meta.emplace_back("clock_hz", "1000000000");  // 200 cycles = 200 ns
+  rundb::write_run_db(a.string(), fast_clock);
+  rundb::write_run_db(b.string(), slow_clock);
+  rundb::RunDbReader reader_a(a.string()), reader_b(b.string());
+  const RunDiff diff = diff_runs(reader_a, reader_b);
+  bool found = false;
+  for (const DiffRow& row : diff.totals) {
+    if (row.name != "total_time_ns") continue;
+    found = true;
+    EXPECT_EQ(row.a, 100);
+    EXPECT_EQ(row.b, 200);
+  }
+  EXPECT_TRUE(found);
+  ASSERT_EQ(diff.notes.size(), 1u);
+  EXPECT_EQ(diff.notes[0], "the clocks differ (3000000000 Hz vs 1000000000 Hz): compare total_time_ns, not cycles");
+  std::filesystem::remove_all(a.parent_path());
+}
+
 }  // namespace
 }  // namespace snr::exporter
