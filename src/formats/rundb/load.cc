@@ -299,6 +299,11 @@ void check_consistency(const RunData& data, const LoadOptions& options) {
       throw Error(fmt::format("instructions: step {} issues at cycle {}, not before meta.total_cycles {}", r.step,
                               r.issue_cycle, total));
     }
+    // The stall is cycles before the issue, inside the run.
+    if (r.stall_cycles > r.issue_cycle) {
+      throw Error(fmt::format("instructions: step {} stalls {} cycles before issuing at {}", r.step,
+                              r.stall_cycles, r.issue_cycle));
+    }
     if (options.instruction_details && (r.complete_cycle < r.issue_cycle || r.complete_cycle > total)) {
       throw Error(fmt::format("instructions: step {} completes at cycle {}, outside its issue cycle {} .. "
                               "meta.total_cycles {}", r.step, r.complete_cycle, r.issue_cycle, total));
@@ -315,11 +320,13 @@ void check_consistency(const RunData& data, const LoadOptions& options) {
     check_chip("dmas", "DMA", r.dma_id, r.chip);
     check_chip("dmas", "DMA", r.dma_id, r.src_chip);
     check_chip("dmas", "DMA", r.dma_id, r.dst_chip);
-    if (std::min({r.base_done_cycle, r.transfer_start_cycle, r.transfer_end_cycle}) < r.issue_cycle ||
-        r.transfer_end_cycle > total) {
-      throw Error(fmt::format("dmas: DMA {} has a phase (base done {}, transfer {} .. {}) outside its issue cycle "
-                              "{} .. meta.total_cycles {}", r.dma_id, r.base_done_cycle, r.transfer_start_cycle,
-                              r.transfer_end_cycle, r.issue_cycle, total));
+    // The phases follow each other (a transfer starts once its base latency
+    // is over); out of order, stall and busy times would be negative.
+    if (r.base_done_cycle < r.issue_cycle || r.transfer_start_cycle < r.base_done_cycle ||
+        r.transfer_end_cycle < r.transfer_start_cycle || r.transfer_end_cycle > total) {
+      throw Error(fmt::format("dmas: DMA {} has a phase (base done {}, transfer {} .. {}) out of order or outside its "
+                              "issue cycle {} .. meta.total_cycles {}", r.dma_id, r.base_done_cycle,
+                              r.transfer_start_cycle, r.transfer_end_cycle, r.issue_cycle, total));
     }
     const InstructionRecord* issue = instruction_at(r.issue_step);
     if (!data.instructions.empty() && (issue == nullptr || issue->chip != r.chip)) {
