@@ -18,6 +18,7 @@
 #include "elf/elf.h"
 #include "formats/snapshot/snapshot.h"
 #include "hw/config.h"
+#include "record/program_check.h"
 #include "record/recorder.h"
 #include "record/remote_target.h"
 #include "rsp/client.h"
@@ -74,6 +75,16 @@ std::optional<std::vector<uint32_t>> parse_chips(const std::string& text) {
   return chips;
 }
 
+snr::record::ProgramCode program_code(const snr::elf::Image& image, const std::string& origin) {
+  snr::record::ProgramCode code;
+  code.origin = origin;
+  for (const snr::elf::Segment& segment : image.segments) {
+    if ((segment.flags & snr::elf::kSegmentExecute) == 0) continue;
+    code.ranges.push_back({segment.vaddr, std::string(segment.data.begin(), segment.data.end())});
+  }
+  return code;
+}
+
 int record(const RecordCliOptions& options) {
   // Before connecting: a window can take minutes to record.
   snr::output::check_output_file(options.output);
@@ -82,6 +93,7 @@ int record(const RecordCliOptions& options) {
   record_options.chips = parse_chips(options.chips);
   record_options.breakpoint_text = options.breakpoint;
   std::optional<snr::elf::Image> elf;
+  std::vector<snr::record::ProgramCode> programs;  // what the window must have run
   std::string symbol_source = options.elf_path;
   uint64_t loadable_bytes = 0;
   if (!options.elf_path.empty() && !options.model_dir.empty()) throw snr::Error("give --elf or --model, not both");
@@ -91,6 +103,9 @@ int record(const RecordCliOptions& options) {
     const snr::compiler::ModelImage image = snr::compiler::read_compiled_model(options.model_dir);
     elf = image.programs.at(0);
     symbol_source = options.model_dir;
+    for (size_t chip = 0; chip < image.programs.size(); ++chip) {
+      programs.push_back(program_code(image.programs[chip], fmt::format("{} (chip {})", options.model_dir, chip)));
+    }
     for (const snr::compiler::OpInfo& op : image.ops) {
       snr::snapshot::pb::Symbol* out = &record_options.symbols.emplace_back();
       out->set_name(op.name);
@@ -99,6 +114,7 @@ int record(const RecordCliOptions& options) {
     }
   } else if (!options.elf_path.empty()) {
     elf = snr::elf::read_elf_file(options.elf_path).value();
+    programs.push_back(program_code(*elf, options.elf_path));
     for (const snr::elf::Symbol& symbol : elf->symbols) {
       const bool in_text = symbol.section >= 0 && static_cast<size_t>(symbol.section) < elf->sections.size() &&
                            elf->sections[static_cast<size_t>(symbol.section)].execute;
@@ -151,6 +167,7 @@ int record(const RecordCliOptions& options) {
                    : std::string());
   }
   snr::snapshot::Snapshot snapshot = snr::record::record_window(target, record_options);
+  snr::record::check_program_code(snapshot, programs);
   const double record_cpu_s = cpu_seconds();
   const auto write_start = std::chrono::steady_clock::now();
   // zstd level 1: the bulk of a large window is bf16 weight and KV tiles,

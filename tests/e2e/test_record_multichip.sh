@@ -54,6 +54,20 @@ wait "$server" || true
 expect_contains "$WORK/expect_fail.out" "no instruction ran in the window"
 [[ ! -e "$WORK/blocked.snr" ]] || fail "an empty window was written"
 
+# An --elf that is not the program the target runs is refused: its
+# window_start lies elsewhere in the served program, and the window used to
+# be recorded there with the other program's op names.
+printf '    .globl _start\n_start:\n    li a0, 0\n    .globl window_start\nwindow_start:\n    li a7, 93\n    ecall\n' \
+  >"$WORK/other.s"
+"$SNR" asm "$WORK/other.s" -o "$WORK/other.elf"
+start_device 120 "$WORK/ring.elf" --chips 4
+expect_fail timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/other.elf" --break window_start \
+  --count 20 --quiet -o "$WORK/other.snr"
+wait "$server" || true
+expect_contains "$WORK/expect_fail.out" "the target runs another program than the one that named the breakpoint"
+expect_contains "$WORK/expect_fail.out" "where $WORK/other.elf has"
+[[ ! -e "$WORK/other.snr" ]] || fail "a window of another program was written"
+
 # Corrupt and truncated snapshots are rejected with the section and offset.
 size=$(stat -c %s "$WORK/ring.snr")
 head -c $((size - 7)) "$WORK/ring.snr" >"$WORK/truncated.snr"
