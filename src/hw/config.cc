@@ -306,13 +306,23 @@ uint64_t HwConfig::cycles_for(Duration duration) const {
 }
 
 uint64_t HwConfig::bytes_per_cycle_q16(Bandwidth bandwidth) const {
-  const long double q16 =
-      std::floor(static_cast<long double>(bandwidth.bytes_per_second) / clock.hertz * 65536.0L);
+  const long double exact = static_cast<long double>(bandwidth.bytes_per_second) / clock.hertz * 65536.0L;
+  const long double q16 = std::floor(exact);
   // Q16 has 1/65536 byte per cycle of resolution: below it the rate would
   // be rounded to a different bandwidth, above 2^62 it would overflow.
   if (!(q16 >= 1.0L)) {
     throw Error(fmt::format("{} at {} is less than 1/65536 byte per cycle, below what DMA timing resolves",
                             format_bandwidth(bandwidth), format_frequency(clock)));
+  }
+  // A rate of a few 1/65536 bytes per cycle loses up to a whole unit to the
+  // rounding: 2MB/s at 100GHz (1.31 units) would run 24% slow. More than
+  // 1% is refused rather than simulated as another bandwidth (the smallest
+  // valid bandwidth, 1MB/s, loses 0.67% at the default 1.05GHz).
+  if ((exact - q16) / exact > 1e-2L) {
+    throw Error(fmt::format("{} at {} is {:.4g}/65536 byte per cycle, which DMA timing would round to {}/65536 "
+                            "({:.2g}% slower); raise the bandwidth or lower the clock",
+                            format_bandwidth(bandwidth), format_frequency(clock), static_cast<double>(exact),
+                            static_cast<uint64_t>(q16), static_cast<double>(100 * (exact - q16) / exact)));
   }
   if (!(q16 <= kMaxFixedPoint)) {
     throw Error(fmt::format("{} at {} is more than 2^46 bytes per cycle, beyond what DMA timing counts",

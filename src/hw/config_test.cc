@@ -84,6 +84,15 @@ TEST(HwConfig, Q16ConversionIsCheckedBothWays) {
   EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{1e15}), 1'000'000ull << 16);  // largest valid bandwidth, exact
   EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{1e9 / 65536}), 1u);           // exactly the resolution
   EXPECT_THROW((void)c.bytes_per_cycle_q16(Bandwidth{1e3}), Error);       // below 1/65536 B/cycle
+  // Rates a few units above the resolution would be rounded by whole
+  // percents (2MB/s at 100GHz is 1.31 units, 24% slow as 1): refused.
+  c.clock = Frequency{100e9};
+  EXPECT_THAT([&] { (void)c.bytes_per_cycle_q16(Bandwidth{2e6}); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("is 1.311/65536 byte per cycle, which DMA timing "
+                                                                   "would round to 1/65536 (24% slower)")));
+  EXPECT_THROW((void)c.bytes_per_cycle_q16(Bandwidth{50e6}), Error);      // 32.8 units: 2.4% slow
+  EXPECT_EQ(c.bytes_per_cycle_q16(Bandwidth{100e6}), 65u);                 // 65.5 units: 0.8%, kept
+  c.clock = Frequency{1e9};
   EXPECT_THROW((void)c.bytes_per_cycle_q16(Bandwidth{1e42}), Error);      // beyond 2^62
   // One key twice, or --chips beside --set chips, contradict each other.
   HwConfig twice = preset("tpu-v4-like");
