@@ -63,6 +63,9 @@ std::optional<uint64_t> parse_number(std::string_view text) {
 
 std::optional<std::vector<uint32_t>> parse_chips(const std::string& text) {
   if (text == "all") return std::nullopt;
+  // An empty list would record nothing and be refused later as a window in
+  // which no instruction ran, which points at --break and --count instead.
+  if (text.empty()) throw snr::Error("--chips '': expected 'all' or a list like 0,2,3");
   std::vector<uint32_t> chips;
   std::string_view rest = text;
   while (!rest.empty()) {

@@ -68,6 +68,14 @@ expect_contains "$WORK/expect_fail.out" "the target runs another program than th
 expect_contains "$WORK/expect_fail.out" "where $WORK/other.elf has"
 [[ ! -e "$WORK/other.snr" ]] || fail "a window of another program was written"
 
+# An empty --chips list is named as such (it used to record nothing and
+# blame --break and --count).
+start_device 120 "$WORK/ring.elf" --chips 4
+expect_fail timeout 120 "$SNR" record --target "127.0.0.1:$port" --count 20 --chips '' --quiet -o "$WORK/none.snr"
+kill "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
+expect_contains "$WORK/expect_fail.out" "--chips '': expected 'all' or a list like 0,2,3"
+
 # Corrupt and truncated snapshots are rejected with the section and offset.
 size=$(stat -c %s "$WORK/ring.snr")
 head -c $((size - 7)) "$WORK/ring.snr" >"$WORK/truncated.snr"
