@@ -136,14 +136,20 @@ std::string number(double v) {
 
 template <size_t N>
 std::string scaled(double value, const std::array<Prefix, N>& units, std::string_view suffix) {
-  // Pick the largest unit that keeps the value an exact-looking number >= 1.
+  // Pick the largest unit that keeps the value a number >= 1 that reads
+  // back (number x unit, as the parsers compute it) as exactly this value:
+  // configs written out (a run's hw_config) are read again to replay on
+  // the same hardware, so "close" would be another clock or bandwidth.
   for (size_t i = N; i-- > 0;) {
-    double v = value / units[i].scale;
-    if (v >= 1.0 && std::fabs(v * units[i].scale - value) <= 1e-9 * value) {
-      double r = std::round(v * 1e6) / 1e6;
-      if (std::fabs(r * units[i].scale - value) <= 1e-9 * value) {
-        return number(r) + std::string(units[i].name) + std::string(suffix);
-      }
+    const double v = value / units[i].scale;
+    if (v < 1.0) continue;
+    // The fewest significant digits that read back exactly.
+    for (int digits = 1; digits <= 17; ++digits) {
+      const std::string text = fmt::format("{:.{}g}", v, digits);
+      double read = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), read);
+      if (ec != std::errc() || end != text.data() + text.size() || text.find('e') != std::string::npos) continue;
+      if (read * units[i].scale == value) return text + std::string(units[i].name) + std::string(suffix);
     }
   }
   return number(value / units[0].scale) + std::string(units[0].name) + std::string(suffix);

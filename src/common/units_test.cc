@@ -52,5 +52,25 @@ TEST(Units, FormatsRoundTrip) {
   EXPECT_EQ(format_frequency(parse_frequency("940MHz").value()), "940MHz");
 }
 
+// A written value reads back as exactly the same number: a run's hardware
+// config is read again to replay on the same hardware, and 1.234567890123GHz
+// written as 1234.56789MHz was another clock.
+TEST(Units, FormatsReadBackExactly) {
+  for (const char* s : {"1.234567890123GHz", "1.05GHz", "1000.0003MHz", "3.000000001GHz", "999999999Hz"}) {
+    const Frequency f = parse_frequency(s).value();
+    EXPECT_EQ(parse_frequency(format_frequency(f)).value().hertz, f.hertz) << s << " -> " << format_frequency(f);
+  }
+  EXPECT_EQ(format_frequency(parse_frequency("1.234567890123GHz").value()), "1.234567890123GHz");
+  for (const char* s : {"1.23456789012345TB/s", "45.6789012345Gb/s", "819GB/s", "1.000000000001MB/s"}) {
+    const Bandwidth b = parse_bandwidth(s).value();
+    EXPECT_EQ(parse_bandwidth(format_bandwidth(b)).value().bytes_per_second, b.bytes_per_second)
+        << s << " -> " << format_bandwidth(b);
+  }
+  for (const char* s : {"123.456ns", "1.234567891ms", "999999.999ns", "1s", "7ps"}) {
+    const Duration d = parse_duration(s).value();
+    EXPECT_EQ(parse_duration(format_duration(d)).value().picoseconds, d.picoseconds) << s;
+  }
+}
+
 }  // namespace
 }  // namespace snr

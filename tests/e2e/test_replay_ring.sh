@@ -56,6 +56,22 @@ record "$WORK/short.snr" 20
 expect_contains "$WORK/short.out" "end state match"
 [[ "$(q "$WORK/short.db" "SELECT COUNT(*) FROM instructions")" == "80" ]] || fail "20 instructions x 4 chips"
 
+# A device on a clock with more digits than a short form keeps replays on
+# exactly that clock: the snapshot carries the device's config as text, and
+# 1.0000000001GHz written as 1GHz made every 500ns latency one cycle short
+# (the whole program: 3341 cycles replayed, 3348 on the device).
+start_device 120 "$WORK/ring.elf" --chips 4 --set clock=1.0000000001GHz
+timeout 120 "$SNR" record --target "127.0.0.1:$port" --elf "$WORK/ring.elf" --count 100000 --quiet \
+  -o "$WORK/clock.snr" >"$WORK/record.out" 2>&1 || { cat "$WORK/record.out" >&2; fail "record at 1.0000000001GHz"; }
+wait "$server"
+"$SNR" replay "$WORK/clock.snr" -o "$WORK/clock.db" --quiet
+device_cycles=$("$SNR" run "$WORK/ring.elf" --chips 4 --set clock=1.0000000001GHz --json |
+  python3 -c "import json, sys; print(json.load(sys.stdin)['cycles'])")
+# The window ends before the exit ecall, one cycle before the device's run.
+[[ "$(q "$WORK/clock.db" "SELECT value FROM meta WHERE key = 'total_cycles'")" == $((device_cycles - 1)) ]] ||
+  fail "replay at 1.0000000001GHz: $(q "$WORK/clock.db" "SELECT value FROM meta WHERE key = 'total_cycles'") cycles, device $device_cycles"
+expect_contains <(q "$WORK/clock.db" "SELECT yaml FROM hw_config") "clock: 1.0000000001GHz"
+
 # What-if: a slower DMA engine makes the run longer; snr diff says by how much.
 "$SNR" replay "$WORK/ring.snr" -o "$WORK/slow.db" --set dma.base_latency=2us --quiet
 "$SNR" diff "$WORK/a.db" "$WORK/slow.db" >"$WORK/diff.out"
