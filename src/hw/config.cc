@@ -52,7 +52,10 @@ const std::vector<Field>& fields() {
       {{"topology.torus_width", ValueKind::kCount, "0",
         "columns of a 2-D torus (must divide chips); 0 picks the most square shape"},
        &HwConfig::torus_width, {0, 256}},
-      {{"mxu.count", ValueKind::kCount, "8", "128x128 bf16 matrix units per chip"}, &HwConfig::mxu_count, {1, 64}},
+      // At most 32: the ISA names a matrix unit in a 5-bit field (mxu0..mxu31),
+      // so more could be neither compiled for nor used.
+      {{"mxu.count", ValueKind::kCount, "8", "128x128 bf16 matrix units per chip (the ISA names mxu0..mxu31)"},
+       &HwConfig::mxu_count, {1, 32}},
       {{"mxu.weight_load_cycles", ValueKind::kCount, "128",
         "cycles to stage a 128x128 weight tile from VMEM (one row per cycle)"},
        &HwConfig::mxu_weight_load_cycles, kLatencyCycles},

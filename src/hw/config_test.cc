@@ -76,6 +76,10 @@ TEST(HwConfig, EveryUnitQuantityHasARangeNamedInErrors) {
   EXPECT_EQ(set_error("hbm.bandwidth", "1MB/s"), "");
   EXPECT_EQ(set_error("ici.hop_latency", "1s"), "");
   EXPECT_EQ(set_error("ici.hop_latency", "0ns"), "");
+  // Matrix units: as many as the ISA can name (mxu0..mxu31); 64 used to be
+  // accepted and then fail to compile with a line per unencodable unit.
+  EXPECT_EQ(set_error("mxu.count", "32"), "");
+  EXPECT_NE(set_error("mxu.count", "33").find("mxu.count = 33 is out of range: valid 1 .. 32"), std::string::npos);
 }
 
 TEST(HwConfig, Q16ConversionIsCheckedBothWays) {
