@@ -13,6 +13,7 @@
 #include "common/file_io.h"
 #include "common/cli_numbers.h"
 #include "common/output.h"
+#include "common/yaml_input.h"
 #include "compiler/spec.h"
 #include "hw/config.h"
 #include "sim/demo_program.h"
@@ -36,15 +37,27 @@ struct DemoArgs {
   bool json = false;
 };
 
+// Whether --hw names a file that gives `chips`: its count is then kept, as
+// `snr run --hw` keeps it, instead of being replaced by the demo's two.
+bool hardware_file_gives_chips(const std::string& hardware) {
+  for (std::string_view name : snr::hw::preset_names()) {
+    if (name == hardware) return false;
+  }
+  const YAML::Node root = snr::load_yaml_document(snr::read_file(hardware), hardware, "a hardware config");
+  return root.IsMap() && root["chips"];
+}
+
 int run_builtin(const DemoArgs& args) {
   uint64_t chips = 2;
+  snr::hw::HwConfig config = snr::hw::load_preset_or_file(args.hardware);
   if (!args.chips.empty()) {
     auto [end, ec] = std::from_chars(args.chips.data(), args.chips.data() + args.chips.size(), chips);
     if (ec != std::errc() || end != args.chips.data() + args.chips.size() || chips < 1 || chips > 256) {
       throw snr::Error(fmt::format("--chips {}: the built-in demo takes a chip count from 1 to 256", args.chips));
     }
+  } else if (hardware_file_gives_chips(args.hardware)) {
+    chips = config.chip_count;
   }
-  snr::hw::HwConfig config = snr::hw::load_preset_or_file(args.hardware);
   snr::hw::apply_overrides(config, {fmt::format("chips={}", chips)});
   snr::sim::System system(config);
   system.load(snr::sim::demo::build_program());
@@ -141,7 +154,8 @@ void setup_demo(CLI::App& app, snr::cli::CommandContext& ctx) {
   sub->add_option("--count", args->count, "instructions to record per chip (default: one layer's window)")
       ->check(snr::cli::in_range(1, 1ull << 40));
   sub->add_option("--chips", args->chips,
-                  "chips to record: all, or a list like 0,1 (with --builtin: the number of chips, default 2)");
+                  "chips to record: all, or a list like 0,1 (with --builtin: the number of chips, default 2, or "
+                  "the --hw file's chips)");
   sub->add_option("--verify-top", args->verify_top, "suggestions to verify by replaying rewritten code")
       ->capture_default_str()
       ->check(snr::cli::in_range(0, snr::limits::kMaxListed));

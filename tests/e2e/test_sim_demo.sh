@@ -24,4 +24,12 @@ for chip in d["chips"]:
     assert chip["exit_code"] == 0 and chip["dma"]["transfers"] == 4, chip
     assert chip["utilization"]["matrix"] > 0
 PY
+
+# A --hw file that gives chips keeps its count, as snr run --hw does (the
+# demo used to run its default two); --chips still wins.
+printf 'preset: tpu-v4-like\nchips: 4\n' >"$WORK/four.yaml"
+"$SNR" demo --builtin --hw "$WORK/four.yaml" >"$WORK/four.txt"
+expect_contains "$WORK/four.txt" "system    4 chip(s), ring of 4"
+"$SNR" demo --builtin --hw "$WORK/four.yaml" --chips 3 >"$WORK/three.txt"
+expect_contains "$WORK/three.txt" "system    3 chip(s), ring of 3"
 echo OK
