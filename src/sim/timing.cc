@@ -319,6 +319,11 @@ RunOutcome TimingSimulator::run(uint64_t max_cycles) {
     end = std::max(end, stats_[c].last_cycle);
   }
   outcome.cycles = end;
+  // The last issue is inside the limit, but the run ends when its results
+  // and DMAs are in: a 3449-cycle run passed --max-cycles 3448.
+  if (end > max_cycles) {
+    throw Error(fmt::format("simulation stopped after {} cycles (limit); raise the limit or check for a hang", max_cycles));
+  }
   return outcome;
 }
 

@@ -47,6 +47,29 @@ RunOutcome run_figure4_program(int filler, Recorded& rec) {
   return sim.run(1'000'000);
 }
 
+// The cycle limit holds for the whole run, DMAs landing after the last
+// issue included: a run of exactly the limit passes, one cycle more does not.
+TEST(Timing, CycleLimitCountsTheWholeRun) {
+  hw::HwConfig config = testing::round_number_config();
+  ProgramBuilder b;
+  b.i(Op::kAddi, 5, 0, 1);
+  b.i(Op::kSlli, 5, 5, 32);      // x5 = HBM base
+  b.i(Op::kLui, 6, 0, 0x10000);  // x6 = VMEM base
+  b.i(Op::kAddi, 7, 0, 1600);
+  b.dma(6, 5, 7, 0);  // lands long after the exit
+  b.exit(0);
+  auto run = [&](uint64_t limit) {
+    System system(config);
+    system.load(sim::program_from_builder(b, "limit"));
+    return TimingSimulator(system).run(limit).cycles;
+  };
+  const uint64_t cycles = run(1'000'000);
+  EXPECT_GT(cycles, 10u);
+  EXPECT_EQ(run(cycles), cycles);
+  EXPECT_THROW((void)run(cycles - 1), Error);
+  EXPECT_THROW((void)run(10), Error);
+}
+
 TEST(TimingFigure4, WaitBeforeBaseLatencyEndsStallsForBaseAndTransfer) {
   Recorded rec;
   RunOutcome out = run_figure4_program(0, rec);
