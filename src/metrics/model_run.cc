@@ -105,6 +105,12 @@ class HbmSource {
 
 hw::HwConfig system_config(const compiler::ModelImage& image) {
   hw::HwConfig config = image.hw;
+  // The programs are one per chip: a `--set chips=N` for another count
+  // cannot apply, and used to be replaced by the model's count unsaid.
+  if (config.chip_count != image.chips()) {
+    throw Error(fmt::format("the model was compiled for {} chips; chips = {} does not apply to it", image.chips(),
+                            config.chip_count));
+  }
   config.set("chips", std::to_string(image.chips()));
   config.validate();
   return config;

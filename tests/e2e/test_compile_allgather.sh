@@ -25,3 +25,7 @@ fast=$(cycles_of "$WORK/fast.out")
 awk -v c="$chained" -v f="$fast" 'BEGIN { exit !(f < c) }' || fail "base latency 100ns ($fast us) not faster ($chained us)"
 expect_fail "$SNR" run "$WORK/chained" --functional
 expect_contains "$WORK/expect_fail.out" "timing mode"
+# The programs are one per chip: another chip count is refused, not
+# replaced by the model's (the run used to print 4 chips for --set chips=2).
+expect_fail "$SNR" run "$WORK/chained" --set chips=2
+expect_contains "$WORK/expect_fail.out" "the model was compiled for 4 chips; chips = 2 does not apply to it"
