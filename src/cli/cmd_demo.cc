@@ -13,7 +13,6 @@
 #include "common/file_io.h"
 #include "common/cli_numbers.h"
 #include "common/output.h"
-#include "common/yaml_input.h"
 #include "compiler/spec.h"
 #include "hw/config.h"
 #include "sim/demo_program.h"
@@ -37,16 +36,6 @@ struct DemoArgs {
   bool json = false;
 };
 
-// Whether --hw names a file that gives `chips`: its count is then kept, as
-// `snr run --hw` keeps it, instead of being replaced by the demo's two.
-bool hardware_file_gives_chips(const std::string& hardware) {
-  for (std::string_view name : snr::hw::preset_names()) {
-    if (name == hardware) return false;
-  }
-  const YAML::Node root = snr::load_yaml_document(snr::read_file(hardware), hardware, "a hardware config");
-  return root.IsMap() && root["chips"];
-}
-
 int run_builtin(const DemoArgs& args) {
   uint64_t chips = 2;
   snr::hw::HwConfig config = snr::hw::load_preset_or_file(args.hardware);
@@ -55,8 +44,8 @@ int run_builtin(const DemoArgs& args) {
     if (ec != std::errc() || end != args.chips.data() + args.chips.size() || chips < 1 || chips > 256) {
       throw snr::Error(fmt::format("--chips {}: the built-in demo takes a chip count from 1 to 256", args.chips));
     }
-  } else if (hardware_file_gives_chips(args.hardware)) {
-    chips = config.chip_count;
+  } else if (snr::hw::file_gives_chips(args.hardware)) {
+    chips = config.chip_count;  // kept, as `snr run --hw` keeps it
   }
   snr::hw::apply_overrides(config, {fmt::format("chips={}", chips)});
   snr::sim::System system(config);

@@ -96,6 +96,12 @@ struct Build {
         ctx{spec, hw, chips, emitter, vmem, hbm_layout, hbm, patches} {}
 
   void init_vmem() {
+    // The chips are the tensor-parallel ones; a hardware file that says
+    // otherwise used to be overruled without a word.
+    if (hw::file_gives_chips(spec.hardware) && hw.chip_count != chips) {
+      throw Error(fmt::format("hardware {} gives chips: {}, but parallel.tensor is {} (the model runs on its "
+                              "tensor-parallel chips)", spec.hardware, hw.chip_count, chips));
+    }
     hw.set("chips", std::to_string(chips));
     hw.validate();
     vmem = VmemAllocator(isa::kVmemBase, hw.vmem_bytes(), hw.vmem_page_bytes.count, spec.schedule.allocator);

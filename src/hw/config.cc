@@ -423,6 +423,14 @@ HwConfig load_preset_or_file(const std::string& preset_or_path) {
   return load_config_file(preset_or_path);
 }
 
+bool file_gives_chips(const std::string& preset_or_path) {
+  for (std::string_view name : preset_names()) {
+    if (name == preset_or_path) return false;
+  }
+  const YAML::Node root = load_yaml_document(read_file(preset_or_path), preset_or_path, "a hardware config");
+  return root.IsMap() && root["chips"];
+}
+
 void apply_overrides(HwConfig& config, const std::vector<std::string>& assignments) {
   for (const auto& [key, value] : split_assignments(assignments, "hbm.bandwidth=1.6TB/s")) config.set(key, value);
   config.validate();

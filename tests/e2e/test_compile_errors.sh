@@ -25,3 +25,13 @@ expect_contains "$WORK/expect_fail.out" "not a multiple of T * 4096"
 printf '{"format": "snr-compiled-model", "version": 1}' >"$WORK/ag/manifest.json"
 expect_fail "$SNR" run "$WORK/ag"
 expect_contains "$WORK/expect_fail.out" "manifest.json"
+
+# A hardware file that gives another chip count than parallel.tensor is
+# refused (the count used to be replaced by T without a word); one that
+# gives T, or no count, compiles.
+printf 'chips: 8\n' >"$WORK/eight.yaml"
+expect_fail "$SNR" compile "$SRC/examples/allgather.yaml" -o "$WORK/ag8" --set "hardware=$WORK/eight.yaml"
+expect_contains "$WORK/expect_fail.out" "gives chips: 8, but parallel.tensor is 4"
+[[ ! -e "$WORK/ag8" ]] || fail "compile left ag8 behind"
+printf 'chips: 4\nclock: 1GHz\n' >"$WORK/four.yaml"
+"$SNR" compile "$SRC/examples/allgather.yaml" -o "$WORK/ag4" --set "hardware=$WORK/four.yaml" >/dev/null
