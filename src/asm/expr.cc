@@ -64,8 +64,13 @@ class Parser {
       if (a == INT64_MIN && b == -1) return op == "/" ? a : 0;
       return op == "/" ? a / b : a % b;
     }
-    if (op == "<<") return b < 0 || b > 63 ? 0 : static_cast<int64_t>(ua << b);
-    if (op == ">>") return b < 0 || b > 63 ? (a < 0 ? -1 : 0) : a >> b;
+    // A count outside 0..63 has no 64-bit meaning (GNU as warns and uses
+    // 0); `1 << 64` silently assembling as 0 is an error instead.
+    if ((op == "<<" || op == ">>") && (b < 0 || b > 63)) {
+      throw Error(fmt::format("shift count {} out of range 0..63 in expression", b));
+    }
+    if (op == "<<") return static_cast<int64_t>(ua << b);
+    if (op == ">>") return a >> b;
     if (op == "&") return a & b;
     if (op == "^") return a ^ b;
     return a | b;

@@ -50,6 +50,10 @@ TEST(Expr, ErrorsAreClear) {
   EXPECT_EQ(error_of("(1"), "')' expected in expression");
   EXPECT_EQ(error_of("%bogus(1)"), "unknown relocation operator %bogus");
   EXPECT_EQ(error_of("99999999999999999999"), "number does not fit in 64 bits");
+  EXPECT_EQ(error_of("1 << 64"), "shift count 64 out of range 0..63 in expression");  // was 0
+  EXPECT_EQ(error_of("-8 >> -1"), "shift count -1 out of range 0..63 in expression");
+  EXPECT_EQ(eval("1 << 63"), INT64_MIN);
+  EXPECT_EQ(eval("-8 >> 63"), -1);
   EXPECT_EQ(error_of(std::string(1000, '(') + "1"), "expression nested too deeply");
 }
 

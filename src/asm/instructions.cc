@@ -273,8 +273,13 @@ uint64_t instruction_size_bytes(const Token& mnemonic, const std::vector<Token>&
     expect_count(mnemonic, operands, 2, "rd,imm");
     auto value = evaluate(operands[1].text, constants);
     if (!value.ok()) {
-      throw LocatedError(operands[1].column, fmt::format("li needs a constant defined before this line: {}",
-                                                         value.error().what()));
+      // li's length depends on its value, so a symbol defined later cannot
+      // be used; other failures (a division by zero, a bad shift) are just
+      // the expression's.
+      const std::string why = value.error().what();
+      throw LocatedError(operands[1].column, why.starts_with("undefined symbol")
+                                                 ? fmt::format("li needs a constant defined before this line: {}", why)
+                                                 : fmt::format("li: {}", why));
     }
     return li_sequence(1, value.value()).size() * isa::kInstructionBytes;
   }

@@ -16,6 +16,9 @@ check_error 'beq a0, a1, nowhere\n' "bad.s:1:13: undefined symbol 'nowhere'"
 check_error 'loop: nop\nloop: nop\n' "bad.s:2:1: duplicate label 'loop' (first defined at line 1)"
 check_error 'sem.wait sem32, 1\n' "bad.s:1:10: bad semaphore 'sem32'"
 check_error '.section .weird\n' "bad.s:1:10: section '.weird' needs flags"
+# A shift by 64 or more used to assemble as 0 (li a0, 1 << 64 loaded 0).
+check_error 'li a0, 1 << 64\n' "bad.s:1:8: li: shift count 64 out of range 0..63 in expression"
+check_error 'addi a0, a0, 1 >> 99\n' "shift count 99 out of range 0..63"
 
 # A missing input file is an error too.
 expect_fail "$SNR" asm "$WORK/missing.s" -o "$WORK/x.elf"
