@@ -29,6 +29,11 @@ struct RewriteArgs {
 };
 
 int rewrite(const RewriteArgs& args) {
+  // The hardware only matters to --verify's replays; without it the options
+  // used to be dropped unread (a misspelt --hw file included).
+  if (!args.verify && (!args.hw.empty() || !args.overrides.empty())) {
+    throw snr::Error("--hw and --set choose the hardware of --verify's replays; add --verify");
+  }
   snr::cli::check_input_file(args.snapshot);
   snr::cli::check_input_file(args.moves);
   if (!args.output.empty()) snr::output::check_output_file(args.output);

@@ -53,4 +53,10 @@ expect_contains "$WORK/expect_fail.out" "move 1: unknown key \"before\""
 echo '{"moves": [{"pcs": ["0x4"], "before_pc": "0x0"}]}' >"$WORK/outside.json"
 expect_fail "$SNR" rewrite "$WORK/ag.snr" --moves "$WORK/outside.json"
 expect_contains "$WORK/expect_fail.out" "not in the recorded code"
+# --hw and --set only choose --verify's hardware; without --verify they
+# were dropped unread, a missing --hw file included.
+expect_fail "$SNR" rewrite "$WORK/ag.snr" --moves "$WORK/moves.json" --hw "$WORK/no-such-hw.yaml"
+expect_contains "$WORK/expect_fail.out" "--hw and --set choose the hardware of --verify's replays; add --verify"
+expect_fail "$SNR" rewrite "$WORK/ag.snr" --moves "$WORK/moves.json" --set dma.base_latency=250ns
+expect_contains "$WORK/expect_fail.out" "add --verify"
 echo "rewrite compiled ok"
