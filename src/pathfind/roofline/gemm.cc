@@ -521,6 +521,15 @@ GemmPrediction predict_gemm(const DeviceSpec& device, GemmShape shape, DType dty
   if (shape.m > (1ull << 40) || shape.n > (1ull << 40) || shape.k > (1ull << 40)) {
     throw Error(fmt::format("GEMM {}x{}x{}: dimensions above 2^40 are not modelled", shape.m, shape.n, shape.k));
   }
+  // Tile counts and operand sizes are whole numbers of 64 bits: an operand
+  // of 2^60 elements or more would wrap them (compute time 0, a kernel
+  // faster than its peak, operands of 0 bytes).
+  constexpr double kMaxOperandElements = 0x1p60;
+  const double mf = static_cast<double>(shape.m), nf = static_cast<double>(shape.n), kf = static_cast<double>(shape.k);
+  if (mf * nf >= kMaxOperandElements || mf * kf >= kMaxOperandElements || kf * nf >= kMaxOperandElements) {
+    throw Error(fmt::format("GEMM {}x{}x{}: operands of 2^60 elements or more are not modelled", shape.m, shape.n,
+                            shape.k));
+  }
   if (device.levels.size() < 2 || device.levels.size() > kMaxLevels) {
     throw Error(fmt::format("device '{}': the GEMM model needs 2..{} memory levels", device.name, kMaxLevels));
   }

@@ -84,6 +84,21 @@ TEST(PathfindGemm, RejectsBadShapes) {
   EXPECT_THROW((void)predict_gemm(device_preset("tpu-v4-like"), {8, 8, 8}, DType::kFp32), Error);
 }
 
+// Every dimension within 2^40, but an operand of 2^80 elements: the tile
+// counts wrapped, and the A100 was predicted to finish 2^121 flops at
+// 4.3e21 s with a compute time of 0 (the peak alone needs 9.5e21 s).
+TEST(PathfindGemm, RejectsOperandsBeyondSixtyFourBitCounts) {
+  const DeviceSpec d = device_preset("a100-80gb");
+  const uint64_t big = uint64_t{1} << 40;
+  EXPECT_THROW((void)predict_gemm(d, {big, big, big}, DType::kFp16), Error);
+  EXPECT_THROW((void)predict_gemm(d, {big, uint64_t{1} << 20, 16}, DType::kFp16), Error);
+  EXPECT_THROW((void)predict_gemm(d, {16, big, uint64_t{1} << 20}, DType::kFp16), Error);
+  // Just inside the bound the prediction is at least the peak's time.
+  const GemmPrediction p = predict_gemm(d, {big, (uint64_t{1} << 20) - 1, 16}, DType::kFp16);
+  EXPECT_GT(p.compute_s, 0);
+  EXPECT_GE(p.time_s, p.flops / d.peak_flops_per_s(DType::kFp16));
+}
+
 TEST(PathfindGemm, EveryPresetPredicts) {
   for (auto name : device_preset_names()) {
     DeviceSpec d = device_preset(name);
