@@ -253,6 +253,13 @@ EngineInfo gd_engine_info() {
         c.line_search = static_cast<uint32_t>(config.at("line_search"));
         return std::make_unique<GdEngine>(c);
       },
+      // The start (the given budget, then up to kStartTries draws), then per
+      // step every probe widened to the limit, the step and its doublings.
+      [](const EngineConfig& config, size_t parameters) {
+        const double per_step =
+            static_cast<double>(parameters) * (kWidenings + 1) + 1 + config.at("line_search");
+        return 1 + kStartTries + config.at("steps") * per_step;
+      },
   };
 }
 

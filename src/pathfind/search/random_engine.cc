@@ -2,6 +2,7 @@
 // search has to beat. The `samples` draws are shared out over the starts
 // (each draws its share from its own seed), so the starts can run on
 // different ranks and the total does not depend on how many there are.
+#include <cmath>
 #include <memory>
 
 #include "pathfind/search/registry.h"
@@ -51,6 +52,7 @@ EngineInfo random_engine_info() {
       [](const EngineConfig& config) -> std::unique_ptr<SearchEngine> {
         return std::make_unique<RandomEngine>(static_cast<uint64_t>(config.at("samples")));
       },
+      [](const EngineConfig& config, size_t) { return std::ceil(config.at("samples") / config.at("starts")); },
   };
 }
 

@@ -32,6 +32,9 @@ struct EngineInfo {
   std::string description;
   std::vector<ConfigKey> keys;  // every engine declares "starts"
   std::function<std::unique_ptr<SearchEngine>(const EngineConfig&)> make;
+  // Designs one start may evaluate at most under `config`, for a vector of
+  // `parameters` entries: what a search is refused on before it starts.
+  std::function<double(const EngineConfig& config, size_t parameters)> max_evaluations_per_start;
 };
 
 // Every engine, in name order.

@@ -147,6 +147,20 @@ void check_inputs(const SearchInputs& in) {
   in.budget.validate();
 }
 
+// Refused before any task runs: the worst case, not what convergence
+// usually leaves of it, so the answer does not depend on the workload.
+void check_size(const Plan& plan, size_t strategies) {
+  const double per_start = plan.engine.max_evaluations_per_start(plan.config, plan.space.size());
+  const double worst = static_cast<double>(strategies) * static_cast<double>(plan.starts) * per_start;
+  if (worst > kMaxSearchEvaluations) {
+    throw Error(fmt::format(
+        "search: up to {:.0f} designs to evaluate ({} strategies x {} starts x {:.0f} per start with strategy '{}'), "
+        "more than the {:.0f} one search may take: ask for fewer samples, steps or starts, or fewer strategies "
+        "(fewer --devices)",
+        worst, strategies, plan.starts, per_start, plan.engine.name, kMaxSearchEvaluations));
+  }
+}
+
 // Orders tasks of one strategy: the faster design, then the lower task id.
 bool better(const TaskResult& a, const TaskResult& b) {
   return std::tie(a.time_s, a.id) < std::tie(b.time_s, b.id);
@@ -157,6 +171,7 @@ bool better(const TaskResult& a, const TaskResult& b) {
 SearchResult search(const SearchInputs& in, const taskfarm::Session* session) {
   check_inputs(in);
   const Plan plan(in);
+  check_size(plan, in.strategies.size());
   SearchResult result;
   result.engine = plan.engine.name;
   result.config = plan.config;

@@ -85,9 +85,16 @@ struct SearchResult {
   bool complete = true;
 };
 
+// The most designs one search may evaluate: strategies x starts x the
+// engine's worst case per start. About 5 minutes of GEMM designs and 40 of
+// GPT-3 designs on one core (30 and 250 us each); without a bound the keys'
+// own ranges allowed days (a billion random samples).
+inline constexpr double kMaxSearchEvaluations = 1e7;
+
 // Throws snr::Error for bad inputs (no strategy, unknown engine, bad config
 // key, a strategy using other than one device count, a budget naming a
-// component the template lacks); infeasible designs are counted instead.
+// component the template lacks, more than kMaxSearchEvaluations designs at
+// worst); infeasible designs are counted instead.
 // Without a session (or outside mpirun) every task runs here.
 SearchResult search(const SearchInputs& inputs, const taskfarm::Session* session = nullptr);
 

@@ -2,11 +2,13 @@
 // 8192^3 GEMM of examples/pathfind/gemm-8k.yaml on 8 devices.
 #include "pathfind/search/search.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 
 #include "common/error_of.h"
 #include "pathfind/search/parameters.h"
+#include "pathfind/search/registry.h"
 #include "pathfind/search/strategies.h"
 #include "pathfind/search/test_workloads.h"
 
@@ -208,6 +210,38 @@ TEST(SearchModel, InputErrors) {
   EXPECT_NE(error_of([&] { (void)search(in); }).find("one search is one system"), std::string::npos);
   in.strategies.clear();
   EXPECT_NE(error_of([&] { (void)search(in); }).find("no parallelism strategy"), std::string::npos);
+}
+
+// A billion random samples passed the keys' ranges and ran for hours (30 us
+// a GEMM design); every strategy of a large system multiplies the starts.
+// The worst case is refused before anything runs.
+TEST(SearchModel, RefusesMoreDesignsThanTheBound) {
+  SearchInputs in = gemm_inputs("CR-8-d1-p1");
+  in.engine = "random";
+  in.config = {{"samples", 1e9}};
+  const std::string random_error = error_of([&] { (void)search(in); });
+  EXPECT_NE(random_error.find("up to 1000000000 designs to evaluate (1 strategies x 10 starts x 100000000 per "
+                              "start with strategy 'random'), more than the 10000000 one search may take"),
+            std::string::npos)
+      << random_error;
+  in.config = {{"samples", kMaxSearchEvaluations + 1}};
+  EXPECT_NE(error_of([&] { (void)search(in); }).find("more than the 10000000"), std::string::npos);
+
+  // gd's worst case per start: the start and 200 draws, then per step 17
+  // probes widened 3 times, the step and 3 doublings.
+  const EngineInfo& gd = find_engine("gd");
+  EXPECT_EQ(gd.max_evaluations_per_start(resolve_config(gd, {}), 17), 1 + 200 + 100 * (17 * 4 + 1 + 3));
+  in = gemm_inputs("CR-8-d1-p1");
+  in.config = {{"steps", 100000}, {"starts", 10000}};
+  EXPECT_NE(error_of([&] { (void)search(in); }).find("more than the 10000000 one search may take"),
+            std::string::npos);
+  // The defaults on every strategy of 720720 devices.
+  in = gemm_inputs("CR-8-d1-p1");
+  in.strategies = enumerate_strategies(in.workload, 720720, parse_search_options("search"));
+  const std::string many = error_of([&] { (void)search(in); });
+  EXPECT_NE(many.find(fmt::format("{} strategies x 10 starts x 7401 per start", in.strategies.size())),
+            std::string::npos)
+      << many;
 }
 
 }  // namespace
