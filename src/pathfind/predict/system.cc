@@ -9,13 +9,21 @@
 namespace snr::pathfind {
 namespace {
 
+// `shape_of` is the template's tier (null: a switch). `full`: the tier's
+// devices are all in use, so the template's shape holds; otherwise a torus
+// or mesh keeps its kind as one dimension of the devices in use, each link
+// at what the full shape gives it (a node's lanes stay split over the links
+// of the whole package, whether or not every neighbour is in use).
 std::vector<SystemDimension> tier_dimensions(const NetworkTier& tier, size_t tier_index, uint64_t count,
-                                             const age::TemplateNetworkTier* shape_of) {
+                                             const age::TemplateNetworkTier* shape_of, bool full) {
   using Kind = SystemDimension::Kind;
   age::Topology topology = shape_of ? shape_of->topology : age::Topology::kSwitch;
+  if (topology == age::Topology::kSwitch || topology == age::Topology::kCrossbar) {
+    return {SystemDimension{count, Kind::kSwitch, tier_index, tier.bandwidth_bytes_per_s, 0}};
+  }
+  std::vector<uint64_t> whole = shape_of->shape.empty() ? std::vector<uint64_t>{tier.size} : shape_of->shape;
   std::vector<uint64_t> shape = {count};
-  if (shape_of && !shape_of->shape.empty() &&
-      (topology == age::Topology::kTorus || topology == age::Topology::kMesh)) {
+  if (full && !shape_of->shape.empty()) {
     uint64_t product = 1;
     for (uint64_t s : shape_of->shape) product *= s;
     if (product != count) {
@@ -24,11 +32,9 @@ std::vector<SystemDimension> tier_dimensions(const NetworkTier& tier, size_t tie
     }
     shape = shape_of->shape;
   }
-  if (topology == age::Topology::kSwitch || topology == age::Topology::kCrossbar) {
-    return {SystemDimension{count, Kind::kSwitch, tier_index, tier.bandwidth_bytes_per_s, 0}};
-  }
+  if (full) whole = shape;
   double links = 0;
-  for (uint64_t s : shape) links += s > 1 ? 2 : 0;
+  for (uint64_t s : whole) links += s > 1 ? 2 : 0;
   double per_link = links > 0 ? tier.bandwidth_bytes_per_s / links : tier.bandwidth_bytes_per_s;
   std::vector<SystemDimension> dims;
   for (uint64_t s : shape) {
@@ -53,9 +59,7 @@ SystemGraph build_system(const DeviceSpec& device, const age::ArchitectureTempla
     throw Error(fmt::format("system: {} devices do not fill whole packages of {} ({} tier size)", devices, per_package,
                             inner.name));
   }
-  // A template's package shape holds only when the package is full.
-  std::vector<SystemDimension> dims =
-      tier_dimensions(inner, 0, per_package, per_package == inner.size ? inner_shape : nullptr);
+  std::vector<SystemDimension> dims = tier_dimensions(inner, 0, per_package, inner_shape, per_package == inner.size);
   uint64_t packages = devices / per_package;
   if (packages > 1) {
     if (device.network.size() < 2) {
@@ -66,7 +70,7 @@ SystemGraph build_system(const DeviceSpec& device, const age::ArchitectureTempla
     if (devices > outer.size) {
       throw Error(fmt::format("system: {} devices exceed the {} tier's size {}", devices, outer.name, outer.size));
     }
-    for (SystemDimension& d : tier_dimensions(outer, 1, packages, outer_shape)) dims.push_back(d);
+    for (SystemDimension& d : tier_dimensions(outer, 1, packages, outer_shape, true)) dims.push_back(d);
   }
   return SystemGraph(std::move(dims));
 }

@@ -6,7 +6,9 @@
 //
 // Link bandwidth: a switch or crossbar port carries the tier's bandwidth
 // per direction; a torus or mesh node splits it over its outgoing links
-// (two per dimension of size > 1), since the tier's figure is per device.
+// (two per dimension of size > 1 of the whole package's shape, used or
+// not), since the tier's figure is per device. A package only partly used
+// keeps its torus or mesh as one ring or line of the devices in use.
 #pragma once
 
 #include <cstdint>
