@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <tuple>
 
 #include "common/error.h"
 #include "pathfind/roofline/gemm.h"
@@ -93,6 +95,23 @@ void Parallelism::validate(const TransformerModel& model, const DeviceSpec& devi
   tier(tp_tier, tp, "tp_tier");
   tier(pp_tier, pp, "pp_tier");
   tier(dp_tier, dp, "dp_tier");
+  // Dimensions that share a tier nest inside it: tp 8 and pp 8 both on an
+  // 8-GPU NVLink board would need 64 GPUs on that board (Calculon's
+  // _check_network_assignments refuses the same).
+  for (size_t index = 0; index < device.network.size(); ++index) {
+    uint64_t needed = 1;
+    std::string parts;
+    for (auto [name, degree, at] : {std::tuple{"tp", tp, tp_tier}, std::tuple{"pp", pp, pp_tier},
+                                    std::tuple{"dp", dp, dp_tier}}) {
+      if (degree == 1 || at != index) continue;
+      needed *= degree;
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : " x ", name, degree);
+    }
+    if (needed > device.network[index].size) {
+      fail("tiers", fmt::format("{} share tier '{}', which reaches {} devices, {} needed", parts,
+                                device.network[index].name, device.network[index].size, needed));
+    }
+  }
 }
 
 namespace {

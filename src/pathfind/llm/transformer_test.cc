@@ -171,6 +171,28 @@ TEST(PathfindTraining, BadParallelismNamesTheField) {
   p.pp = 4;
   p.interleave = 1;  // tier 0 (NVLink) reaches 8 devices only
   EXPECT_THROW((void)predict_training_iteration(d, gpt3(), p, job), Error);
+  // tp 8 and pp 8 each fit the 8-GPU NVLink tier, but not both at once:
+  // with the pipeline there too the iteration was 14.13 s instead of 14.24
+  // (gpt3-175B seqsel, Calculon's pipeline_par_net 0).
+  p = tab5(true);
+  p.pp_tier = 0;
+  try {
+    (void)predict_training_iteration(d, gpt3(), p, job);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("parallelism: tiers: tp 8 x pp 8 share tier 'nvlink3', which reaches 8 "
+                                         "devices, 64 needed"),
+              std::string::npos)
+        << e.what();
+  }
+  // Two dimensions that fit together are accepted: tp 4 x pp 2 on the board.
+  p = tab5(true);
+  p.tp = 4;
+  p.pp = 2;
+  p.dp = 8;
+  p.interleave = 1;
+  p.pp_tier = 0;
+  EXPECT_NO_THROW((void)predict_training_iteration(d, gpt3(), p, job));
 }
 
 TEST(PathfindTraining, OutOfMemoryVerdict) {
