@@ -126,13 +126,16 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
 
   const double blocks = static_cast<double>(r.blocks_per_device);
   const double ah = static_cast<double>(model.attn_heads * d);
-  const double kv_dim = static_cast<double>(kvh * d);
-  const double block_params =
-      static_cast<double>(h) * (ah + 2 * kv_dim) + ah * static_cast<double>(h) +
-      static_cast<double>((up + 1) * h * f);
+  // Per device: the key/value projections of its kv_dev heads, which with
+  // fewer heads than ranks are copies (the kernels read them whole), and a
+  // 1/t share of everything else.
+  const double kv_params_per_device = static_cast<double>(h) * 2 * static_cast<double>(kv_dev * d);
+  const double split_block_params = static_cast<double>(h) * ah + ah * static_cast<double>(h) +
+                                    static_cast<double>((up + 1) * h * f);
   MemoryFootprint& mem = r.memory;
-  mem.weights_bytes =
-      (blocks * block_params + model.embedding_parameters_per_stage(par.pp)) / static_cast<double>(t) * e;
+  mem.weights_bytes = (blocks * (split_block_params / static_cast<double>(t) + kv_params_per_device) +
+                       model.embedding_parameters_per_stage(par.pp) / static_cast<double>(t)) *
+                      e;
   const double cached_tokens = static_cast<double>(prefill ? job.prompt : job.context + 1);
   r.kv_cache_bytes = blocks * static_cast<double>(b * 2 * kv_dev * d) * cached_tokens * e;
   // The largest transient of the step: the MLP's widened activations, or prefill's score matrices.

@@ -89,6 +89,31 @@ TEST(PathfindInference, UntiedEmbeddingsAreASecondMatrixUnlessPipelined) {
                    predict_inference(a100, llama(), par(1, 2, 1), job).memory.weights_bytes);
 }
 
+// With fewer key/value heads than ranks each rank keeps a whole copy of its
+// head's K and V projections: 8 heads on 8 ranks and on 16 ranks hold the
+// same K/V weights per rank. They used to be divided by tp like the rest
+// (Llama shape, kv_heads 1 at tp 8: 58.7 MB of 1.48 GB missing).
+TEST(PathfindInference, ReplicatedKeyValueHeadsAreWholeCopies) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  a100.network[0].size = 16;
+  const InferenceJob job{InferencePhase::kDecode, 16, 1, 127, DType::kBf16};
+  const double h = 4096, d = 128, layers = 32, e = 2;
+  const double kv_head_bytes = layers * 2 * h * d * e;  // one head's K and V projections, every block
+  for (uint64_t kv : {uint64_t{1}, uint64_t{4}, uint64_t{8}}) {
+    TransformerModel m = llama();
+    m.kv_heads = kv;
+    const double at8 = predict_inference(a100, m, par(8, 1, 1), job).memory.weights_bytes;
+    TransformerModel full = llama();
+    full.kv_heads = 8;  // one head per rank at tp 8: nothing replicated
+    const double one_head_each = predict_inference(a100, full, par(8, 1, 1), job).memory.weights_bytes;
+    EXPECT_DOUBLE_EQ(at8, one_head_each) << kv;
+  }
+  TransformerModel m = llama();  // 8 heads: split over 8 ranks, copied over 16
+  const double at8 = predict_inference(a100, m, par(8, 1, 1), job).memory.weights_bytes;
+  const double at16 = predict_inference(a100, m, par(16, 1, 1), job).memory.weights_bytes;
+  EXPECT_NEAR(at8 - at16, (at8 - kv_head_bytes) / 2, 1.0);
+}
+
 TEST(PathfindInference, PrefillIsComputeBoundAndPipelineAddsStages) {
   DeviceSpec a100 = device_preset("a100-80gb");
   InferenceJob job{InferencePhase::kPrefill, 8, 2048, 0, DType::kBf16};
