@@ -31,6 +31,11 @@ struct EmitArgs {
 void run_emit(const EmitArgs& a) {
   const std::filesystem::path dir = a.output;
   snr::output::check_output_directory(dir);
+  snr::cli::check_inputs_survive_output(dir, a.inputs, [](const std::string& name) {
+    return name == "prediction.json" || name == "network.yml" || name == "system.json" ||
+           name == "remote_memory.json" || name == "npu.yaml" ||
+           (name.starts_with("trace.") && (name.ends_with(".et") || name == "trace.comm_groups.json"));
+  });
   PredictInputs in = snr::cli::load_predict_inputs(a.inputs).inputs;
   Prediction r = predict(in);
   snr::et::Workload workload = emit_traces(in, r);

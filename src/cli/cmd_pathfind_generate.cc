@@ -34,7 +34,12 @@ void run_generate(const GenerateArgs& a) {
     fmt::print("{}", builtin_input_yaml(a.print_input));
     return;
   }
-  if (!a.output.empty()) snr::output::check_output_file(a.output);
+  if (!a.output.empty()) {
+    snr::output::check_output_file(a.output);
+    for (const std::string* input : {&a.tech, &a.arch, &a.budget}) {
+      snr::output::check_output_is_not_input(a.output, *input, "-o");
+    }
+  }
   GeneratedArchitecture g =
       generate_architecture(load_technology(a.tech), load_template(a.arch), load_budget(a.budget));
   if (!a.output.empty()) snr::write_file_atomic(a.output, snr::pathfind::format_device_yaml(g.device));

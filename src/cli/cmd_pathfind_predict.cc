@@ -81,7 +81,12 @@ void print_summary(const Prediction& r, const DeviceSpec& device, const Workload
 }
 
 int run_predict(const PredictArgs& a) {
-  if (!a.output.empty()) snr::output::check_output_directory(a.output);
+  if (!a.output.empty()) {
+    snr::output::check_output_directory(a.output);
+    snr::cli::check_inputs_survive_output(a.output, a.inputs, [](const std::string& name) {
+      return name == "prediction.json" || name == "kernels.csv" || name == "device.yaml";
+    });
+  }
   snr::cli::LoadedInputs loaded = snr::cli::load_predict_inputs(a.inputs);
   const PredictInputs& in = loaded.inputs;
   Prediction r = predict(in);

@@ -188,7 +188,12 @@ int run_search(const SearchArgs& a) {
   }
   snr::taskfarm::Session session;
   const bool writer = session.is_writer();
-  if (writer && !a.output.empty()) snr::output::check_output_directory(a.output);
+  if (writer && !a.output.empty()) {
+    snr::output::check_output_directory(a.output);
+    snr::cli::check_inputs_survive_output(a.output, a.inputs, [](const std::string& name) {
+      return name == "search.json" || name == "best_budget.yaml" || name == "best_device.yaml";
+    });
+  }
   const auto begin = std::chrono::steady_clock::now();
   ps::SearchInputs in;
   ps::SearchResult r;

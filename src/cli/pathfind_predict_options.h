@@ -7,10 +7,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <system_error>
 
 #include "common/error.h"
+#include "common/output.h"
 #include "pathfind/age/generate.h"
 #include "pathfind/predict/predict.h"
 
@@ -44,6 +48,19 @@ inline void add_predict_options(CLI::App* sub, PredictOptions& o) {
   sub->add_option("--mapping", o.mapping,
                   "order of the parallel dimensions on the system, fastest first (e.g. r,c,p,d), or best of all 24")
       ->capture_default_str();
+}
+
+// An input file kept in the -o directory under a name the run writes there
+// (`--hw out/device.yaml -o out`) would be replaced by what was made from
+// it; refused before anything is read. Built-in names are not files.
+inline void check_inputs_survive_output(const std::filesystem::path& dir, const PredictOptions& o,
+                                        const std::function<bool(const std::string& name)>& written) {
+  std::error_code ec;
+  for (const std::string* input : {&o.hw, &o.tech, &o.arch, &o.budget, &o.model}) {
+    if (input->empty() || !std::filesystem::is_regular_file(*input, ec)) continue;
+    const std::filesystem::path name = std::filesystem::path(*input).filename();
+    if (written(name.string())) snr::output::check_output_is_not_input(dir / name, *input, "-o");
+  }
 }
 
 // "kernel_row,kernel_col,pipeline,data" or "r,c,p,d": each dimension once.

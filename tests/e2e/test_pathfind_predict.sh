@@ -217,4 +217,24 @@ PY
 sed 's/tied_embeddings: false/tied_embeddings: no/' "$EX/llama-7b-decode.yaml" >"$WORK/no.yaml"
 expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$WORK/no.yaml" --parallelism tp=1
 expect_contains "$WORK/expect_fail.out" "tied_embeddings: 'no' is not a boolean: expected true or false"
+
+# An input kept in the -o directory under a name the run writes there is
+# refused before anything is written (it was replaced by the output).
+mkdir -p "$WORK/inplace"
+cp "$EX/a100-80gb.yaml" "$WORK/inplace/device.yaml"
+cp "$EX/gemm-8k.yaml" "$WORK/inplace/network.yml"
+expect_fail "$SNR" pathfind predict --hw "$WORK/inplace/device.yaml" --model "$EX/gemm-8k.yaml" \
+  --parallelism RC-4-2-d1-p1 -o "$WORK/inplace"
+expect_contains "$WORK/expect_fail.out" "is the input file"
+cmp -s "$EX/a100-80gb.yaml" "$WORK/inplace/device.yaml" || fail "predict -o replaced its --hw input"
+expect_fail "$SNR" pathfind emit --hw a100-80gb --model "$WORK/inplace/network.yml" --parallelism RC-4-2-d1-p1 \
+  -o "$WORK/inplace"
+cmp -s "$EX/gemm-8k.yaml" "$WORK/inplace/network.yml" || fail "emit -o replaced its --model input"
+"$SNR" pathfind generate --print-input a100-like >"$WORK/inplace/best_budget.yaml"
+cp "$WORK/inplace/best_budget.yaml" "$WORK/inplace/budget_copy.yaml"
+expect_fail "$SNR" pathfind search --tech n7 --arch gpu-16x16 --budget "$WORK/inplace/best_budget.yaml" \
+  --model "$EX/gemm-8k.yaml" --parallelism CR-8-d1-p1 --starts 1 --steps 1 -o "$WORK/inplace"
+cmp -s "$WORK/inplace/budget_copy.yaml" "$WORK/inplace/best_budget.yaml" || fail "search -o replaced its --budget"
+expect_fail "$SNR" pathfind generate --budget "$WORK/inplace/budget_copy.yaml" -o "$WORK/inplace/budget_copy.yaml"
+cmp -s "$WORK/inplace/budget_copy.yaml" "$WORK/inplace/best_budget.yaml" || fail "generate -o replaced its --budget"
 echo ok
