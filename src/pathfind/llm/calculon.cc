@@ -167,7 +167,9 @@ DeviceSpec parse_calculon_system(std::string_view json, std::string_view source,
     throw Error(fmt::format("{}: '{}' is not modelled (only no_overlap)", o.field("processing_mode"), mode));
   }
   const Json& networks = o.at("networks");
-  if (!networks.is_array() || networks.empty()) throw Error(fmt::format("{}: expected a list", o.field("networks")));
+  if (!networks.is_array() || networks.empty()) {
+    throw Error(fmt::format("{}: expected a list of one or more network tiers", o.field("networks")));
+  }
   d.network.clear();
   for (size_t i = 0; i < networks.size(); ++i) {
     Obj n(networks[i], fmt::format("{}[{}]", o.field("networks"), i));

@@ -68,6 +68,16 @@ TEST(PathfindCalculon, NetworkOpsAreChecked) {
   EXPECT_NE(error(R"("reduce_scatter": [1, -3])").find("offset in [-2, 1e6]"), std::string::npos);
   EXPECT_NE(error(R"("reduce_scatter": [1, -1], "broadcast": [1, 0])").find("ops.broadcast: unknown key"),
             std::string::npos);
+  // An empty list is a list: the error says what is missing.
+  const std::string no_networks = head.substr(0, head.find("\"networks\"")) + R"("networks": []})";
+  try {
+    (void)parse_calculon_system(no_networks, "s.json", device_preset("a100-80gb"));
+    ADD_FAILURE() << "an empty networks list was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("s.json.networks: expected a list of one or more network tiers"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // Calculon lists a processor's peak per datatype (its H100 system has float8
