@@ -169,8 +169,12 @@ void print_summary(const ps::SearchResult& r, const ps::SearchInputs& in, int ra
   const Prediction& p = b.prediction;
   std::string baseline = "the given budget does not run it";
   if (b.baseline_time_s) {
-    baseline = fmt::format("the given budget: {}, {:.3g}x faster", seconds(*b.baseline_time_s),
-                           *b.baseline_time_s / p.time_s);
+    // A strategy that never evaluates the given budget (random) can end
+    // slower than it; "0.941x faster" read as a gain.
+    const double speedup = *b.baseline_time_s / p.time_s;
+    baseline = speedup >= 1 ? fmt::format("the given budget: {}, {:.3g}x faster", seconds(*b.baseline_time_s), speedup)
+                            : fmt::format("the given budget: {}, {:.3g}x slower than it", seconds(*b.baseline_time_s),
+                                          1 / speedup);
   }
   fmt::print("best: {} {} {} ({}), mapping {}\n", b.inputs.strategy.to_string(), p.time_name, seconds(p.time_s),
              baseline, order_name(p.mapping.order));

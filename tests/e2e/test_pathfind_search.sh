@@ -126,6 +126,11 @@ expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --para
 expect_contains "$WORK/expect_fail.out" "starts: 20000 is outside"
 expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism CR-8-d1-p1 --strategy random --steps 5
 expect_contains "$WORK/expect_fail.out" "'random': steps: not a key"
+# A few random draws end slower than the given budget, and the line says so
+# (it read "0.941x faster").
+"$SNR" pathfind search "${GEN[@]}" --model "$EX/llama-7b-decode.yaml" --parallelism tp=8 --strategy random \
+  --samples 30 >"$WORK/random_slow.txt"
+expect_contains "$WORK/random_slow.txt" "x slower than it)"
 expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism CR-8-d1-p1 --set momentum=0.9
 expect_contains "$WORK/expect_fail.out" "momentum: not a key"
 expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism search
