@@ -105,11 +105,19 @@ void DeviceSpec::validate() const {
     if (i > 0 && static_cast<int>(l.scope) < static_cast<int>(levels[i - 1].scope)) {
       fail(field, "scopes must widen outwards (mcu, bundle, global)");
     }
+    // Results name a level by its name alone (a kernel's bound, the cause
+    // "memory:<name>"): two levels of one name would read as one.
+    for (size_t j = 0; j < i; ++j) {
+      if (levels[j].name == l.name) fail(field, fmt::format("the name is memory[{}]'s too", j));
+    }
   }
   for (size_t i = 0; i < network.size(); ++i) {
     const NetworkTier& t = network[i];
     std::string field = fmt::format("network[{}] ({})", i, t.name);
     if (t.size == 0) fail(field, "size must be positive");
+    for (size_t j = 0; j < i; ++j) {
+      if (network[j].name == t.name) fail(field, fmt::format("the name is network[{}]'s too", j));
+    }
     if (!(t.bandwidth_bytes_per_s > 0)) fail(field, "bandwidth must be positive");
     if (!(t.efficiency > 0 && t.efficiency <= 1)) fail(field, "efficiency must be in (0, 1]");
     if (!(t.latency_s >= 0 && t.latency_s <= 1)) fail(field, "latency must be in [0, 1] s");

@@ -61,6 +61,16 @@ TEST(PathfindDevice, YamlErrorsNameTheField) {
   std::string bad_util = s;
   bad_util.replace(bad_util.find("per_bundle: 1}"), 14, "per_bundle: 1, max_utilization: 1.2}");
   EXPECT_NE(error_of(bad_util).find("device.mcu.max_utilization"), std::string::npos) << error_of(bad_util);
+  // Results name levels and tiers by name ("memory:reg", "kernel_row:ib"):
+  // two of one name would be reported as one.
+  std::string same_level = s;
+  same_level.replace(same_level.find("name: dram"), 10, "name: reg");
+  EXPECT_NE(error_of(same_level).find("memory[1] (reg): the name is memory[0]'s too"), std::string::npos)
+      << error_of(same_level);
+  const std::string tiers = s + "  network:\n    - {name: ib, size: 8, bandwidth: 25GB/s}\n"
+                                "    - {name: ib, size: 64, bandwidth: 25GB/s}\n";
+  EXPECT_NE(error_of(tiers).find("network[1] (ib): the name is network[0]'s too"), std::string::npos)
+      << error_of(tiers);
 }
 
 // bf16 used to be false for anything but "true" ("yes", "True", "1").
