@@ -87,6 +87,33 @@ TEST(PathfindEmit, TrainingFollowsOneForwardOneBackward) {
     }
     EXPECT_NEAR(static_cast<double>(comp_us), expected_s * 1e6, 0.5) << rank;
   }
+  // The bound emit refuses on holds every rank's nodes.
+  double nodes = 0;
+  for (const auto& rank : w.ranks) nodes += static_cast<double>(rank.size());
+  EXPECT_LE(nodes, max_trace_nodes(r));
+  EXPECT_GE(nodes * 2, max_trace_nodes(r) / 2);
+}
+
+// 1,024 replicas of the 64-GPU GPT-3 example: about 0.83 billion nodes
+// (12,626 per rank, as in the example). emit used to start building them
+// (18 GB after 30 s) and now refuses before the first.
+TEST(PathfindEmit, TracesTooLargeToBuildAreRefusedFirst) {
+  Workload w;
+  w.name = "gpt3-175B";
+  w.model = {"gpt3-175B", 12288, 49152, 2048, 96, 128, 96, 51200};
+  w.batch = 65536;
+  w.microbatch = 1;
+  w.dtype = DType::kFp16;
+  PredictInputs in = inputs(w, "tp=8,pp=8,dp=1024,sp,recompute=selective");
+  const Prediction r = predict(in);
+  EXPECT_GT(max_trace_nodes(r), 1e9);
+  std::string error;
+  try {
+    (void)emit_traces(in, r);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("ranks), more than the 8388608 emit builds in memory"), std::string::npos) << error;
 }
 
 TEST(PathfindEmit, SimulatorConfigFollowsTheSystem) {

@@ -131,7 +131,32 @@ void backward_kernels(RankProgram& prog, const std::vector<KernelTime>& kernels,
   }
 }
 
+double comm_kernels(const std::vector<KernelTime>& kernels) {
+  double n = 0;
+  for (const KernelTime& k : kernels) n += k.kind == KernelKind::kComm ? 1 : 0;
+  return n;
+}
+
 }  // namespace
+
+double max_trace_nodes(const Prediction& r) {
+  double comm = 0;  // per rank
+  if (r.gemm) {
+    comm = 1;
+  } else if (r.inference) {
+    const InferencePrediction& inf = *r.inference;
+    comm = static_cast<double>(inf.blocks_per_device) * comm_kernels(inf.kernels) + comm_kernels(inf.head_kernels) + 2;
+  } else if (r.training) {
+    // Forward, recompute and backward of each collective; a receive and a
+    // send each way per microbatch; the DP all-reduce.
+    const IterationPrediction& it = *r.training;
+    comm = static_cast<double>(it.microbatches) *
+               (static_cast<double>(it.blocks_per_device) * 3 * comm_kernels(it.kernels) +
+                3 * comm_kernels(it.head_kernels) + 4) +
+           1;
+  }
+  return static_cast<double>(r.devices) * (2 * comm + 1);
+}
 
 et::Workload emit_traces(const PredictInputs& in, const Prediction& r) {
   if (!r.system) throw Error("emit: the prediction has no system graph");
@@ -141,6 +166,11 @@ et::Workload emit_traces(const PredictInputs& in, const Prediction& r) {
                             in.strategy.interleave));
   }
   if (r.devices > (uint64_t{1} << 20)) throw Error(fmt::format("emit: {} ranks are more than 2^20", r.devices));
+  if (const double nodes = max_trace_nodes(r); nodes > kMaxEmitNodes) {
+    throw Error(fmt::format("emit: the traces would hold up to {:.0f} nodes ({} ranks), more than the {:.0f} emit "
+                            "builds in memory (about 1.5 KB each); emit fewer ranks or a smaller batch",
+                            nodes, r.devices, kMaxEmitNodes));
+  }
   const ParallelDims dims = parallel_dims(in.strategy.notation);
   const RankMap ranks(dims, r.mapping.order);
   const Rank npus = static_cast<Rank>(r.devices);

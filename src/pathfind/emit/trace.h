@@ -24,8 +24,17 @@
 
 namespace snr::pathfind {
 
+// The most trace nodes emit builds: every rank's nodes stay in memory until
+// written, about 1.5 KB each (the GPT-3 example: 808,056 nodes, 1.19 GB).
+inline constexpr double kMaxEmitNodes = 1 << 23;
+
+// What one prediction's traces hold at most: every collective, send and
+// receive is a node, and the compute between two of them at most one more.
+double max_trace_nodes(const Prediction& prediction);
+
 // Throws snr::Error for what the writer cannot express (interleaved
-// pipelines) or a prediction without a system.
+// pipelines), a prediction without a system, or traces of more than
+// kMaxEmitNodes nodes at most (refused before any is built).
 et::Workload emit_traces(const PredictInputs& inputs, const Prediction& prediction);
 
 }  // namespace snr::pathfind
