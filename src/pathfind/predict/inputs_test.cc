@@ -90,6 +90,17 @@ TEST(PathfindPredictInputs, WorkloadErrorsNameTheField) {
   EXPECT_NE(error(with("kind: transformer", "kind: lstm")).find("model.heads"), std::string::npos);
   EXPECT_NE(error(with("vocab: 51200", "vocab: 51200, tied_embeddings: no")).find("tied_embeddings"),
             std::string::npos);
+  // A decode step's cache and new token must fit the sequence (a context of
+  // 17 on a sequence of 16 was predicted as given).
+  const std::string decode = with("phase: training\n  batch: 1536\n  microbatch: 1\n  sequence: 2048",
+                                  "phase: decode\n  batch: 8\n  sequence: 2048\n  context: 2048");
+  EXPECT_NE(error(decode).find("w.yaml:8: workload.context: 2048 cached tokens and the new one exceed the sequence "
+                               "of 2048"),
+            std::string::npos)
+      << error(decode);
+  std::string fits = decode;
+  fits.replace(fits.find("context: 2048"), 13, "context: 2047");
+  EXPECT_EQ(error(fits), "");
 }
 
 }  // namespace

@@ -68,7 +68,14 @@ Workload parse_workload_yaml(const YAML::Node& root, std::string_view source) {
     if (out.phase == WorkloadPhase::kTraining) {
       out.microbatch = w.count("microbatch", 1, kMaxDimension);
     }
-    if (out.phase == WorkloadPhase::kDecode) out.context = w.count("context", 0, uint64_t{1} << 30);
+    if (out.phase == WorkloadPhase::kDecode) {
+      out.context = w.count("context", 0, uint64_t{1} << 30);
+      // The cached tokens and the one decoded are a sequence of the model.
+      if (out.context >= t.seq_size) {
+        throw_with_where(w.where("context"), fmt::format("{} cached tokens and the new one exceed the sequence of {}",
+                                                         out.context, t.seq_size));
+      }
+    }
     with_error_context(std::string(source), [&] { t.validate(); });
   } else if (kind == "gemm") {
     out.kind = WorkloadKind::kGemm;
