@@ -34,7 +34,11 @@ measured)|) - 1 over all such fits, per GPU count (monotone in size) and
 over all points (monotone in both); --floor-only prints it without
 simulating.
 
-Usage: nccl_fidelity.py [--snr PATH] [--csv PATH] [--gpus 2 4 8]
+The same comparison on another machine: --system dgx-h100 --csv with
+Vidur's data/profiling/network/h100_dgx/all_reduce.csv (same columns and
+reading); the constants fitted on A100 stay as they are.
+
+Usage: nccl_fidelity.py [--snr PATH] [--csv PATH] [--system dgx-a100|dgx-h100] [--gpus 2 4 8]
                         [--sizes 65536 ...] [--jobs N] [--max-error 0.10] [--split-at BYTES]
                         [--json FILE] [--floor-only] [-- extra snr arguments]
 """
@@ -79,8 +83,8 @@ def measured_points(csv_path, gpus, sizes):
     return out
 
 
-def simulate(snr, n, size, extra):
-    cmd = [snr, "collective", "allreduce", "--gpus", str(n), "--size", str(size), "--system", "dgx-a100",
+def simulate(snr, system, n, size, extra):
+    cmd = [snr, "collective", "allreduce", "--gpus", str(n), "--size", str(size), "--system", system,
            "--algorithm", "auto", "--protocol", "auto", "--json"] + extra
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -159,6 +163,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", default=os.path.join(ROOT, "build", "snr"))
     ap.add_argument("--csv", default=default_csv())
+    ap.add_argument("--system", default="dgx-a100",
+                    help="the simulated system, to compare with measurements of that machine (dgx-h100 with "
+                         "Vidur's h100_dgx/all_reduce.csv: the model as fitted on A100, not refitted)")
     ap.add_argument("--gpus", type=int, nargs="+", default=[2, 4, 8])
     ap.add_argument("--sizes", type=int, nargs="+", default=DEFAULT_SIZES)
     ap.add_argument("--jobs", type=int, default=1)
@@ -186,7 +193,7 @@ def main():
         return 0
     points = sorted(measured)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        runs = list(pool.map(lambda p: simulate(args.snr, p[0], p[1], args.extra), points))
+        runs = list(pool.map(lambda p: simulate(args.snr, args.system, p[0], p[1], args.extra), points))
 
     print(f"{'gpus':>4} {'size':>10} {'algorithm':>9} {'proto':>6} {'ch':>3} {'measured_us':>11} "
           f"{'rows':>4} {'sim_us':>8} {'sim_err':>8} {'nccl_us':>8} {'nccl_err':>8}")
