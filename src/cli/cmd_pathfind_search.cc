@@ -39,6 +39,7 @@ struct SearchArgs {
   std::optional<uint64_t> steps, starts, samples;
   std::vector<std::string> settings;
   uint64_t seed = 1;
+  uint64_t max_designs = static_cast<uint64_t>(ps::kMaxSearchEvaluations);
   std::string output;
   bool json = false;
   bool list = false;
@@ -82,6 +83,7 @@ ps::SearchInputs load_inputs(const SearchArgs& a) {
     in.config.insert_or_assign(key, value);
   }
   in.seed = a.seed;
+  in.max_evaluations = static_cast<double>(a.max_designs);
   return in;
 }
 
@@ -254,6 +256,11 @@ void setup_pathfind_search(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--samples", args->samples, "random: designs drawn in all (default 1000)")->check(count);
   sub->add_option("--set", args->settings, "another key of the strategy, KEY=VALUE (e.g. lr=0.1, beta=0.5)");
   sub->add_option("--seed", args->seed, "seed of the random starting points and draws")->capture_default_str();
+  sub->add_option("--max-designs", args->max_designs,
+                  "refuse a search that could evaluate more designs than this (strategies x starts x the "
+                  "strategy's worst case per start); raise it for a search spread over many MPI ranks")
+      ->check(snr::cli::in_range(1, static_cast<uint64_t>(ps::kMaxSearchEvaluationsAllowed)))
+      ->capture_default_str();
   sub->add_option("-o,--output", args->output, "directory for search.json, best_budget.yaml and best_device.yaml");
   sub->add_flag("--json", args->json, "print one JSON object (best, strategies, trajectory, pareto, evaluations)");
   sub->add_flag("--list-strategies", args->list, "list the search strategies and their keys, then exit");

@@ -131,6 +131,19 @@ expect_contains "$WORK/expect_fail.out" "'random': steps: not a key"
 "$SNR" pathfind search "${GEN[@]}" --model "$EX/llama-7b-decode.yaml" --parallelism tp=8 --strategy random \
   --samples 30 >"$WORK/random_slow.txt"
 expect_contains "$WORK/random_slow.txt" "x slower than it)"
+# The bound on a search's designs is refused past its default and can be
+# raised deliberately (a search spread over many ranks).
+expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism CR-8-d1-p1 --strategy random \
+  --samples 20000000
+expect_contains "$WORK/expect_fail.out" "more than the 10000000 one search may take"
+expect_contains "$WORK/expect_fail.out" "raise the bound (--max-designs)"
+"$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism CR-8-d1-p1 --strategy random \
+  --samples 30 --starts 3 --max-designs 30 --json >"$WORK/bounded.json"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["evaluations"]["total"] == 30, j["evaluations"]' \
+  "$WORK/bounded.json"
+expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism CR-8-d1-p1 --strategy random \
+  --samples 30 --starts 3 --max-designs 29
+expect_contains "$WORK/expect_fail.out" "more than the 29 one search may take"
 expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism CR-8-d1-p1 --set momentum=0.9
 expect_contains "$WORK/expect_fail.out" "momentum: not a key"
 expect_fail "$SNR" pathfind search "${GEN[@]}" --model "$EX/gemm-8k.yaml" --parallelism search

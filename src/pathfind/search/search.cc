@@ -149,15 +149,19 @@ void check_inputs(const SearchInputs& in) {
 
 // Refused before any task runs: the worst case, not what convergence
 // usually leaves of it, so the answer does not depend on the workload.
-void check_size(const Plan& plan, size_t strategies) {
+void check_size(const Plan& plan, size_t strategies, double max_evaluations) {
+  if (!(max_evaluations >= 1 && max_evaluations <= kMaxSearchEvaluationsAllowed)) {
+    throw Error(fmt::format("search: a bound of {} designs is outside [1, {:.0f}]", max_evaluations,
+                            kMaxSearchEvaluationsAllowed));
+  }
   const double per_start = plan.engine.max_evaluations_per_start(plan.config, plan.space.size());
   const double worst = static_cast<double>(strategies) * static_cast<double>(plan.starts) * per_start;
-  if (worst > kMaxSearchEvaluations) {
+  if (worst > max_evaluations) {
     throw Error(fmt::format(
         "search: up to {:.0f} designs to evaluate ({} strategies x {} starts x {:.0f} per start with strategy '{}'), "
         "more than the {:.0f} one search may take: ask for fewer samples, steps or starts, or fewer strategies "
-        "(fewer --devices)",
-        worst, strategies, plan.starts, per_start, plan.engine.name, kMaxSearchEvaluations));
+        "(fewer --devices), or raise the bound (--max-designs) for a search spread over many ranks",
+        worst, strategies, plan.starts, per_start, plan.engine.name, max_evaluations));
   }
 }
 
@@ -171,7 +175,7 @@ bool better(const TaskResult& a, const TaskResult& b) {
 SearchResult search(const SearchInputs& in, const taskfarm::Session* session) {
   check_inputs(in);
   const Plan plan(in);
-  check_size(plan, in.strategies.size());
+  check_size(plan, in.strategies.size(), in.max_evaluations);
   SearchResult result;
   result.engine = plan.engine.name;
   result.config = plan.config;

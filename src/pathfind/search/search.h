@@ -31,6 +31,15 @@ class Session;
 
 namespace snr::pathfind::search {
 
+// The most designs one search may evaluate by default: strategies x starts
+// x the engine's worst case per start. About 5 minutes of GEMM designs and
+// 40 of GPT-3 designs on one core (30 and 250 us each); without a bound the
+// keys' own ranges allowed days (a billion random samples). A search that
+// means to go further (over many MPI ranks) raises SearchInputs::
+// max_evaluations, up to kMaxSearchEvaluationsAllowed.
+inline constexpr double kMaxSearchEvaluations = 1e7;
+inline constexpr double kMaxSearchEvaluationsAllowed = 1e12;
+
 struct SearchInputs {
   age::TechnologyLibrary tech;
   age::ArchitectureTemplate arch;
@@ -40,6 +49,7 @@ struct SearchInputs {
   std::string engine = "gd";
   std::map<std::string, double> config;  // engine keys given; the others keep their defaults
   uint64_t seed = 1;
+  double max_evaluations = kMaxSearchEvaluations;  // the worst case refused above it (1 .. 1e12)
 };
 
 struct StrategyResult {
@@ -85,15 +95,9 @@ struct SearchResult {
   bool complete = true;
 };
 
-// The most designs one search may evaluate: strategies x starts x the
-// engine's worst case per start. About 5 minutes of GEMM designs and 40 of
-// GPT-3 designs on one core (30 and 250 us each); without a bound the keys'
-// own ranges allowed days (a billion random samples).
-inline constexpr double kMaxSearchEvaluations = 1e7;
-
 // Throws snr::Error for bad inputs (no strategy, unknown engine, bad config
 // key, a strategy using other than one device count, a budget naming a
-// component the template lacks, more than kMaxSearchEvaluations designs at
+// component the template lacks, more than max_evaluations designs at
 // worst); infeasible designs are counted instead.
 // Without a session (or outside mpirun) every task runs here.
 SearchResult search(const SearchInputs& inputs, const taskfarm::Session* session = nullptr);

@@ -242,6 +242,18 @@ TEST(SearchModel, RefusesMoreDesignsThanTheBound) {
   EXPECT_NE(many.find(fmt::format("{} strategies x 10 starts x 7401 per start", in.strategies.size())),
             std::string::npos)
       << many;
+
+  // A search meant for many ranks raises the bound; past the largest
+  // allowed bound it is an error too.
+  in = gemm_inputs("CR-8-d1-p1");
+  in.engine = "random";
+  in.config = {{"samples", 20}, {"starts", 2}};
+  in.max_evaluations = 19;
+  EXPECT_NE(error_of([&] { (void)search(in); }).find("more than the 19 one search may take"), std::string::npos);
+  in.max_evaluations = 20;
+  EXPECT_EQ(search(in).counts.evaluations, 20u);
+  in.max_evaluations = 0;
+  EXPECT_NE(error_of([&] { (void)search(in); }).find("outside [1, 1000000000000]"), std::string::npos);
 }
 
 }  // namespace
