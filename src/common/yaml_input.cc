@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
-#include <vector>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include "common/error.h"
 
@@ -131,6 +135,46 @@ void fix_scalar_escapes(YAML::Node node, std::string_view source_name) {
   }
 }
 
+// Notes where a document first has content (a scalar, a collection or an
+// alias, not an empty or `~` document); the events themselves are dropped.
+class ContentMark final : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> first;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { note(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    note(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    note(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    note(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void note(const YAML::Mark& mark) {
+    if (!first) first = mark;
+  }
+};
+
+// Where the text's second document has content, if it has: the parser is
+// walked over two documents only (YAML::LoadAll keeps asking for more and
+// never ends on some malformed flow collections).
+std::optional<YAML::Mark> second_document_content(std::string_view text) {
+  std::istringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  ContentMark first_document;
+  if (!parser.HandleNextDocument(first_document)) return std::nullopt;
+  ContentMark second_document;
+  if (!parser.HandleNextDocument(second_document)) return std::nullopt;
+  return second_document.first;
+}
+
 }  // namespace
 
 void check_utf8(std::string_view text, std::string_view source_name) {
@@ -169,17 +213,14 @@ YAML::Node load_yaml_document(std::string_view text, std::string_view source_nam
   check_utf8(text, source_name);
   YAML::Node root;
   try {
-    // Every document is read: YAML::Load keeps the first and drops the rest,
-    // so a second `---` section (two configs pasted into one file) would
-    // be ignored without a word.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    for (size_t i = 1; i < documents.size(); ++i) {
-      if (documents[i].IsDefined() && !documents[i].IsNull()) {
-        throw Error(fmt::format("{}:{}: a second YAML document (after '---'); expected one document, {}", source_name,
-                                documents[i].Mark().line + 1, what));
-      }
+    // YAML::Load keeps the first document and drops the rest, so a second
+    // `---` section (two configs pasted into one file) would be ignored
+    // without a word: the second document is looked at too.
+    if (const std::optional<YAML::Mark> second = second_document_content(text)) {
+      throw Error(fmt::format("{}:{}: a second YAML document (after '---'); expected one document, {}", source_name,
+                              second->line + 1, what));
     }
-    if (!documents.empty()) root = documents.front();
+    root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     throw Error(fmt::format("{}:{}: invalid YAML: {}", source_name, e.mark.line + 1, e.msg));
   }
