@@ -5,6 +5,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -72,6 +73,11 @@ std::optional<std::vector<uint32_t>> parse_chips(const std::string& text) {
     const size_t comma = std::min(rest.find(','), rest.size());
     std::optional<uint64_t> id = parse_number(rest.substr(0, comma));
     if (!id || *id > 0xFFFF) throw snr::Error(fmt::format("--chips '{}': expected 'all' or a list like 0,2,3", text));
+    // A chip named twice would be recorded once: the list says something
+    // else than what the window holds.
+    if (std::find(chips.begin(), chips.end(), *id) != chips.end()) {
+      throw snr::Error(fmt::format("--chips '{}': chip {} is listed twice", text, *id));
+    }
     chips.push_back(static_cast<uint32_t>(*id));
     rest.remove_prefix(std::min(comma + 1, rest.size()));
   }

@@ -75,6 +75,9 @@ expect_fail timeout 120 "$SNR" record --target "127.0.0.1:$port" --count 20 --ch
 kill "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
 expect_contains "$WORK/expect_fail.out" "--chips '': expected 'all' or a list like 0,2,3"
+# A chip listed twice is named (it was recorded once, without a word).
+expect_fail "$SNR" record --target "127.0.0.1:1" --count 20 --chips 0,2,0 --quiet -o "$WORK/twice.snr"
+expect_contains "$WORK/expect_fail.out" "--chips '0,2,0': chip 0 is listed twice"
 
 # Corrupt and truncated snapshots are rejected with the section and offset.
 size=$(stat -c %s "$WORK/ring.snr")
