@@ -275,12 +275,29 @@ uint32_t meta_chips(const RunData& data) {
   return 0;
 }
 
+// meta.clock_hz, when present: the replayed clock in whole hertz, inside the
+// hardware config's range (1MHz .. 100GHz). Every time in ns the exports
+// and diffs print divides by it.
+void check_meta_clock(const RunData& data) {
+  for (const auto& [key, value] : data.meta) {
+    if (key != "clock_hz") continue;
+    uint64_t hertz = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), hertz);
+    if (ec != std::errc() || end != value.data() + value.size() || hertz < 1'000'000 || hertz > 100'000'000'000) {
+      throw Error(fmt::format("meta.clock_hz is '{}', expected a clock in whole hertz from 1000000 (1MHz) to "
+                              "100000000000 (100GHz)",
+                              value));
+    }
+  }
+}
+
 // Relations every replay's run data keeps (the tracker's total_cycles covers
 // every issue, completion, transfer end and wait end; a WAIT is an
 // instruction of the waiting chip): a file that breaks one was edited or
 // damaged, and the analyses of it would be wrong rather than merely odd.
 void check_consistency(const RunData& data, const LoadOptions& options) {
   const uint64_t total = data.total_cycles;
+  check_meta_clock(data);
   const uint32_t chips = meta_chips(data);
   const auto check_chip = [chips](std::string_view table, std::string_view what, uint64_t key, uint32_t chip) {
     if (chips != 0 && chip >= chips) {

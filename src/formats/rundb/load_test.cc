@@ -171,6 +171,10 @@ TEST(LoadRunData, InconsistentRowsAreNamed) {
       {"UPDATE unit_busy SET end_cycle = 700 WHERE unit = 'dma'", "unit_busy: chip 0 dma busy 11 .. 700"},
       {"UPDATE vmem_runs SET accesses = -1", "vmem_runs: row 1: accesses is -1"},
       {"UPDATE meta SET value = 'two' WHERE key = 'chips'", "meta.chips is 'two'"},
+      // Every time in ns divides by the clock (it was refused only by the
+      // timeline's writer, naming neither the file nor the field).
+      {"UPDATE meta SET value = '0' WHERE key = 'clock_hz'", "meta.clock_hz is '0', expected a clock in whole hertz"},
+      {"UPDATE meta SET value = '1e9' WHERE key = 'clock_hz'", "meta.clock_hz is '1e9'"},
   };
   RunData data = sample();
   data.meta.emplace_back("chips", "2");
