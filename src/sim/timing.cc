@@ -363,7 +363,10 @@ RunOutcome run_functional(System& system, uint64_t max_instructions) {
       throw Error("deadlock: every running chip is blocked on a semaphore" + detail);
     }
     if (total > max_instructions) {
-      throw Error(fmt::format("stopped after {} instructions (limit); raise the limit or check for a hang", total));
+      // Chips run in quanta, so the count can pass the limit by a few.
+      throw Error(fmt::format("stopped after {} instructions, past the limit of {}; raise the limit or check for a "
+                              "hang",
+                              total, max_instructions));
     }
   }
   return outcome;

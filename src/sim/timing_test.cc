@@ -49,6 +49,23 @@ RunOutcome run_figure4_program(int filler, Recorded& rec) {
 
 // The cycle limit holds for the whole run, DMAs landing after the last
 // issue included: a run of exactly the limit passes, one cycle more does not.
+// Functional mode counts instructions over all chips; the error says the
+// limit it passed.
+TEST(Functional, InstructionLimitIsNamed) {
+  ProgramBuilder b;
+  const ProgramBuilder::Label loop = b.new_label();
+  b.bind(loop);
+  b.jump(loop);
+  System system(testing::round_number_config());
+  system.load(sim::program_from_builder(b, "spin"));
+  try {
+    (void)run_functional(system, 100);
+    ADD_FAILURE() << "a program that never exits ran to the end";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("past the limit of 100; raise the limit"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Timing, CycleLimitCountsTheWholeRun) {
   hw::HwConfig config = testing::round_number_config();
   ProgramBuilder b;
