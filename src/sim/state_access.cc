@@ -48,8 +48,19 @@ std::span<uint8_t> storage_of(ChipState& chip, isa::StateKind kind, uint32_t ind
       if (is_counter_csr(index)) return bytes_of_value(chip.instret);
       throw Error(fmt::format("chip {}: CSR {:#x} belongs to the system, not to the chip's state", chip.chip_id, index));
   }
-  throw Error(fmt::format("chip {}: {}{} does not exist on this hardware", chip.chip_id, isa::state_kind_name(kind),
-                          index));
+  // A recording made on hardware with more matrix units than the replay's
+  // (--set mxu.count=N) lands here: name the count and the key.
+  const bool mxu = kind == isa::StateKind::kMxuWeights || kind == isa::StateKind::kMxuAccumulator;
+  const size_t count = mxu                                 ? chip.mxu.size()
+                       : kind == isa::StateKind::kV        ? chip.v.size()
+                       : kind == isa::StateKind::kSemaphore ? chip.semaphore.size()
+                                                           : chip.x.size();
+  throw Error(fmt::format("chip {}: {}{} does not exist on this hardware, which has {} ({}0 .. {}{}){}", chip.chip_id,
+                          isa::state_kind_name(kind), index, count, isa::state_kind_name(kind),
+                          isa::state_kind_name(kind), count == 0 ? 0 : count - 1,
+                          mxu ? fmt::format("; the state holds matrix unit {}: give mxu.count {} or more", index,
+                                            index + 1)
+                              : ""));
 }
 
 // Regions of one paged memory read in place from their recording's buffers

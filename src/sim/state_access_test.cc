@@ -58,5 +58,21 @@ TEST(StateAccess, InstallChecksSizeAndExistence) {
   EXPECT_THROW(install_state(chip, isa::StateKind::kMxuWeights, 99, bytes_of_u64(value)), Error);
 }
 
+// A window recorded with more matrix units than the replay's hardware says
+// which unit and which key (it said only "mxuacc2 does not exist").
+TEST(StateAccess, AMissingMatrixUnitNamesTheCountToGive) {
+  hw::HwConfig config = testing::round_number_config();
+  config.set("mxu.count", "2");
+  const ChipState chip(0, config);
+  try {
+    (void)state_bytes(chip, isa::StateKind::kMxuAccumulator, 2);
+    ADD_FAILURE() << "matrix unit 2 of 2 was read";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("which has 2 ("), std::string::npos) << what;
+    EXPECT_NE(what.find("give mxu.count 3 or more"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace snr::sim
