@@ -147,9 +147,9 @@ AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string&
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create the output directory: {}", dir.string(), ec.message()));
   // The verification replays and the timeline (which reads only run.db,
-  // perhaps still being written by the caller) run two at a time, the
-  // timeline last: beside one more replay it would raise the peak memory
-  // of `snr demo` above its goal.
+  // perhaps still being written by the caller) run background_jobs at a
+  // time, the timeline last: beside one more replay it would raise the peak
+  // memory of `snr demo` above its goal.
   std::vector<std::function<void()>> jobs;
   Verifications verifications;
   if (options.verify_top == 0) {
@@ -171,7 +171,7 @@ AnalyzeRunResult analyze_run_data(const rundb::RunData& data, const std::string&
     trace.write_file(result.timeline_path.string());
     timeline.finish(fmt::format("{} slices -> {}", trace.slice_count(), result.timeline_path.string()));
   });
-  run_two_at_a_time(jobs);
+  run_at_most(jobs, options.background_jobs);
   verifications.report(result, progress);
   rank_by_verified_saving(result.analysis.suggestions);
   timeline.report(result.stages, progress);

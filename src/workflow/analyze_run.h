@@ -37,6 +37,11 @@ struct AnalyzeRunOptions {
   // When valid, run.db is still being written (by the caller, beside the
   // analysis): the timeline, which reads it, waits for this first.
   std::shared_future<void> run_db_written;
+  // The verifications and the timeline run this many at a time. A caller
+  // that keeps writing files beside them (`snr demo`: the snapshot and
+  // run.db) takes 1: on two cores its wall time stays, and its peak memory
+  // no longer depends on how two replays overlap.
+  size_t background_jobs = 2;
 };
 
 struct AnalyzeRunResult {

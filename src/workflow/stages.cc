@@ -42,8 +42,8 @@ void BackgroundStage::report(std::vector<StageTime>& stages, const Progress& pro
   if (progress) progress(fmt::format("{}: {} ({:.1f} s)", name_, what_, wall_s_));
 }
 
-void run_two_at_a_time(const std::vector<std::function<void()>>& jobs) {
-  rethrow_first(run_jobs(jobs, std::min<size_t>(2, hardware_threads())));
+void run_at_most(const std::vector<std::function<void()>>& jobs, size_t threads) {
+  rethrow_first(run_jobs(jobs, std::max<size_t>(1, std::min<size_t>(threads, hardware_threads()))));
 }
 
 std::string format_stage_times(const std::vector<StageTime>& stages, double total_wall_s) {

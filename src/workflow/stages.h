@@ -52,11 +52,10 @@ class BackgroundStage {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Runs `jobs` in order on up to two threads (one where the machine has one
-// core): a job starts when a thread is free, so at most two run at once.
-// Returns when all are done; the first job's exception, in job order, is
-// rethrown then.
-void run_two_at_a_time(const std::vector<std::function<void()>>& jobs);
+// Runs `jobs` in order on up to `threads` threads (no more than the
+// machine's cores): a job starts when a thread is free. Returns when all are
+// done; the first job's exception, in job order, is rethrown then.
+void run_at_most(const std::vector<std::function<void()>>& jobs, size_t threads);
 
 // "compile 0.1 s, record 41.2 s, save snapshot 3.1 s (background), ...,
 // total 57.3 s"; the total is `total_wall_s` when given (stages that ran

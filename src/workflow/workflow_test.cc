@@ -154,9 +154,9 @@ TEST(Workflow, BackgroundStagesAreMarkedAndReportedByTheCaller) {
             "replay 2.0 s, save snapshot 3.0 s (background), total 3.5 s");
 }
 
-// Every job runs once, never more than two at a time, and the first failure
-// in job order is rethrown after all have run.
-TEST(Workflow, JobsRunTwoAtATime) {
+// Every job runs once, never more than the threads asked for at a time, and
+// the first failure in job order is rethrown after all have run.
+TEST(Workflow, JobsRunAtMostTheThreadsAskedFor) {
   std::atomic<int> running = 0, most = 0, done = 0;
   std::vector<std::function<void()>> jobs;
   for (int k = 0; k < 6; ++k) {
@@ -172,7 +172,7 @@ TEST(Workflow, JobsRunTwoAtATime) {
     });
   }
   try {
-    run_two_at_a_time(jobs);
+    run_at_most(jobs, 2);
     FAIL() << "expected job 2's error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "job 2 failed");
@@ -181,6 +181,15 @@ TEST(Workflow, JobsRunTwoAtATime) {
   EXPECT_LE(most.load(), 2);
   if (std::thread::hardware_concurrency() > 1) {
     EXPECT_EQ(most.load(), 2);
+  }
+  // One at a time (snr demo's verifications), and 0 taken as 1.
+  for (const size_t threads : {size_t{1}, size_t{0}}) {
+    running = 0;
+    most = 0;
+    done = 0;
+    EXPECT_THROW(run_at_most(jobs, threads), Error);
+    EXPECT_EQ(done.load(), 6);
+    EXPECT_EQ(most.load(), 1);
   }
 }
 
