@@ -38,13 +38,14 @@ struct DemoArgs {
 
 int run_builtin(const DemoArgs& args) {
   uint64_t chips = 2;
-  snr::hw::HwConfig config = snr::hw::load_preset_or_file(args.hardware);
+  const snr::hw::LoadedHardware hardware = snr::hw::load_hardware(args.hardware);
+  snr::hw::HwConfig config = hardware.config;
   if (!args.chips.empty()) {
     auto [end, ec] = std::from_chars(args.chips.data(), args.chips.data() + args.chips.size(), chips);
     if (ec != std::errc() || end != args.chips.data() + args.chips.size() || chips < 1 || chips > 256) {
       throw snr::Error(fmt::format("--chips {}: the built-in demo takes a chip count from 1 to 256", args.chips));
     }
-  } else if (snr::hw::file_gives_chips(args.hardware)) {
+  } else if (hardware.gives_chips) {
     chips = config.chip_count;  // kept, as `snr run --hw` keeps it
   }
   snr::hw::apply_overrides(config, {fmt::format("chips={}", chips)});

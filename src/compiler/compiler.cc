@@ -87,9 +87,11 @@ std::vector<uint8_t> f32_bytes(const std::vector<float>& values) {
 
 // Everything one compilation needs, owned in one place.
 struct Build {
-  explicit Build(const Spec& s)
+  explicit Build(const Spec& s) : Build(s, hw::load_hardware(s.hardware)) {}
+  Build(const Spec& s, hw::LoadedHardware loaded)
       : spec(s),
-        hw(hw::load_preset_or_file(s.hardware)),
+        hw(std::move(loaded.config)),
+        hardware_gives_chips(loaded.gives_chips),
         chips(static_cast<uint32_t>(s.tensor_parallel)),
         vmem(isa::kVmemBase, 0, 512, s.schedule.allocator),
         hbm(chips),
@@ -98,7 +100,7 @@ struct Build {
   void init_vmem() {
     // The chips are the tensor-parallel ones; a hardware file that says
     // otherwise used to be overruled without a word.
-    if (hw::file_gives_chips(spec.hardware) && hw.chip_count != chips) {
+    if (hardware_gives_chips && hw.chip_count != chips) {
       throw Error(fmt::format("hardware {} gives chips: {}, but parallel.tensor is {} (the model runs on its "
                               "tensor-parallel chips)", spec.hardware, hw.chip_count, chips));
     }
@@ -109,6 +111,7 @@ struct Build {
 
   Spec spec;
   hw::HwConfig hw;
+  bool hardware_gives_chips;  // the spec's hardware file says `chips`
   uint32_t chips;
   Emitter emitter;
   VmemAllocator vmem;

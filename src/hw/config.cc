@@ -388,7 +388,9 @@ HwConfig preset(std::string_view name) {
   return config;
 }
 
-HwConfig parse_config_yaml(std::string_view yaml_text, std::string_view source_name) {
+namespace {
+
+LoadedHardware parse_hardware_yaml(std::string_view yaml_text, std::string_view source_name) {
   const YAML::Node root = load_yaml_document(yaml_text, source_name, "a hardware config (a map of keys)");
   if (!root.IsMap()) throw Error(fmt::format("{}: a hardware config must be a map of keys", source_name));
   std::string preset_name = "tpu-v4-like";
@@ -403,14 +405,22 @@ HwConfig parse_config_yaml(std::string_view yaml_text, std::string_view source_n
     throw Error(fmt::format("{}:{}: {}", source_name, e.mark.line + 1, e.msg));
   }
   with_error_context(std::string(source_name), [&] { config.validate(); });
-  return config;
+  return {config, static_cast<bool>(root["chips"])};
+}
+
+}  // namespace
+
+HwConfig parse_config_yaml(std::string_view yaml_text, std::string_view source_name) {
+  return parse_hardware_yaml(yaml_text, source_name).config;
 }
 
 HwConfig load_config_file(const std::string& path) { return parse_config_yaml(read_file(path), path); }
 
-HwConfig load_preset_or_file(const std::string& preset_or_path) {
+HwConfig load_preset_or_file(const std::string& preset_or_path) { return load_hardware(preset_or_path).config; }
+
+LoadedHardware load_hardware(const std::string& preset_or_path) {
   for (std::string_view name : preset_names()) {
-    if (name == preset_or_path) return preset(name);
+    if (name == preset_or_path) return {preset(name), false};
   }
   std::error_code ec;
   if (!std::filesystem::exists(preset_or_path, ec)) {
@@ -420,15 +430,7 @@ HwConfig load_preset_or_file(const std::string& preset_or_path) {
                             "existing YAML file",
                             preset_or_path, known));
   }
-  return load_config_file(preset_or_path);
-}
-
-bool file_gives_chips(const std::string& preset_or_path) {
-  for (std::string_view name : preset_names()) {
-    if (name == preset_or_path) return false;
-  }
-  const YAML::Node root = load_yaml_document(read_file(preset_or_path), preset_or_path, "a hardware config");
-  return root.IsMap() && root["chips"];
+  return parse_hardware_yaml(read_file(preset_or_path), preset_or_path);
 }
 
 void apply_overrides(HwConfig& config, const std::vector<std::string>& assignments) {

@@ -110,11 +110,15 @@ HwConfig parse_config_yaml(std::string_view yaml_text, std::string_view source_n
 HwConfig load_config_file(const std::string& path);
 // "tpu-v4-like" or a path to a YAML file.
 HwConfig load_preset_or_file(const std::string& preset_or_path);
-// Whether `preset_or_path` names a YAML file (not a preset) that gives
-// `chips` itself: verbs that choose the chip count (a compiled model's
-// tensor-parallel chips, the built-in demo's two) check or keep the
-// file's count instead of dropping it unsaid.
-bool file_gives_chips(const std::string& preset_or_path);
+// The same, saying whether a YAML file (not a preset) gave `chips` itself:
+// verbs that choose the chip count (a compiled model's tensor-parallel
+// chips, the built-in demo's two) check or keep the file's count instead
+// of dropping it unsaid.
+struct LoadedHardware {
+  HwConfig config;
+  bool gives_chips = false;
+};
+LoadedHardware load_hardware(const std::string& preset_or_path);
 
 // Applies "key=value" overrides (the CLI's --set) in order, then validates.
 // A key given twice is an error (the values contradict each other).
