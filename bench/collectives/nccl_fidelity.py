@@ -65,14 +65,27 @@ def default_csv():
     return None
 
 
+MEASURED_COLUMNS = ("collective", "num_workers", "devices_per_node", "size", "time_stats.all_reduce.median")
+
+
 def measured_points(csv_path, gpus, sizes):
     rows = {}
     with open(csv_path, newline="") as f:
-        for r in csv.DictReader(f):
+        reader = csv.DictReader(f)
+        missing = [c for c in MEASURED_COLUMNS if reader.fieldnames and c not in reader.fieldnames]
+        if missing:
+            sys.exit(f"nccl_fidelity: {csv_path} lacks the column(s) {', '.join(missing)} of Vidur's all_reduce.csv")
+        for line, r in enumerate(reader, start=2):
             if r["collective"] != "all_reduce" or r["num_workers"] != r["devices_per_node"]:
                 continue
-            rows.setdefault(int(r["num_workers"]), []).append(
-                (int(r["size"]), float(r["time_stats.all_reduce.median"]) * 1000.0))
+            try:
+                workers, size, median_ms = int(r["num_workers"]), int(r["size"]), float(r["time_stats.all_reduce.median"])
+            except ValueError as e:
+                sys.exit(f"nccl_fidelity: {csv_path}:{line}: {e}")
+            if not (workers > 0 and size > 0 and 0 < median_ms < 1e6):
+                sys.exit(f"nccl_fidelity: {csv_path}:{line}: num_workers {workers}, size {size} or median "
+                         f"{median_ms} ms out of range")
+            rows.setdefault(workers, []).append((size, median_ms * 1000.0))
     out = {}
     for n in gpus:
         for s in sizes:
@@ -86,8 +99,10 @@ def measured_points(csv_path, gpus, sizes):
 def simulate(snr, system, n, size, extra):
     cmd = [snr, "collective", "allreduce", "--gpus", str(n), "--size", str(size), "--system", system,
            "--algorithm", "auto", "--protocol", "auto", "--json"] + extra
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"nccl_fidelity: {' '.join(cmd)} failed (exit {run.returncode}): {run.stderr.strip()}")
+    return json.loads(run.stdout)
 
 
 def geo_error(pairs):
@@ -163,7 +178,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--snr", default=os.path.join(ROOT, "build", "snr"))
     ap.add_argument("--csv", default=default_csv())
-    ap.add_argument("--system", default="dgx-a100",
+    ap.add_argument("--system", default="dgx-a100", choices=["dgx-a100", "dgx-h100"],
                     help="the simulated system, to compare with measurements of that machine (dgx-h100 with "
                          "Vidur's h100_dgx/all_reduce.csv: the model as fitted on A100, not refitted)")
     ap.add_argument("--gpus", type=int, nargs="+", default=[2, 4, 8])

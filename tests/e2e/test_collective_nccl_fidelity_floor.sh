@@ -54,4 +54,14 @@ PY
 expect_fail python3 "$SRC/bench/collectives/nccl_fidelity.py" --floor-only \
   --csv "$DATA/vidur/network/a100_dgx/all_reduce.csv" --gpus 3
 expect_contains "$WORK/expect_fail.out" "has no single-node all-reduce rows"
+# Another file than Vidur's, or a damaged row: named, not a traceback.
+printf 'a,b\n1,2\n' >"$WORK/other.csv"
+expect_fail python3 "$SRC/bench/collectives/nccl_fidelity.py" --floor-only --csv "$WORK/other.csv"
+expect_contains "$WORK/expect_fail.out" "lacks the column(s) collective, num_workers"
+{ head -1 "$DATA/vidur/network/a100_dgx/all_reduce.csv"
+  printf '0,0.1,0.2,0.15,abc,0.01,0,2,65536,all_reduce,2,8\n'; } >"$WORK/damaged.csv"
+expect_fail python3 "$SRC/bench/collectives/nccl_fidelity.py" --floor-only --csv "$WORK/damaged.csv"
+expect_contains "$WORK/expect_fail.out" "damaged.csv:2: could not convert string to float: 'abc'"
+expect_fail python3 "$SRC/bench/collectives/nccl_fidelity.py" --floor-only --system dgx-b200
+expect_contains "$WORK/expect_fail.out" "invalid choice: 'dgx-b200'"
 echo "PASS"
