@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <span>
 
 #include "common/text.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 struct NumberAndUnit {
   double value = 0;
+  std::string_view number;  // as written, for decimal_scaled
   std::string_view unit;
 };
 
@@ -27,36 +29,62 @@ Result<NumberAndUnit> split(std::string_view text, std::string_view what) {
   if (!std::isfinite(value) || value < 0) {
     return Error(fmt::format("'{}' is not a {}: must be finite and non-negative", text, what));
   }
-  std::string_view unit = trim_space(s.substr(static_cast<size_t>(ptr - s.data())));
-  return NumberAndUnit{value, unit};
+  const auto length = static_cast<size_t>(ptr - s.data());
+  std::string_view unit = trim_space(s.substr(length));
+  return NumberAndUnit{value, s.substr(0, length), unit};
+}
+
+// The written number times 10^exponent, rounded to a double once:
+// "1050.7609009707525MHz" is the double nearest 1050760900.9707525 Hz. Rounding
+// 1050.7609009707525 first and then multiplying by 1e6 can land an ulp away
+// from every double a writer wants to express, so some clocks had no exact
+// form in MHz or GHz at all.
+double decimal_scaled(const NumberAndUnit& parsed, int exponent) {
+  std::string_view number = parsed.number;
+  const size_t e = number.find_first_of("eE");
+  int written = 0;
+  if (e != std::string_view::npos) {
+    std::string_view tail = number.substr(e + 1);
+    if (!tail.empty() && tail.front() == '+') tail.remove_prefix(1);
+    std::from_chars(tail.data(), tail.data() + tail.size(), written);
+    number = number.substr(0, e);
+  }
+  const std::string text = fmt::format("{}e{}", number, written + exponent);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  // Past the double range the product says what it is (inf, 0) for the
+  // callers' range checks, as it did before.
+  if (ec != std::errc()) return parsed.value * std::pow(10.0, exponent);
+  return value;
 }
 
 struct Prefix {
   std::string_view name;
   double scale;
+  int exponent = -1;  // scale = 10^exponent; -1 for a binary prefix
 };
 
-constexpr std::array<Prefix, 11> kBytePrefixes{{{"", 1.0},
-                                                {"K", 1e3},
-                                                {"M", 1e6},
-                                                {"G", 1e9},
-                                                {"T", 1e12},
-                                                {"P", 1e15},
+constexpr std::array<Prefix, 11> kBytePrefixes{{{"", 1.0, 0},
+                                                {"K", 1e3, 3},
+                                                {"M", 1e6, 6},
+                                                {"G", 1e9, 9},
+                                                {"T", 1e12, 12},
+                                                {"P", 1e15, 15},
                                                 {"Ki", 1024.0},
                                                 {"Mi", 1024.0 * 1024},
                                                 {"Gi", 1024.0 * 1024 * 1024},
                                                 {"Ti", 1024.0 * 1024 * 1024 * 1024},
                                                 {"Pi", 1024.0 * 1024 * 1024 * 1024 * 1024}}};
 
-// Matches "<prefix><base>" against kBytePrefixes; returns the scale or -1.
-double byte_prefix_scale(std::string_view unit, std::string_view base) {
-  if (unit.size() < base.size() || unit.substr(unit.size() - base.size()) != base) return -1;
+// Matches "<prefix><base>" against kBytePrefixes; nullptr when none does.
+const Prefix* byte_prefix(std::string_view unit, std::string_view base) {
+  if (unit.size() < base.size() || unit.substr(unit.size() - base.size()) != base) return nullptr;
   std::string_view prefix = unit.substr(0, unit.size() - base.size());
   if (prefix == "k") prefix = "K";
   for (const Prefix& p : kBytePrefixes) {
-    if (p.name == prefix) return p.scale;
+    if (p.name == prefix) return &p;
   }
-  return -1;
+  return nullptr;
 }
 
 }  // namespace
@@ -64,12 +92,12 @@ double byte_prefix_scale(std::string_view unit, std::string_view base) {
 Result<Bytes> parse_bytes(std::string_view text) {
   auto parsed = split(text, "size");
   if (!parsed) return parsed.error();
-  double scale = parsed->unit.empty() ? 1.0 : byte_prefix_scale(parsed->unit, "B");
-  if (scale < 0) {
+  const Prefix* prefix = parsed->unit.empty() ? &kBytePrefixes[0] : byte_prefix(parsed->unit, "B");
+  if (prefix == nullptr) {
     return Error(fmt::format("'{}': unknown size unit '{}' (use B, KB, MB, GB, KiB, MiB, GiB, ...)",
                              text, parsed->unit));
   }
-  double bytes = parsed->value * scale;
+  double bytes = parsed->value * prefix->scale;
   if (bytes != std::floor(bytes) || bytes < 0 || bytes > 1.8e19) {
     return Error(fmt::format("'{}' is not a whole number of bytes below 1.8e19", text));
   }
@@ -80,15 +108,16 @@ Result<Duration> parse_duration(std::string_view text) {
   auto parsed = split(text, "duration");
   if (!parsed) return parsed.error();
   static constexpr std::array<Prefix, 6> kUnits{
-      {{"ps", 1.0}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}, {"cycles", -1}}};
+      {{"ps", 1.0, 0}, {"ns", 1e3, 3}, {"us", 1e6, 6}, {"ms", 1e9, 9}, {"s", 1e12, 12}, {"cycles", -1}}};
   for (const Prefix& u : kUnits) {
     if (u.name == parsed->unit && u.scale > 0) {
-      double ps = std::round(parsed->value * u.scale);
+      const double exact = decimal_scaled(*parsed, u.exponent);
+      double ps = std::round(exact);
       // int64 picoseconds end at about 106 days; beyond that the cast is undefined.
       if (!(std::fabs(ps) < 9.2e18)) {
         return Error(fmt::format("'{}' is out of range (at most about 9.2e6 s in picoseconds)", text));
       }
-      if (std::fabs(ps - parsed->value * u.scale) > 1e-6 * std::max(1.0, ps)) {
+      if (std::fabs(ps - exact) > 1e-6 * std::max(1.0, ps)) {
         return Error(fmt::format("'{}' is finer than a picosecond", text));
       }
       return Duration{static_cast<int64_t>(ps)};
@@ -108,51 +137,67 @@ Result<Bandwidth> parse_bandwidth(std::string_view text) {
     base = "b/s";
     bits_factor = 1.0 / 8.0;
   }
-  double scale = byte_prefix_scale(unit, base);
-  if (scale < 0) {
+  const Prefix* prefix = byte_prefix(unit, base);
+  if (prefix == nullptr) {
     return Error(fmt::format("'{}': unknown bandwidth unit '{}' (use B/s, GB/s, TB/s, GiB/s, Gb/s, ...)",
                              text, unit));
   }
-  return Bandwidth{parsed->value * scale * bits_factor};
+  const double bytes_or_bits = prefix->exponent >= 0 ? decimal_scaled(*parsed, prefix->exponent)
+                                                     : parsed->value * prefix->scale;
+  return Bandwidth{bytes_or_bits * bits_factor};
 }
+
+namespace {
+constexpr std::array<Prefix, 4> kFrequencyUnits{{{"Hz", 1.0, 0}, {"kHz", 1e3, 3}, {"MHz", 1e6, 6}, {"GHz", 1e9, 9}}};
+}  // namespace
 
 Result<Frequency> parse_frequency(std::string_view text) {
   auto parsed = split(text, "frequency");
   if (!parsed) return parsed.error();
-  static constexpr std::array<Prefix, 4> kUnits{{{"Hz", 1.0}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}}};
-  for (const Prefix& u : kUnits) {
-    if (u.name == parsed->unit) return Frequency{parsed->value * u.scale};
+  for (const Prefix& u : kFrequencyUnits) {
+    if (u.name == parsed->unit) return Frequency{decimal_scaled(*parsed, u.exponent)};
   }
   return Error(fmt::format("'{}': unknown frequency unit '{}' (use Hz, kHz, MHz, GHz)", text,
                            parsed->unit));
 }
 
 namespace {
-// Shortest decimal that round-trips, without exponent for readability.
-std::string number(double v) {
-  std::string s = fmt::format("{}", v);
-  return s;
-}
-
-template <size_t N>
-std::string scaled(double value, const std::array<Prefix, N>& units, std::string_view suffix) {
-  // Pick the largest unit that keeps the value a number >= 1 that reads
-  // back (number x unit, as the parsers compute it) as exactly this value:
-  // configs written out (a run's hw_config) are read again to replay on
-  // the same hardware, so "close" would be another clock or bandwidth.
-  for (size_t i = N; i-- > 0;) {
-    const double v = value / units[i].scale;
-    if (v < 1.0) continue;
-    // The fewest significant digits that read back exactly.
-    for (int digits = 1; digits <= 17; ++digits) {
-      const std::string text = fmt::format("{:.{}g}", v, digits);
-      double read = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), read);
-      if (ec != std::errc() || end != text.data() + text.size() || text.find('e') != std::string::npos) continue;
-      if (read * units[i].scale == value) return text + std::string(units[i].name) + std::string(suffix);
+// The shortest digits that read back as `value` (to_chars' guarantee), with
+// the decimal point moved to the largest unit that keeps the number >= 1.
+// Parsers scale the written digits by the unit's power of ten before they
+// round (decimal_scaled), so the moved point reads back as exactly this
+// value: configs written out (a run's hw_config) are read again to replay on
+// the same hardware, and "close" would be another clock or bandwidth.
+std::string scaled(double value, std::span<const Prefix> units, std::string_view suffix) {
+  std::array<char, 64> buffer{};
+  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::scientific);
+  const std::string_view sci(buffer.data(), static_cast<size_t>(end - buffer.data()));
+  const size_t e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  std::string_view exponent_text = sci.substr(e + 1);
+  if (exponent_text.front() == '+') exponent_text.remove_prefix(1);
+  int exponent = 0;  // of the first digit
+  std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
+  size_t unit = 0;
+  for (size_t i = units.size(); i-- > 0;) {
+    if (exponent >= units[i].exponent) {
+      unit = i;
+      break;
     }
   }
-  return number(value / units[0].scale) + std::string(units[0].name) + std::string(suffix);
+  const int point = exponent - units[unit].exponent + 1;  // digits before the point
+  std::string text;
+  if (point <= 0) {
+    text = "0." + std::string(static_cast<size_t>(-point), '0') + digits;
+  } else if (static_cast<size_t>(point) >= digits.size()) {
+    text = digits + std::string(static_cast<size_t>(point) - digits.size(), '0');
+  } else {
+    text = digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(static_cast<size_t>(point));
+  }
+  return text + std::string(units[unit].name) + std::string(suffix);
 }
 }  // namespace
 
@@ -168,22 +213,19 @@ std::string format_bytes(Bytes bytes) {
 
 std::string format_duration(Duration duration) {
   static constexpr std::array<Prefix, 5> kUnits{
-      {{"ps", 1.0}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}}};
+      {{"ps", 1.0, 0}, {"ns", 1e3, 3}, {"us", 1e6, 6}, {"ms", 1e9, 9}, {"s", 1e12, 12}}};
   if (duration.picoseconds == 0) return "0ns";
   return scaled(static_cast<double>(duration.picoseconds), kUnits, "");
 }
 
 std::string format_bandwidth(Bandwidth bandwidth) {
-  static constexpr std::array<Prefix, 6> kUnits{
-      {{"", 1.0}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}}};
   if (bandwidth.bytes_per_second == 0) return "0B/s";
-  return scaled(bandwidth.bytes_per_second, kUnits, "B/s");
+  return scaled(bandwidth.bytes_per_second, std::span<const Prefix>(kBytePrefixes).first(6), "B/s");
 }
 
 std::string format_frequency(Frequency frequency) {
-  static constexpr std::array<Prefix, 4> kUnits{{{"Hz", 1.0}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}}};
   if (frequency.hertz == 0) return "0Hz";
-  return scaled(frequency.hertz, kUnits, "");
+  return scaled(frequency.hertz, kFrequencyUnits, "");
 }
 
 }  // namespace snr

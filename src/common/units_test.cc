@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace snr {
 namespace {
 
@@ -66,6 +68,16 @@ TEST(Units, FormatsReadBackExactly) {
     EXPECT_EQ(parse_bandwidth(format_bandwidth(b)).value().bytes_per_second, b.bytes_per_second)
         << s << " -> " << format_bandwidth(b);
   }
+  // No double times 1e6 or 1e9 is this clock: scaling the rounded 1.0507...
+  // wrote it in Hz. The digits scaled before rounding read back exactly.
+  const Frequency npu{1050760900.9707525};
+  EXPECT_EQ(format_frequency(npu), "1.0507609009707525GHz");
+  EXPECT_EQ(parse_frequency("1050.7609009707525MHz").value().hertz, npu.hertz);
+  EXPECT_EQ(parse_frequency("1.0507609009707525GHz").value().hertz, npu.hertz);
+  EXPECT_EQ(parse_frequency("1.0507609009707525e3MHz").value().hertz, npu.hertz);
+  EXPECT_EQ(format_bandwidth(Bandwidth{0.5}), "0.5B/s");
+  EXPECT_TRUE(std::isinf(parse_frequency("1e300GHz").value().hertz));  // as 1e300 x 1e9 was
+  EXPECT_EQ(format_bandwidth(Bandwidth{1e21}), "1000000PB/s");
   for (const char* s : {"123.456ns", "1.234567891ms", "999999.999ns", "1s", "7ps"}) {
     const Duration d = parse_duration(s).value();
     EXPECT_EQ(parse_duration(format_duration(d)).value().picoseconds, d.picoseconds) << s;

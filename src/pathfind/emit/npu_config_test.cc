@@ -28,8 +28,14 @@ TEST(PathfindNpuConfig, GeneratedNpuIsTheHardwarePreset) {
   EXPECT_NEAR(c.ici_link_bandwidth.bytes_per_second, preset.ici_link_bandwidth.bytes_per_second, 1);
   EXPECT_EQ(c.ici_hop_latency.picoseconds, preset.ici_hop_latency.picoseconds);
   // The text form reads back (what `snr compile --set hardware=` loads).
-  hw::HwConfig back = hw::parse_config_yaml("preset: tpu-v4-like\n" + c.to_yaml(), "npu.yaml");
+  const std::string yaml = c.to_yaml();
+  hw::HwConfig back = hw::parse_config_yaml("preset: tpu-v4-like\n" + yaml, "npu.yaml");
   EXPECT_EQ(back.mxu_count, c.mxu_count);
+  // The generated clock, in GHz rather than 1050760900.9707525Hz, and still exact.
+  const size_t clock = yaml.find("clock: ");
+  ASSERT_NE(clock, std::string::npos);
+  EXPECT_EQ(yaml.substr(clock, yaml.find('\n', clock) - clock), "clock: 1.0507609009707525GHz");
+  EXPECT_EQ(back.clock.hertz, c.clock.hertz);
   EXPECT_EQ(back.hbm_bytes.count, c.hbm_bytes.count);
 }
 
