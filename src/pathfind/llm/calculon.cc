@@ -233,6 +233,8 @@ CalculonExecution parse_calculon_execution(std::string_view json, std::string_vi
   }
   job.training = o.boolean("training");
   o.finish();
+  p.names = {std::string(source), "num_procs", "tensor_par", "pipeline_par", "data_par", "pipeline_interleaving",
+             "tensor_par_comm_type", "seq_par_ag_redo", "tensor_par_net", "pipeline_par_net", "data_par_net"};
   return e;
 }
 

@@ -152,6 +152,29 @@ TEST(PathfindCalculon, UnmodelledExecutionOptionsAreErrors) {
   }
 }
 
+// Dimensions that share a network tier named the library's "parallelism:
+// tiers"; the refusal names the execution file and its own keys.
+TEST(PathfindCalculon, SharedTierRefusalNamesTheExecutionFile) {
+  const std::string e = R"({"num_procs": 16, "tensor_par": 8, "pipeline_par": 2, "data_par": 1, "tensor_par_net": 0,
+    "pipeline_par_net": 0, "data_par_net": 1, "batch_size": 8, "microbatch_size": 4, "datatype": "float16",
+    "fused_activation": false, "attention_type": "multihead", "activation_recompute": "attn_only",
+    "pipeline_interleaving": 1, "optimizer_sharding": false, "tensor_par_comm_type": "rs_ag",
+    "tensor_par_overlap": "none", "seq_par_ag_redo": true, "data_par_overlap": false, "weight_offload": false,
+    "activations_offload": false, "optimizer_offload": false, "training": true})";
+  const CalculonExecution exec = parse_calculon_execution(e, "exec.json");
+  const TransformerModel model{"m", 6144, 24576, 2048, 64, 96, 48, 0};
+  try {
+    (void)predict_training_iteration(device_preset("a100-80gb"), model, exec.parallelism, exec.job);
+    FAIL();
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("exec.json: tensor_par_net and pipeline_par_net: tensor_par 8 x "
+                                           "pipeline_par 2 share tier 0 ('nvlink3'), which reaches 8 devices, 16 "
+                                           "needed"),
+              std::string::npos)
+        << err.what();
+  }
+}
+
 TEST(PathfindCalculon, FusedActivationIsRead) {
   const auto execution = [](std::string_view fused) {
     return fmt::format(R"({{"num_procs": 8, "tensor_par": 8, "pipeline_par": 1, "data_par": 1,

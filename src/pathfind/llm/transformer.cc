@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
-#include <tuple>
 
 #include "common/error.h"
 #include "pathfind/roofline/gemm.h"
@@ -65,51 +65,65 @@ double TransformerModel::block_parameters() const {
 }
 
 void Parallelism::validate(const TransformerModel& model, const DeviceSpec& device) const {
-  auto fail = [](std::string_view field, const std::string& why) {
-    throw Error(fmt::format("parallelism: {}: {}", field, why));
+  const ParallelismNames& n = names;
+  auto fail = [&](std::string_view field, const std::string& why) {
+    throw Error(fmt::format("{}: {}: {}", n.where, field, why));
   };
-  if (tp == 0 || pp == 0 || dp == 0 || interleave == 0) fail("tp/pp/dp/interleave", "must be positive");
+  if (tp == 0) fail(n.tp, "must be positive");
+  if (pp == 0) fail(n.pp, "must be positive");
+  if (dp == 0) fail(n.dp, "must be positive");
+  if (interleave == 0) fail(n.interleave, "must be positive");
   if (tp * pp * dp != devices) {
-    fail("devices", fmt::format("tp {} x pp {} x dp {} = {} differs from the device count {}", tp, pp, dp,
-                                tp * pp * dp, devices));
+    fail(n.devices, fmt::format("{} {} x {} {} x {} {} = {} differs from the device count {}", n.tp, tp, n.pp, pp,
+                                n.dp, dp, tp * pp * dp, devices));
   }
   if (model.num_blocks % (pp * interleave) != 0) {
-    fail("pp", fmt::format("{} blocks do not split into pp {} x interleave {} stages", model.num_blocks, pp,
-                           interleave));
+    fail(n.pp, fmt::format("{} blocks do not split into {} {} x {} {} stages", model.num_blocks, n.pp, pp,
+                           n.interleave, interleave));
   }
-  if (interleave > 1 && pp == 1) fail("interleave", "needs pipeline parallelism (pp > 1)");
-  if (model.attn_heads % tp != 0) fail("tp", fmt::format("{} attention heads do not split {} ways", model.attn_heads, tp));
-  if (model.feedforward % tp != 0) fail("tp", fmt::format("feedforward {} does not split {} ways", model.feedforward, tp));
-  if (sequence_parallel && model.seq_size % tp != 0) fail("sequence_parallel", "sequence length must split tp ways");
-  if (redo_all_gather && !sequence_parallel) fail("redo_all_gather", "needs sequence parallelism");
-  auto tier = [&](size_t index, uint64_t degree, std::string_view field) {
-    if (degree == 1) return;
-    if (index >= device.network.size()) {
-      fail(field, fmt::format("network tier {} does not exist on device '{}'", index, device.name));
-    }
-    if (device.network[index].size < degree) {
-      fail(field, fmt::format("tier '{}' reaches {} devices, {} needed", device.network[index].name,
-                              device.network[index].size, degree));
-    }
+  if (interleave > 1 && pp == 1) fail(n.interleave, fmt::format("needs pipeline parallelism ({} > 1)", n.pp));
+  if (model.attn_heads % tp != 0) fail(n.tp, fmt::format("{} attention heads do not split {} ways", model.attn_heads, tp));
+  if (model.feedforward % tp != 0) fail(n.tp, fmt::format("feedforward {} does not split {} ways", model.feedforward, tp));
+  if (sequence_parallel && model.seq_size % tp != 0) {
+    fail(n.sequence_parallel, fmt::format("sequence length {} must split {} {} ways", model.seq_size, n.tp, tp));
+  }
+  if (redo_all_gather && !sequence_parallel) fail(n.redo_all_gather, "needs sequence parallelism");
+  struct Dim {
+    const std::string& name;
+    uint64_t degree;
+    size_t tier;
+    const std::string& tier_field;
   };
-  tier(tp_tier, tp, "tp_tier");
-  tier(pp_tier, pp, "pp_tier");
-  tier(dp_tier, dp, "dp_tier");
+  const std::array<Dim, 3> dims{{{n.tp, tp, tp_tier, n.tp_tier}, {n.pp, pp, pp_tier, n.pp_tier},
+                                 {n.dp, dp, dp_tier, n.dp_tier}}};
+  for (const Dim& d : dims) {
+    if (d.degree == 1) continue;
+    if (d.tier >= device.network.size()) {
+      fail(d.tier_field, fmt::format("network tier {} does not exist on device '{}' ({} tiers)", d.tier, device.name,
+                                     device.network.size()));
+    }
+    if (device.network[d.tier].size < d.degree) {
+      fail(d.tier_field, fmt::format("tier {} ('{}') reaches {} devices, {} {} needs {}", d.tier,
+                                     device.network[d.tier].name, device.network[d.tier].size, d.name, d.degree,
+                                     d.degree));
+    }
+  }
   // Dimensions that share a tier nest inside it: tp 8 and pp 8 both on an
   // 8-GPU NVLink board would need 64 GPUs on that board (Calculon's
   // _check_network_assignments refuses the same).
   for (size_t index = 0; index < device.network.size(); ++index) {
     uint64_t needed = 1;
-    std::string parts;
-    for (auto [name, degree, at] : {std::tuple{"tp", tp, tp_tier}, std::tuple{"pp", pp, pp_tier},
-                                    std::tuple{"dp", dp, dp_tier}}) {
-      if (degree == 1 || at != index) continue;
-      needed *= degree;
-      parts += fmt::format("{}{} {}", parts.empty() ? "" : " x ", name, degree);
+    std::string parts, fields;
+    for (const Dim& d : dims) {
+      if (d.degree == 1 || d.tier != index) continue;
+      needed *= d.degree;
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : " x ", d.name, d.degree);
+      fields += fmt::format("{}{}", fields.empty() ? "" : " and ", d.tier_field);
     }
     if (needed > device.network[index].size) {
-      fail("tiers", fmt::format("{} share tier '{}', which reaches {} devices, {} needed", parts,
-                                device.network[index].name, device.network[index].size, needed));
+      fail(fields, fmt::format("{} share tier {} ('{}'), which reaches {} devices, {} needed; put one of them on "
+                               "another tier",
+                               parts, index, device.network[index].name, device.network[index].size, needed));
     }
   }
 }

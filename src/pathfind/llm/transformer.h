@@ -57,6 +57,16 @@ struct TransformerModel {
 enum class Recompute { kNone, kFull, kSelective };
 std::string_view recompute_name(Recompute r);
 
+// What the user called each field of Parallelism, so that a refusal names
+// the input that was given: the --parallelism names by default, a Calculon
+// execution file's own keys (with the file as `where`) for pathfind train.
+struct ParallelismNames {
+  std::string where = "parallelism";
+  std::string devices = "devices", tp = "tp", pp = "pp", dp = "dp", interleave = "interleave";
+  std::string sequence_parallel = "sequence_parallel", redo_all_gather = "redo_all_gather";
+  std::string tp_tier = "tp_tier", pp_tier = "pp_tier", dp_tier = "dp_tier";
+};
+
 struct Parallelism {
   uint64_t devices = 1;
   uint64_t tp = 1;
@@ -73,8 +83,10 @@ struct Parallelism {
   bool fused_activation = false;
   // Network tier (index into DeviceSpec::network) each dimension communicates over.
   size_t tp_tier = 0, pp_tier = 1, dp_tier = 1;
-  // Throws naming the field when the product differs from `devices`, a
-  // tier does not exist or is too small, or the layers do not split.
+  ParallelismNames names;
+  // Throws naming the field (by `names`) when the product differs from
+  // `devices`, a tier does not exist or is too small, dimensions sharing a
+  // tier need more devices than it reaches, or the layers do not split.
   void validate(const TransformerModel& model, const DeviceSpec& device) const;
 };
 

@@ -180,8 +180,8 @@ TEST(PathfindTraining, BadParallelismNamesTheField) {
     (void)predict_training_iteration(d, gpt3(), p, job);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("parallelism: tiers: tp 8 x pp 8 share tier 'nvlink3', which reaches 8 "
-                                         "devices, 64 needed"),
+    EXPECT_NE(std::string(e.what()).find("parallelism: tp_tier and pp_tier: tp 8 x pp 8 share tier 0 ('nvlink3'), "
+                                         "which reaches 8 devices, 64 needed"),
               std::string::npos)
         << e.what();
   }
