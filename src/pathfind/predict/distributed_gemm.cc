@@ -10,12 +10,33 @@ namespace {
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
+std::string idle_device_reason(GemmShape shape, const ParallelismNotation& n) {
+  const bool rc = n.kind == KernelSplit::kRowColumn;
+  const uint64_t row_ways = n.dp * (rc ? n.kp1 : 1);
+  if (row_ways > shape.m) {
+    return rc ? fmt::format("M = {} rows cannot be cut dp {} x KP1 {} = {} ways (dp x KP1 must be at most M)", shape.m,
+                            n.dp, n.kp1, row_ways)
+              : fmt::format("M = {} rows cannot be cut dp {} ways (dp must be at most M)", shape.m, n.dp);
+  }
+  if (rc && n.kp2 > shape.n) {
+    return fmt::format("N = {} columns cannot be cut KP2 {} ways (KP2 must be at most N)", shape.n, n.kp2);
+  }
+  if (n.kind == KernelSplit::kColumnRow && n.kp1 > shape.k) {
+    return fmt::format("K = {} cannot be cut KP1 {} ways (KP1 must be at most K)", shape.k, n.kp1);
+  }
+  return "";
+}
+
 DistributedGemmPrediction predict_distributed_gemm(const DeviceSpec& device, GemmShape shape,
                                                    const ParallelismNotation& notation, DType dtype,
                                                    const NetworkTier* kernel_row, const NetworkTier* kernel_col) {
   notation.validate();
   if (notation.lp != 1) {
     throw Error(fmt::format("parallelism {}: one GEMM has no layers to pipeline (p must be 1)", notation.to_string()));
+  }
+  if (const std::string idle = idle_device_reason(shape, notation); !idle.empty()) {
+    throw Error(fmt::format("parallelism {} on the {}x{}x{} GEMM: {}; the rest of the devices would hold nothing",
+                            notation.to_string(), shape.m, shape.n, shape.k, idle));
   }
   const uint64_t m = ceil_div(shape.m, notation.dp);
   const double e = dtype_bytes(dtype);

@@ -25,8 +25,16 @@ struct DistributedGemmPrediction {
   double time_s = 0;          // kernel + collective
 };
 
+// Why `notation` leaves a device of `shape` without work, or "" when every
+// device gets some: rows are cut dp x KP1 ways (RC; dp ways otherwise),
+// columns KP2 ways (RC), K KP1 ways (CR). A device without a row would be
+// one the design pays for and never uses, as a pipeline stage without a
+// layer would; predict_distributed_gemm refuses such a split.
+std::string idle_device_reason(GemmShape shape, const ParallelismNotation& notation);
+
 // `kernel_row` / `kernel_col`: the tiers the two kernel dimensions
-// communicate over (after mapping); unused ones may be null.
+// communicate over (after mapping); unused ones may be null. Throws
+// snr::Error for p > 1 and for a split that idles devices.
 DistributedGemmPrediction predict_distributed_gemm(const DeviceSpec& device, GemmShape shape,
                                                    const ParallelismNotation& notation, DType dtype,
                                                    const NetworkTier* kernel_row, const NetworkTier* kernel_col);

@@ -38,6 +38,15 @@ PredictInputs inputs(DeviceSpec device, Workload w, std::string_view strategy) {
   return in;
 }
 
+std::string predict_error(const DeviceSpec& device, Workload w, std::string_view strategy) {
+  try {
+    (void)predict(inputs(device, std::move(w), strategy));
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return std::string();
+}
+
 // CR-8 on one 8-GPU NVLink board: each GPU multiplies 8192x8192 over
 // K/8 = 1024 and the partial products (8192 x 8192 x 2 B) are all-reduced;
 // on a switch no two logical edges share a port, so the ring sees the full
@@ -153,14 +162,7 @@ TEST(PathfindPredict, DecodeOnAGeneratedChip) {
 
 TEST(PathfindPredict, InconsistentInputsNameTheField) {
   DeviceSpec a100 = device_preset("a100-80gb");
-  auto error = [&](Workload w, std::string_view strategy) {
-    try {
-      (void)predict(inputs(a100, std::move(w), strategy));
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto error = [&](Workload w, std::string_view strategy) { return predict_error(a100, std::move(w), strategy); };
   EXPECT_NE(error(gpt3_training(), "RC-4-2-d1-p8").find("CR-8-d1-p8"), std::string::npos);
   EXPECT_NE(error(gpt3_training(), "tp=8,pp=8,dp=1,interleave=5").find("interleave"), std::string::npos);
   EXPECT_NE(error(gemm(64, 64, 64), "CR-4-d1-p2").find("pipeline"), std::string::npos);
@@ -168,6 +170,22 @@ TEST(PathfindPredict, InconsistentInputsNameTheField) {
   Workload big = gpt3_training();
   big.batch = 65;
   EXPECT_NE(error(big, "tp=8,pp=4,dp=2").find("global batch"), std::string::npos);
+}
+
+// 8 rows over 16 data replicas left 8 devices idle, modelled as computing
+// one row each (the same time as d8 on half the devices); such a split is
+// refused as a pipeline stage without a layer is.
+TEST(PathfindPredict, GemmSplitsThatIdleDevicesAreRefused) {
+  const DeviceSpec a100 = device_preset("a100-80gb");
+  auto error = [&](Workload w, std::string_view strategy) { return predict_error(a100, std::move(w), strategy); };
+  EXPECT_NE(error(gemm(8, 64, 64), "d16-p1").find("M = 8 rows cannot be cut dp 16 ways (dp must be at most M)"),
+            std::string::npos);
+  EXPECT_NE(error(gemm(8, 64, 64), "RC-4-1-d4-p1").find("dp 4 x KP1 4 = 16 ways"), std::string::npos);
+  EXPECT_NE(error(gemm(64, 8, 64), "RC-1-16-d1-p1").find("N = 8 columns cannot be cut KP2 16 ways"),
+            std::string::npos);
+  EXPECT_NE(error(gemm(64, 64, 8), "CR-16-d1-p1").find("K = 8 cannot be cut KP1 16 ways"), std::string::npos);
+  EXPECT_EQ(error(gemm(8, 64, 64), "d8-p1"), "");
+  EXPECT_EQ(error(gemm(8, 64, 64), "RC-2-1-d4-p1"), "");
 }
 
 TEST(PathfindPredict, ModelThatDoesNotFitIsAVerdict) {

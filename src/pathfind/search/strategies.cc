@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "pathfind/predict/distributed_gemm.h"
 
 namespace snr::pathfind::search {
 namespace {
@@ -64,17 +65,21 @@ void transformer_strategies(const Workload& w, uint64_t devices, const Strategy&
   }
 }
 
-// Kernel splits of `rest` devices per pipeline stage: none, CR, RC.
-template <class DataOk>
-void kernel_strategies(uint64_t rest, uint64_t lp, const Strategy& o, DataOk data_ok, Collector& out) {
-  if (data_ok(rest)) out.add(with_notation(o, KernelSplit::kNone, 1, 1, rest, lp));
+// Kernel splits of `rest` devices per pipeline stage: none, CR, RC; those
+// `fits` accepts.
+template <class Fits>
+void kernel_strategies(uint64_t rest, uint64_t lp, const Strategy& o, Fits fits, Collector& out) {
+  auto add = [&](KernelSplit kind, uint64_t kp1, uint64_t kp2, uint64_t dp) {
+    Strategy s = with_notation(o, kind, kp1, kp2, dp, lp);
+    if (fits(s.notation)) out.add(std::move(s));
+  };
+  add(KernelSplit::kNone, 1, 1, rest);
   for (uint64_t kp1 : divisors(rest)) {
-    if (kp1 > 1 && data_ok(rest / kp1)) out.add(with_notation(o, KernelSplit::kColumnRow, kp1, 1, rest / kp1, lp));
+    if (kp1 > 1) add(KernelSplit::kColumnRow, kp1, 1, rest / kp1);
   }
   for (uint64_t kp1 : divisors(rest)) {
     for (uint64_t kp2 : divisors(rest / kp1)) {
-      const uint64_t dp = rest / kp1 / kp2;
-      if (kp1 * kp2 > 1 && data_ok(dp)) out.add(with_notation(o, KernelSplit::kRowColumn, kp1, kp2, dp, lp));
+      if (kp1 * kp2 > 1) add(KernelSplit::kRowColumn, kp1, kp2, rest / kp1 / kp2);
     }
   }
 }
@@ -98,11 +103,15 @@ std::vector<Strategy> enumerate_strategies(const Workload& w, uint64_t devices, 
       throw Error("parallelism search: interleave, sp, recompute and zero1 are transformer options");
     }
     if (w.kind == WorkloadKind::kGemm) {
-      kernel_strategies(devices, 1, options, [](uint64_t) { return true; }, out);
+      // predict() refuses a split that leaves devices without work.
+      kernel_strategies(
+          devices, 1, options, [&](const ParallelismNotation& n) { return idle_device_reason(w.gemm, n).empty(); },
+          out);
     } else {
       for (uint64_t lp : divisors(devices)) {
         if (w.lstm.layers % lp != 0) continue;
-        kernel_strategies(devices / lp, lp, options, [&](uint64_t dp) { return w.lstm.batch % dp == 0; }, out);
+        kernel_strategies(
+            devices / lp, lp, options, [&](const ParallelismNotation& n) { return w.lstm.batch % n.dp == 0; }, out);
       }
     }
   }

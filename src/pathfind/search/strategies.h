@@ -8,7 +8,9 @@
 //               interleave divides the blocks; dp x microbatch divides the
 //               batch (training) or dp divides it (inference).
 //  gemm         d{N}-p1, CR-{kp1}-d{dp}-p1 and RC-{kp1}-{kp2}-d{dp}-p1: one
-//               GEMM has no layers to pipeline.
+//               GEMM has no layers to pipeline; every device gets work
+//               (dp x KP1 rows at most M for RC, dp at most M otherwise,
+//               KP2 at most N, CR's KP1 at most K).
 //  lstm         d-p, CR and RC: lp divides the layers, dp the batch.
 #pragma once
 

@@ -54,6 +54,26 @@ TEST(Strategies, GemmOnEightDevices) {
   }
 }
 
+// A GEMM of 8 rows on 16 devices: a split that cuts the rows more than 8
+// ways leaves devices without work, and predict() refuses it.
+TEST(Strategies, GemmSplitsGiveEveryDeviceWork) {
+  Workload w = gemm_workload();
+  w.gemm = {8, 8192, 8192};
+  const std::vector<Strategy> list = enumerate_strategies(w, 16);
+  const std::set<std::string> got = names(list);
+  for (const char* idle : {"d16-p1", "RC-2-1-d8-p1", "RC-4-1-d4-p1", "RC-16-1-d1-p1"}) {
+    EXPECT_FALSE(got.contains(idle)) << idle;
+  }
+  for (const char* busy : {"CR-2-d8-p1", "RC-1-2-d8-p1", "RC-8-2-d1-p1", "CR-16-d1-p1"}) {
+    EXPECT_TRUE(got.contains(busy)) << busy;
+  }
+  const DeviceSpec a100 = device_preset("a100-80gb");
+  for (const Strategy& s : list) {
+    PredictInputs in{a100, std::nullopt, w, s, std::nullopt, nullptr};
+    EXPECT_NO_THROW((void)predict(in)) << s.to_string();
+  }
+}
+
 TEST(Strategies, TransformerFollowsTheDivisibilityRules) {
   Workload w = transformer_workload();
   const std::vector<Strategy> list = enumerate_strategies(w, 16);
