@@ -61,6 +61,7 @@ void print_summary(const Prediction& r, const DeviceSpec& device, const Workload
   std::string extra;
   if (r.training) extra = fmt::format(", MFU {:.1f}%", 100 * r.mfu);
   if (r.inference) extra = fmt::format(", {:.4g} tokens/s", r.tokens_per_s);
+  for (const std::string& note : r.notes) fmt::print("note: {}\n", note);
   fmt::print("{} {:.6g} s{}\n", r.time_name, r.time_s, extra);
   fmt::print("bottleneck: {}\n", r.bottleneck);
   double total = 0;

@@ -194,6 +194,12 @@ Prediction predict(const PredictInputs& in) {
     par.dp = s.notation.dp;
     par.interleave = s.interleave;
     par.sequence_parallel = s.sequence_parallel;
+    // Calculon accepts rs_ag with tensor_par 1 the same way: no group to
+    // scatter over, so the block is the one without sequence parallelism.
+    if (s.sequence_parallel && par.tp == 1) {
+      r.notes.push_back("sp with tp=1: there is no tensor-parallel group to split the sequence over, so sequence "
+                        "parallelism changes nothing (modelled as without sp)");
+    }
     par.recompute = s.recompute;
     par.optimizer_sharding = s.optimizer_sharding;
     par.tp_tier = index_of(ParallelDim::kKernelRow);

@@ -79,6 +79,9 @@ struct Prediction {
   std::optional<LstmPrediction> lstm;
   double tokens_per_s = 0;  // inference
   double mfu = 0;           // training
+  // What was modelled where the input asked for something that does
+  // nothing here (sp without tensor parallelism).
+  std::vector<std::string> notes;
 };
 
 // Throws snr::Error naming the field for inconsistent inputs (a

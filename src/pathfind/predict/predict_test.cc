@@ -188,6 +188,20 @@ TEST(PathfindPredict, GemmSplitsThatIdleDevicesAreRefused) {
   EXPECT_EQ(error(gemm(8, 64, 64), "RC-2-1-d4-p1"), "");
 }
 
+// sp without tensor parallelism has nothing to split; it is accepted, as
+// Calculon accepts rs_ag at tensor_par 1, and the output says so.
+TEST(PathfindPredict, SequenceParallelWithoutTensorParallelIsANote) {
+  const DeviceSpec a100 = device_preset("a100-80gb");
+  const Prediction with_sp = predict(inputs(a100, gpt3_training(), "tp=1,pp=8,dp=8,sp,recompute=selective"));
+  const Prediction without = predict(inputs(a100, gpt3_training(), "tp=1,pp=8,dp=8,recompute=selective"));
+  ASSERT_EQ(with_sp.notes.size(), 1u);
+  EXPECT_NE(with_sp.notes[0].find("sp with tp=1"), std::string::npos);
+  EXPECT_EQ(with_sp.time_s, without.time_s);
+  EXPECT_EQ(with_sp.memory.total_bytes, without.memory.total_bytes);
+  EXPECT_TRUE(without.notes.empty());
+  EXPECT_TRUE(predict(inputs(a100, gpt3_training(), "tp=8,pp=8,dp=1,sp")).notes.empty());
+}
+
 TEST(PathfindPredict, ModelThatDoesNotFitIsAVerdict) {
   Prediction r = predict(inputs(device_preset("a100-80gb"), gpt3_training(), "tp=8,pp=1,dp=1"));
   EXPECT_FALSE(r.memory.fits);

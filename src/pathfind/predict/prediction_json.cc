@@ -25,6 +25,7 @@ nlohmann::ordered_json prediction_json(const PredictInputs& in, const Prediction
   nlohmann::ordered_json causes = nlohmann::ordered_json::array();
   for (const TimeCause& c : r.causes) causes.push_back({{"cause", c.cause}, {"seconds", c.seconds}});
   j["causes"] = causes;
+  j["notes"] = r.notes;
   nlohmann::ordered_json dims = nlohmann::ordered_json::array();
   for (const MappedDimension& d : r.dims) {
     dims.push_back({{"dimension", std::string(parallel_dim_name(d.dim))},
