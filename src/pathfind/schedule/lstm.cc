@@ -133,6 +133,10 @@ double LstmModel::parameters() const {
   return as_double(layers) * layer_parameters() + projection_parameters();
 }
 
+uint64_t lstm_graph_kernels(const LstmModel& model, uint64_t stages, bool dp_allreduce) {
+  return 5 * model.layers * model.sequence + 5 + stages * (dp_allreduce ? 2 : 1);
+}
+
 LstmGraph build_lstm_graph(const LstmModel& model, uint32_t stages, const LstmKernelTimes& t,
                            uint32_t kernels_per_stage) {
   model.validate();
@@ -153,7 +157,8 @@ LstmGraph build_lstm_graph(const LstmModel& model, uint32_t stages, const LstmKe
 
   LstmGraph out{ScheduleGraph(stages, kernels_per_stage), 0, 0};
   ScheduleGraph& g = out.graph;
-  g.reserve(5 * cells + 5 + 2 * size_t{stages}, 6 * cells + steps + 2 * stages + 8, 20 * (5 * cells + 8));
+  const size_t kernels = lstm_graph_kernels(model, stages, t.dp_allreduce);
+  g.reserve(kernels, 6 * cells + steps + 2 * stages + 8, 20 * kernels);
   std::vector<uint32_t> gates(cells), dgrad(cells);
   // Per stage, the kernels its gradient all-reduce and weight update wait for.
   std::vector<std::vector<uint32_t>> grads(stages);

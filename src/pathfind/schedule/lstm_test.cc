@@ -63,6 +63,7 @@ TEST(PathfindLstm, GraphHasFiveKernelsPerCellInProgramOrder) {
   // then projection and softmax forward, softmax backward and the two
   // projection GEMMs backward, and one optimizer step.
   EXPECT_EQ(r.kernel_count, 5 * 2 * 20 + 5 + 1);
+  EXPECT_EQ(r.kernel_count, lstm_graph_kernels(small(), 1, false));
   EXPECT_EQ(r.graph.backward_begin, 2 * 2 * 20 + 2);
   EXPECT_EQ(r.graph.tail_begin - r.graph.backward_begin, 3 * 2 * 20 + 3);
   const ScheduleGraph& g = r.graph.graph;
@@ -77,6 +78,7 @@ TEST(PathfindLstm, GraphHasFiveKernelsPerCellInProgramOrder) {
   EXPECT_EQ(g.name(deps[0]), "fwd gates L1 t2");
   EXPECT_EQ(g.name(deps[1]), "fwd gates L0 t3");
   EXPECT_EQ(s.run(small(), "d2-p2").kernel_count, 5 * 2 * 20 + 5 + 2 * 2);
+  EXPECT_EQ(lstm_graph_kernels(small(), 2, true), 5 * 2 * 20 + 5 + 2 * 2);
 }
 
 TEST(PathfindLstm, OneDeviceTakesTheSumOfItsKernels) {

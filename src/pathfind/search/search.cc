@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <tuple>
 
@@ -147,22 +148,54 @@ void check_inputs(const SearchInputs& in) {
   in.budget.validate();
 }
 
+// What one evaluation of `strategy`'s designs costs, in designs: 1, or for
+// an LSTM one per kScheduledKernelsPerDesign kernels its schedule simulates
+// when that is more (the event simulation walks every layer x time step; the
+// transformer and GEMM models price one block or one GEMM whatever the
+// layer count).
+double design_cost(const Workload& w, const Strategy& strategy) {
+  if (w.kind != WorkloadKind::kLstm) return 1;
+  const double kernels =
+      static_cast<double>(lstm_graph_kernels(w.lstm, strategy.notation.lp, strategy.notation.dp > 1));
+  return std::max(1.0, kernels / kScheduledKernelsPerDesign);
+}
+
 // Refused before any task runs: the worst case, not what convergence
 // usually leaves of it, so the answer does not depend on the workload.
-void check_size(const Plan& plan, size_t strategies, double max_evaluations) {
+void check_size(const Plan& plan, double max_evaluations) {
   if (!(max_evaluations >= 1 && max_evaluations <= kMaxSearchEvaluationsAllowed)) {
     throw Error(fmt::format("search: a bound of {} designs is outside [1, {:.0f}]", max_evaluations,
                             kMaxSearchEvaluationsAllowed));
   }
+  const std::vector<Strategy>& strategies = plan.in.strategies;
   const double per_start = plan.engine.max_evaluations_per_start(plan.config, plan.space.size());
-  const double worst = static_cast<double>(strategies) * static_cast<double>(plan.starts) * per_start;
-  if (worst > max_evaluations) {
-    throw Error(fmt::format(
-        "search: up to {:.0f} designs to evaluate ({} strategies x {} starts x {:.0f} per start with strategy '{}'), "
-        "more than the {:.0f} one search may take: ask for fewer samples, steps or starts, or fewer strategies "
-        "(fewer --devices), or raise the bound (--max-designs) for a search spread over many ranks",
-        worst, strategies, plan.starts, per_start, plan.engine.name, max_evaluations));
+  const double designs = static_cast<double>(strategies.size()) * static_cast<double>(plan.starts) * per_start;
+  double worst = 0, largest_cost = 0;
+  for (const Strategy& s : strategies) {
+    const double cost = design_cost(plan.in.workload, s);
+    worst += static_cast<double>(plan.starts) * per_start * cost;
+    largest_cost = std::max(largest_cost, cost);
   }
+  if (worst <= max_evaluations) return;
+  const std::string what = fmt::format("up to {:.0f} designs to evaluate ({} strategies x {} starts x {:.0f} per start "
+                                       "with strategy '{}')",
+                                       designs, strategies.size(), plan.starts, per_start, plan.engine.name);
+  if (largest_cost > 1) {
+    throw Error(fmt::format(
+        "search: {}; an evaluation of '{}' schedules up to {:.0f} kernels ({} layers x {} time steps x 5), which "
+        "counts as {:.0f} designs (one per {:.0f} kernels, about {:.3g} s each), so {:.3g} designs' worth in all, "
+        "about {:.3g} hours on one core: more than the {:.0f} one search may take; give fewer steps, starts, layers "
+        "or time steps, or raise the bound (--max-designs) for a search spread over many ranks",
+        what, plan.in.workload.name, largest_cost * kScheduledKernelsPerDesign, plan.in.workload.lstm.layers,
+        plan.in.workload.lstm.sequence, largest_cost, kScheduledKernelsPerDesign,
+        kSecondsPerScheduledKernel * largest_cost * kScheduledKernelsPerDesign, worst,
+        worst * kScheduledKernelsPerDesign * kSecondsPerScheduledKernel / 3600,
+        max_evaluations));
+  }
+  throw Error(fmt::format(
+      "search: {}, more than the {:.0f} one search may take: ask for fewer samples, steps or starts, or fewer "
+      "strategies (fewer --devices), or raise the bound (--max-designs) for a search spread over many ranks",
+      what, max_evaluations));
 }
 
 // Orders tasks of one strategy: the faster design, then the lower task id.
@@ -175,7 +208,7 @@ bool better(const TaskResult& a, const TaskResult& b) {
 SearchResult search(const SearchInputs& in, const taskfarm::Session* session) {
   check_inputs(in);
   const Plan plan(in);
-  check_size(plan, in.strategies.size(), in.max_evaluations);
+  check_size(plan, in.max_evaluations);
   SearchResult result;
   result.engine = plan.engine.name;
   result.config = plan.config;

@@ -256,5 +256,31 @@ TEST(SearchModel, RefusesMoreDesignsThanTheBound) {
   EXPECT_NE(error_of([&] { (void)search(in); }).find("outside [1, 1000000000000]"), std::string::npos);
 }
 
+// An LSTM design's evaluation simulates every layer x time step: 1,024 x
+// 1,024 cells took 1.3-1.8 s each, and 74,010 designs (gd's defaults) passed
+// a bound that counts designs. Its cost counts now, and the refusal names it.
+TEST(SearchModel, CountsTheCostOfLargeLstmDesigns) {
+  SearchInputs in = gemm_inputs("d1-p1");
+  in.workload = example_workload("lstm-lm");
+  in.workload.lstm.layers = 1024;
+  in.workload.lstm.sequence = 1024;
+  const std::string error = error_of([&] { (void)search(in); });
+  EXPECT_NE(error.find("schedules up to 5242886 kernels (1024 layers x 1024 time steps x 5), which counts as 5243 "
+                       "designs"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("hours on one core"), std::string::npos) << error;
+  // 1,024 x 16 cells (81,926 kernels) count 82 designs each: a bound of
+  // 82 x 74,010 takes them, one less refuses them.
+  in.workload.lstm.sequence = 16;
+  in.max_evaluations = 10 * 7401 * 81.926 - 1;
+  EXPECT_NE(error_of([&] { (void)search(in); }).find("counts as 82 designs"), std::string::npos);
+  // The 2 x 20 model (206 kernels) counts one design, as before.
+  in.workload = example_workload("lstm-lm");
+  in.config = {{"steps", 1}, {"starts", 1}};
+  in.max_evaluations = 1 + 200 + 1 * (17 * 4 + 1 + 3);
+  EXPECT_NO_THROW((void)search(in));
+}
+
 }  // namespace
 }  // namespace snr::pathfind::search
