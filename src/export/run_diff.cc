@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "formats/rundb/load.h"
@@ -21,35 +22,71 @@ std::map<std::string, int64_t> named_values(rundb::RunDbReader& run, const std::
   return values;
 }
 
-// The WAIT stall charged to DMAs, split as the metrics layer splits it
-// (metrics/wait_stall.h), so `snr diff` and `snr analyze` report one
-// number: a WAIT that consumes several DMAs stalls once, and the part of a
-// WAIT after its last DMA completed (a semaphore another chip signals)
-// is no DMA's.
-int64_t charged_dma_wait_stall(rundb::RunDbReader& run) {
-  Statement issuers(run.db(), "SELECT COALESCE(MAX(chip), -1) + 1 FROM dmas");
-  metrics::RunMetricsBuilder builder(issuers.next() ? static_cast<uint32_t>(issuers.integer(0)) : 0, 1);
+// Each DMA's charge of the WAIT that consumed it, split as the metrics
+// layer splits it (metrics/wait_stall.h), so `snr diff` and `snr analyze`
+// report one number per DMA (the analyzer's dmas table, stall_cycles) and
+// in total (its dma_stall_cycles): a WAIT that consumes several DMAs
+// stalls once, shared among them, and the part of a WAIT after its last
+// DMA completed (a semaphore another chip signals) is no DMA's.
+struct DmaCharges {
+  // A DMA is named by its chip and its place in that chip's issue order:
+  // each chip runs the same instructions under any hardware, while dma_id
+  // (the system-wide issue order) changes whenever the chips' timing
+  // interleaves differently, which would pair one chip's DMA with
+  // another's.
+  std::map<std::string, int64_t> by_dma;
+  int64_t total_cycles = 0;
+};
+
+DmaCharges dma_charges(rundb::RunDbReader& run) {
+  struct Row {
+    uint32_t chip = 0;
+    std::string name;
+    std::optional<std::pair<metrics::RunMetricsBuilder::WaitKey, metrics::WaitedDma>> wait;
+  };
+  std::vector<Row> dmas;
+  std::map<uint32_t, uint64_t> issued_by_chip;
   Statement rows(run.db(),
-                 "SELECT dma_id, chip, wait_chip, wait_step, base_done_cycle, transfer_end_cycle, wait_start_cycle, "
-                 "wait_end_cycle FROM dmas WHERE wait_end_cycle IS NOT NULL ORDER BY dma_id");
+                 "SELECT dma_id, chip, link, wait_chip, wait_step, base_done_cycle, transfer_end_cycle, "
+                 "wait_start_cycle, wait_end_cycle FROM dmas ORDER BY dma_id");
   while (rows.next()) {
-    metrics::WaitedDma dma;
-    dma.dma_id = static_cast<uint64_t>(rows.integer(0));
-    dma.base_done_cycle = static_cast<uint64_t>(rows.integer(4));
-    dma.transfer_end_cycle = static_cast<uint64_t>(rows.integer(5));
-    dma.wait_start_cycle = static_cast<uint64_t>(rows.integer(6));
-    dma.wait_end_cycle = static_cast<uint64_t>(rows.integer(7));
-    builder.waited_dma(static_cast<uint32_t>(rows.integer(1)),
-                       {static_cast<uint32_t>(rows.integer(2)), static_cast<uint64_t>(rows.integer(3))}, dma);
+    Row row;
+    row.chip = static_cast<uint32_t>(rows.integer(1));
+    row.name = fmt::format("chip {} dma {:06} {}", row.chip, issued_by_chip[row.chip]++, rows.text(2));
+    if (!rows.is_null(8)) {
+      metrics::WaitedDma dma;
+      dma.dma_id = static_cast<uint64_t>(rows.integer(0));
+      dma.base_done_cycle = static_cast<uint64_t>(rows.integer(5));
+      dma.transfer_end_cycle = static_cast<uint64_t>(rows.integer(6));
+      dma.wait_start_cycle = static_cast<uint64_t>(rows.integer(7));
+      dma.wait_end_cycle = static_cast<uint64_t>(rows.integer(8));
+      row.wait.emplace(metrics::RunMetricsBuilder::WaitKey{static_cast<uint32_t>(rows.integer(3)),
+                                                           static_cast<uint64_t>(rows.integer(4))},
+                       dma);
+    }
+    dmas.push_back(std::move(row));
   }
-  int64_t total = 0;
-  for (const metrics::ChipMetrics& chip : builder.finish(0).chips) {
-    total += static_cast<int64_t>(chip.dma_base_stall_cycles + chip.dma_transfer_stall_cycles);
+  metrics::RunMetricsBuilder builder(issued_by_chip.empty() ? 0 : issued_by_chip.rbegin()->first + 1, 1);
+  for (const Row& row : dmas) {
+    if (row.wait) builder.waited_dma(row.chip, row.wait->first, row.wait->second);
   }
-  return total;
+  const metrics::RunMetrics charged = builder.finish(0);
+  // finish() lists the waited DMAs by dma_id, the order of `dmas` too.
+  DmaCharges out;
+  auto next = charged.waited_dmas.begin();
+  for (const Row& row : dmas) {
+    int64_t cycles = 0;
+    if (row.wait) {
+      cycles = static_cast<int64_t>(next->base_stall_cycles + next->transfer_stall_cycles);
+      ++next;
+    }
+    out.by_dma[row.name] = cycles;
+    out.total_cycles += cycles;
+  }
+  return out;
 }
 
-std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run) {
+std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run, const DmaCharges& charges) {
   std::map<std::string, int64_t> totals;
   totals["total_cycles"] = static_cast<int64_t>(run.meta_integer("total_cycles"));
   auto scalar = [&](const char* name, const char* sql) {
@@ -60,7 +97,7 @@ std::map<std::string, int64_t> totals_of(rundb::RunDbReader& run) {
   scalar("stall_cycles", "SELECT COALESCE(SUM(stall_cycles), 0) FROM instructions");
   scalar("dmas", "SELECT COUNT(*) FROM dmas");
   scalar("dma_bytes", "SELECT COALESCE(SUM(bytes), 0) FROM dmas");
-  totals["dma_wait_stall_cycles"] = charged_dma_wait_stall(run);
+  totals["dma_wait_stall_cycles"] = charges.total_cycles;
   // Two runs on different clocks (tpu-v4-like at 1.05 GHz, tpu-v5e-like at
   // 1.5 GHz) are compared by time: more cycles can be less time.
   const uint64_t clock_hz = run.meta_value("clock_hz").empty() ? 0 : run.meta_integer("clock_hz");
@@ -120,20 +157,13 @@ RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
     diff.notes.push_back(fmt::format("the clocks differ ({} Hz vs {} Hz): compare total_time_ns, not cycles",
                                      a.meta_value("clock_hz"), b.meta_value("clock_hz")));
   }
-  const std::map<std::string, int64_t> totals_a = totals_of(a), totals_b = totals_of(b);
+  const DmaCharges charges_a = dma_charges(a), charges_b = dma_charges(b);
+  const std::map<std::string, int64_t> totals_a = totals_of(a, charges_a), totals_b = totals_of(b, charges_b);
   diff.totals = join(totals_a, totals_b);
   const std::string op_sql =
       "SELECT CASE WHEN op = '' THEN '(no op)' ELSE op END AS name, SUM(cycles) FROM op_summary GROUP BY name";
   diff.op_cycles = join(named_values(a, op_sql), named_values(b, op_sql));
-  // A DMA is named by its chip and its place in that chip's issue order:
-  // each chip runs the same instructions under any hardware, while dma_id
-  // (the system-wide issue order) changes whenever the chips' timing
-  // interleaves differently, which would pair one chip's DMA with
-  // another's.
-  const std::string dma_sql =
-      "SELECT printf('chip %d dma %06d %s', chip, ROW_NUMBER() OVER (PARTITION BY chip ORDER BY dma_id) - 1, link), "
-      "COALESCE(wait_stall_cycles, 0) FROM dma_stalls";
-  diff.dma_stalls = join(named_values(a, dma_sql), named_values(b, dma_sql));
+  diff.dma_stalls = join(charges_a.by_dma, charges_b.by_dma);
   if (totals_a.at("dmas") != totals_b.at("dmas")) {
     diff.notes.push_back(fmt::format("DMA counts differ ({} vs {}); per-DMA rows pair by each chip's issue order",
                                      totals_a.at("dmas"), totals_b.at("dmas")));
@@ -147,7 +177,7 @@ std::string render_diff_table(const RunDiff& diff) {
   // headers say which figures are summed over chips.
   append_section(out, "totals (total_cycles, total_time_ns: the window; the rest: all chips)", diff.totals);
   append_section(out, "op cycles (all chips)", diff.op_cycles);
-  append_section(out, "dma wait stall cycles", diff.dma_stalls);
+  append_section(out, "dma wait stall cycles charged (as snr analyze)", diff.dma_stalls);
   for (const std::string& note : diff.notes) out += "note: " + note + "\n";
   return out;
 }

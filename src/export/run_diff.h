@@ -21,7 +21,7 @@ struct RunDiff {
   std::string a_source, b_source, a_hw, b_hw;
   std::vector<DiffRow> totals;
   std::vector<DiffRow> op_cycles;   // per op, summed over chips
-  std::vector<DiffRow> dma_stalls;  // per chip's n-th DMA: cycles its WAIT stalled
+  std::vector<DiffRow> dma_stalls;  // per chip's n-th DMA: its charge of its WAIT's stall
   std::vector<std::string> notes;   // e.g. different DMA counts
 };
 

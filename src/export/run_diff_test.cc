@@ -1,6 +1,6 @@
-// snr diff's totals: the DMA WAIT stall is the one the analyzer reports
-// (the stall charged to DMAs), not the whole stall of every WAIT; its
-// per-DMA rows pair each chip's DMAs in issue order.
+// snr diff's DMA WAIT stall, in total and per DMA, is the one the analyzer
+// reports (the stall charged to DMAs), not the whole stall of every WAIT;
+// its per-DMA rows pair each chip's DMAs in issue order.
 #include <filesystem>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -60,6 +60,51 @@ TEST(RunDiff, DmaWaitStallIsTheStallChargedToDmas) {
     EXPECT_EQ(row.b, 80);
   }
   EXPECT_TRUE(found);
+  std::filesystem::remove_all(a.parent_path());
+}
+
+// Chip 0 issues two DMAs (transfers end at 100 and `second_end`) and one
+// WAIT from cycle 50 to `second_end` consumes both.
+rundb::RunData one_wait_two_dmas(uint64_t second_end) {
+  rundb::RunData data = run_with_wait(100);
+  data.instructions = {{0, 0, 0, 0x1000, 0, "dma.issue", 0, 1, 0, "none"},
+                       {1, 0, 1, 0x1004, 0, "dma.issue", 1, 2, 0, "none"},
+                       {2, 0, 2, 0x1008, 0, "sem.wait", second_end, second_end + 1, second_end - 2, "semaphore-wait"}};
+  data.chips = {{0, 3, 0, second_end + 1, second_end - 2}};
+  rundb::DmaRecord first = data.dmas[0];
+  first.wait_step = 2;
+  first.wait_end_cycle = second_end;
+  rundb::DmaRecord second = first;
+  second.dma_id = 1;
+  second.issue_step = 1;
+  second.issue_cycle = 1;
+  second.base_done_cycle = second.transfer_start_cycle = 21;
+  second.transfer_end_cycle = second_end;
+  data.dmas = {first, second};
+  return data;
+}
+
+// A WAIT that consumes two DMAs stalls once: each DMA's row is its share
+// (the analyzer's per-DMA figure), not the whole stall twice, and the rows
+// add up to the total (they used to be 100 and 100 beside a total of 100).
+TEST(RunDiff, DmaRowsShareTheirWaitsStall) {
+  const auto a = scratch("a.db"), b = scratch("b.db");
+  rundb::write_run_db(a.string(), one_wait_two_dmas(150));
+  rundb::write_run_db(b.string(), one_wait_two_dmas(180));
+  rundb::RunDbReader reader_a(a.string()), reader_b(b.string());
+  const RunDiff diff = diff_runs(reader_a, reader_b);
+  ASSERT_EQ(diff.dma_stalls.size(), 2u);
+  EXPECT_EQ(diff.dma_stalls[0].name, "chip 0 dma 000000 chip0.hbm->chip0.vmem");
+  EXPECT_EQ(diff.dma_stalls[0].a, 50);  // 50 .. 100
+  EXPECT_EQ(diff.dma_stalls[0].b, 50);
+  EXPECT_EQ(diff.dma_stalls[1].name, "chip 0 dma 000001 chip0.hbm->chip0.vmem");
+  EXPECT_EQ(diff.dma_stalls[1].a, 50);  // 100 .. 150
+  EXPECT_EQ(diff.dma_stalls[1].b, 80);  // 100 .. 180
+  for (const DiffRow& row : diff.totals) {
+    if (row.name != "dma_wait_stall_cycles") continue;
+    EXPECT_EQ(row.a, diff.dma_stalls[0].a + diff.dma_stalls[1].a);
+    EXPECT_EQ(row.b, diff.dma_stalls[0].b + diff.dma_stalls[1].b);
+  }
   std::filesystem::remove_all(a.parent_path());
 }
 

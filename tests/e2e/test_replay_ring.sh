@@ -100,6 +100,30 @@ totals = {r["name"]: r for r in json.load(open(sys.argv[1]))["totals"]}
 stall = int(re.search(r"DMA WAIT stalls: ([0-9,]+) cycles", open(sys.argv[2]).read()).group(1).replace(",", ""))
 assert totals["dma_wait_stall_cycles"]["a"] == stall, (totals["dma_wait_stall_cycles"], stall)
 PY
+# ...and so is each DMA's row, also where a WAIT stalls past its DMA's
+# end: on a 2x2 torus the previous chip's DMA reaches chip 0 and chip 2 a
+# hop later than their own DMAs end, and the rows gave the WAIT's whole
+# stall (740 cycles) where snr analyze charges the DMA 635.
+"$SNR" replay "$WORK/ring.snr" -o "$WORK/torus.db" --set topology.kind=torus2d --quiet
+"$SNR" diff "$WORK/a.db" "$WORK/torus.db" --json >"$WORK/torus_diff.json"
+"$SNR" analyze "$WORK/torus.db" -o "$WORK/torus_report" --no-verify >/dev/null 2>&1
+python3 - "$WORK/torus_diff.json" "$WORK/torus_report/tables/dmas.json" "$WORK/torus.db" <<'PY' \
+  || fail "diff's per-DMA rows are not analyze's per-DMA stalls"
+import json, sqlite3, sys
+rows = json.load(open(sys.argv[1]))["dma_wait_stall_cycles"]
+analyzed = sorted(json.load(open(sys.argv[2])), key=lambda r: r["dma_id"])
+by_chip = {}
+for r in analyzed:
+    by_chip.setdefault(r["chip"], []).append(r["stall_cycles"])
+assert len(rows) == len(analyzed), (len(rows), len(analyzed))
+for r in rows:
+    _, chip, _, n, _ = r["name"].split()
+    assert r["b"] == by_chip[int(chip)][int(n)], (r, by_chip[int(chip)][int(n)])
+# The case that tells the two definitions apart is there.
+db = sqlite3.connect(sys.argv[3])
+whole = sum(v for (v,) in db.execute("SELECT wait_stall_cycles FROM dma_stalls WHERE wait_stall_cycles IS NOT NULL"))
+assert sum(r["b"] for r in rows) < whole, (sum(r["b"] for r in rows), whole)
+PY
 # ...and every chip's WAITs on DMAs are charged: the total is the chips'
 # semaphore-wait stall (the window's WAITs all wait for DMAs).
 python3 - "$WORK/a_analyze.out" "$WORK/replay.out" <<'PY' || fail "a WAIT's stall is not charged to its DMAs"
