@@ -346,14 +346,46 @@ std::string HwConfig::get(std::string_view key) const {
   return render(*this, *field);
 }
 
+namespace {
+
+// The longest duration that whole cycles at `clock` time as exactly
+// `cycles` (cycles_for rounds up, so a picosecond more would be one more).
+Duration duration_of_cycles(const HwConfig& config, uint64_t cycles) {
+  return Duration{static_cast<int64_t>(std::floor(static_cast<long double>(cycles) * 1e12L / config.clock.hertz))};
+}
+
+// The timing model counts whole cycles, so a latency is simulated as the
+// cycles that cover it. Off by more than 1% (the bound bandwidths keep in
+// their fixed point) it would simulate other hardware than the config
+// describes: 0.3ns at 1GHz would be a whole cycle, 3.3 times as long.
+void check_whole_cycles(const HwConfig& config, std::string_view key, Duration duration) {
+  const uint64_t cycles = with_error_context(std::string(key), [&] { return config.cycles_for(duration); });
+  if (duration.picoseconds == 0) return;
+  const long double exact = static_cast<long double>(duration.picoseconds) * config.clock.hertz / 1e12L;
+  const long double excess = (static_cast<long double>(cycles) - exact) / exact;
+  if (excess <= 1e-2L) return;
+  const std::string at = fmt::format("{} = {} at {} is {:.3g} cycles, which the timing model (whole cycles) would "
+                                     "run as {} ({}, {:.3g}% longer)",
+                                     key, format_duration(duration), format_frequency(config.clock),
+                                     static_cast<double>(exact), cycles,
+                                     format_duration(duration_of_cycles(config, cycles)),
+                                     static_cast<double>(100 * excess));
+  if (cycles == 1) {
+    throw Error(fmt::format("{}; the smallest latency it represents is one cycle, {} (or 0ns for none)", at,
+                            format_duration(duration_of_cycles(config, 1))));
+  }
+  throw Error(fmt::format("{}; give a whole number of cycles, e.g. {} or {} ({} or {} cycles)", at,
+                          format_duration(duration_of_cycles(config, cycles - 1)),
+                          format_duration(duration_of_cycles(config, cycles)), cycles - 1, cycles));
+}
+
+}  // namespace
+
 void HwConfig::validate() const {
   if (vmem_page_bytes.count % 64 != 0) throw Error("vmem.page_bytes must be a multiple of 64B");
   if (vmem_bytes() > (1ull << 32)) throw Error("VMEM larger than 4GiB does not fit the address map");
   if (topology == TopologyKind::kTorus2d && torus_width != 0 && chip_count % torus_width != 0) {
     throw Error(fmt::format("topology.torus_width {} does not divide chips {}", torus_width, chip_count));
-  }
-  if (cycles_for(dma_base_latency) == 0 && dma_base_latency.picoseconds != 0) {
-    throw Error("dma.base_latency rounds to zero cycles");
   }
   // Every unit-carrying key converts to the simulator's fixed point at this
   // clock without losing it or overflowing; errors name the key.
@@ -361,7 +393,7 @@ void HwConfig::validate() const {
     if (const auto* member = std::get_if<Bandwidth HwConfig::*>(&f.ref)) {
       with_error_context(std::string(f.info.key), [&] { (void)bytes_per_cycle_q16(this->*(*member)); });
     } else if (const auto* duration = std::get_if<Duration HwConfig::*>(&f.ref)) {
-      with_error_context(std::string(f.info.key), [&] { (void)cycles_for(this->*(*duration)); });
+      check_whole_cycles(*this, f.info.key, this->*(*duration));
     }
   }
 }

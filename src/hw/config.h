@@ -80,7 +80,10 @@ struct HwConfig {
   void set(std::string_view key, std::string_view value);
   // Canonical text of one key's current value.
   [[nodiscard]] std::string get(std::string_view key) const;
-  // Cross-key checks (page size divides 512 B rows, torus shape, ...).
+  // Cross-key checks (page size divides 512 B rows, torus shape, ...), and
+  // every bandwidth and latency converted at `clock`: a latency that whole
+  // cycles would lengthen by more than 1% (a sub-cycle one, say) is an
+  // error naming the key and the whole-cycle values nearest to it.
   void validate() const;
   // "key: value" lines in schema order, deterministic.
   [[nodiscard]] std::string to_yaml() const;

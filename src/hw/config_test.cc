@@ -116,6 +116,43 @@ TEST(HwConfig, Q16ConversionIsCheckedBothWays) {
   }
 }
 
+// The timing model counts whole cycles: a latency is refused, naming its
+// key, when whole cycles would time it more than 1% long (a sub-cycle
+// latency used to become one cycle without a word), on every latency key.
+TEST(HwConfig, LatenciesAreWholeCyclesWithinOnePercent) {
+  size_t latency_keys = 0;
+  for (const KeyInfo& key : schema()) {
+    if (key.kind != ValueKind::kDuration) continue;
+    ++latency_keys;
+    const std::string name(key.key);
+    HwConfig c = preset("tpu-v4-like");
+    EXPECT_THAT([&] { apply_overrides(c, {"clock=1GHz", name + "=0.3ns"}); },
+                ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                    name + " = 300ps at 1GHz is 0.3 cycles, which the timing model (whole cycles) would run as 1 "
+                           "(1ns, 233% longer); the smallest latency it represents is one cycle, 1ns (or 0ns for "
+                           "none)")));
+    c = preset("tpu-v4-like");
+    EXPECT_THAT([&] { apply_overrides(c, {"clock=1GHz", name + "=1.3ns"}); },
+                ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                    name + " = 1.3ns at 1GHz is 1.3 cycles, which the timing model (whole cycles) would run as 2 "
+                           "(2ns, 53.8% longer); give a whole number of cycles, e.g. 1ns or 2ns (1 or 2 cycles)")));
+    // 10ns at 1.05GHz is 10.5 cycles, 11 is 4.8% long; the suggested
+    // values are those cycles.
+    EXPECT_NE(set_error(name, "10ns").find("e.g. 9.523ns or 10.476ns (10 or 11 cycles)"), std::string::npos)
+        << set_error(name, "10ns");
+    EXPECT_EQ(set_error(name, "9.523ns"), "");
+    EXPECT_EQ(set_error(name, "10.476ns"), "");
+    EXPECT_EQ(set_error(name, "50ns"), "");  // 52.5 cycles as 53: 0.95% long
+    EXPECT_EQ(set_error(name, "0ns"), "");
+    EXPECT_NE(set_error(name, "1ns").find("is 1.05 cycles, which the timing model (whole cycles) would run as 2"),
+              std::string::npos);
+  }
+  EXPECT_EQ(latency_keys, 2u);
+  // A clock change re-checks the latencies it leaves: 500ns at 1MHz.
+  EXPECT_NE(set_error("clock", "1MHz").find("dma.base_latency = 500ns at 1MHz is 0.5 cycles"), std::string::npos)
+      << set_error("clock", "1MHz");
+}
+
 TEST(HwConfig, CycleConversionIsChecked) {
   HwConfig c = preset("tpu-v4-like");
   c.clock = Frequency{1e11};

@@ -115,7 +115,8 @@ TEST(DmaTimingFixedPoint, FastestValidBandwidthTimesExactly) {
   // 1 PB/s HBM and VMEM at the slowest clock: a 1 GiB DMA is still timed
   // from its bytes (the rate used to wrap to 1 B/cycle above 1e24 B/s).
   hw::HwConfig config = testing::round_number_config(1);
-  hw::apply_overrides(config, {"clock=1MHz", "hbm.bandwidth=1PB/s", "vmem.bandwidth=1PB/s", "dma.base_latency=0ns"});
+  hw::apply_overrides(config, {"clock=1MHz", "hbm.bandwidth=1PB/s", "vmem.bandwidth=1PB/s", "dma.base_latency=0ns",
+                               "ici.hop_latency=0ns"});
   hw::Topology topology(config);
   EventBus bus;
   DmaTiming dma(config, topology, bus);
