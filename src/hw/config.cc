@@ -420,8 +420,6 @@ HwConfig preset(std::string_view name) {
   return config;
 }
 
-namespace {
-
 LoadedHardware parse_hardware_yaml(std::string_view yaml_text, std::string_view source_name) {
   const YAML::Node root = load_yaml_document(yaml_text, source_name, "a hardware config (a map of keys)");
   if (!root.IsMap()) throw Error(fmt::format("{}: a hardware config must be a map of keys", source_name));
@@ -439,8 +437,6 @@ LoadedHardware parse_hardware_yaml(std::string_view yaml_text, std::string_view 
   with_error_context(std::string(source_name), [&] { config.validate(); });
   return {config, static_cast<bool>(root["chips"])};
 }
-
-}  // namespace
 
 HwConfig parse_config_yaml(std::string_view yaml_text, std::string_view source_name) {
   return parse_hardware_yaml(yaml_text, source_name).config;

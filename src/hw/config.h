@@ -122,6 +122,8 @@ struct LoadedHardware {
   bool gives_chips = false;
 };
 LoadedHardware load_hardware(const std::string& preset_or_path);
+// The same from YAML text (parse_config_yaml's errors).
+LoadedHardware parse_hardware_yaml(std::string_view yaml_text, std::string_view source_name);
 
 // Applies "key=value" overrides (the CLI's --set) in order, then validates.
 // A key given twice is an error (the values contradict each other).

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "formats/rundb/reader.h"
 #include "formats/rundb/sqlite_handle.h"
+#include "hw/config.h"
 #include "isa/isa.h"
 
 namespace snr::rundb {
@@ -275,6 +276,19 @@ uint32_t meta_chips(const RunData& data) {
   return 0;
 }
 
+// The hardware the run was replayed on gives the chip count as well
+// (hw_config's `chips`): a file where it and meta.chips disagree was edited
+// or put together from two runs, and which count a reader believed would
+// decide its chip listings, averages and routes.
+void check_hw_config_chips(const RunData& data, uint32_t meta_chip_count) {
+  if (data.hw_config_yaml.empty()) return;
+  const hw::LoadedHardware hardware = hw::parse_hardware_yaml(data.hw_config_yaml, "hw_config");
+  if (meta_chip_count != 0 && hardware.gives_chips && hardware.config.chip_count != meta_chip_count) {
+    throw Error(fmt::format("hw_config gives chips: {}, but meta.chips is {}", hardware.config.chip_count,
+                            meta_chip_count));
+  }
+}
+
 // meta.clock_hz, when present: the replayed clock in whole hertz, inside the
 // hardware config's range (1MHz .. 100GHz). Every time in ns the exports
 // and diffs print divides by it.
@@ -299,6 +313,7 @@ void check_consistency(const RunData& data, const LoadOptions& options) {
   const uint64_t total = data.total_cycles;
   check_meta_clock(data);
   const uint32_t chips = meta_chips(data);
+  check_hw_config_chips(data, chips);
   const auto check_chip = [chips](std::string_view table, std::string_view what, uint64_t key, uint32_t chip) {
     if (chips != 0 && chip >= chips) {
       throw Error(fmt::format("{}: {} {} names chip {}, but meta.chips is {}", table, what, key, chip, chips));

@@ -171,6 +171,9 @@ TEST(LoadRunData, InconsistentRowsAreNamed) {
       {"UPDATE unit_busy SET end_cycle = 700 WHERE unit = 'dma'", "unit_busy: chip 0 dma busy 11 .. 700"},
       {"UPDATE vmem_runs SET accesses = -1", "vmem_runs: row 1: accesses is -1"},
       {"UPDATE meta SET value = 'two' WHERE key = 'chips'", "meta.chips is 'two'"},
+      // The replay's hardware and its meta give the chip count twice.
+      {"UPDATE hw_config SET yaml = '{clock: 1GHz, chips: 4}'", "hw_config gives chips: 4, but meta.chips is 2"},
+      {"UPDATE hw_config SET yaml = 'chips: 0'", "hw_config:1: hardware key 'chips': chips = 0 is out of range"},
       // Every time in ns divides by the clock (it was refused only by the
       // timeline's writer, naming neither the file nor the field).
       {"UPDATE meta SET value = '0' WHERE key = 'clock_hz'", "meta.clock_hz is '0', expected a clock in whole hertz"},
@@ -192,6 +195,22 @@ TEST(LoadRunData, InconsistentRowsAreNamed) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << sql << "\n" << e.what();
     }
   }
+  // The message names the file; a config that does not give the count (a
+  // hand-made file: the preset's) and one that agrees load.
+  write_run_db(path.string(), data);
+  {
+    Database db(path.string(), Database::Mode::kCreate);
+    db.exec("UPDATE hw_config SET yaml = 'chips: 8'");
+  }
+  try {
+    (void)load_run_data(path.string());
+    ADD_FAILURE() << "a hw_config of 8 chips beside meta.chips 2 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("loading " + path.string()), std::string::npos) << e.what();
+  }
+  data.hw_config_yaml = "clock: 1GHz\nchips: 2\n";
+  write_run_db(path.string(), data);
+  EXPECT_EQ(load_run_data(path.string()).hw_config_yaml, data.hw_config_yaml);
   // Untouched, and with a remote address of chip 128 (top bit set, stored
   // negative), the file loads.
   data.dmas[0].dst_address = 0x8080'0000'1000'0000;
