@@ -15,7 +15,7 @@ struct DmaTimes {
   uint64_t pc = 0;
   bool waited = false;
   uint32_t wait_chip = 0;
-  uint64_t transfer_end = 0, wait_start = 0, wait_end = 0;
+  uint64_t base_done = 0, transfer_end = 0, wait_start = 0, wait_end = 0;
 };
 
 }  // namespace
@@ -38,6 +38,9 @@ ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::Rep
       case sim::DmaPhase::kIssued:
         dma.chip = e.chip;
         dma.pc = e.pc;
+        break;
+      case sim::DmaPhase::kBaseLatencyDone:
+        dma.base_done = e.cycle;
         break;
       case sim::DmaPhase::kTransferEnd:
         dma.transfer_end = e.cycle;
@@ -67,15 +70,22 @@ ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::Rep
   ReplaySummary summary;
   summary.total_cycles = total_cycles;
   summary.final_state_problems = window.end_state_problems("replay");
-  summary.dmas.reserve(dmas.size());
-  for (const DmaTimes& dma : dmas) {
-    rundb::DmaRecord record;
-    record.waited = dma.waited;
-    record.transfer_end_cycle = dma.transfer_end;
-    record.wait_start_cycle = dma.wait_start;
-    record.wait_end_cycle = dma.wait_end;
-    summary.dmas.push_back({dma.chip, dma.pc, wait_stall_cycles(record)});
+  std::vector<rundb::DmaRecord> records(dmas.size());
+  for (size_t i = 0; i < dmas.size(); ++i) {
+    rundb::DmaRecord& record = records[i];
+    record.chip = dmas[i].chip;
+    record.waited = dmas[i].waited;
+    record.wait_chip = dmas[i].wait_chip;
+    // A chip starts one WAIT per cycle at most: its start cycle names it.
+    record.wait_step = dmas[i].wait_start;
+    record.base_done_cycle = dmas[i].base_done;
+    record.transfer_end_cycle = dmas[i].transfer_end;
+    record.wait_start_cycle = dmas[i].wait_start;
+    record.wait_end_cycle = dmas[i].wait_end;
   }
+  const std::vector<uint64_t> charged = charged_wait_stall_cycles(records);
+  summary.dmas.reserve(dmas.size());
+  for (size_t i = 0; i < dmas.size(); ++i) summary.dmas.push_back({dmas[i].chip, dmas[i].pc, charged[i]});
   return summary;
 }
 

@@ -409,6 +409,28 @@ TEST(Rewrite, DependentChainsRewrittenLevelByLevelCutTheirStallsThreefold) {
   EXPECT_LT(v.target_stall_cycles_after * 4, v.target_stall_cycles_before);
 }
 
+// Two moved DMAs that one WAIT consumes share its stall, as snr analyze
+// charges them: a WAIT from cycle 50 to 150 on DMAs ending at 100 and 150
+// charges 50 each. Each used to be charged its own overlap (50 and 100),
+// so "moved DMAs' wait stalls" counted 150 cycles of a 100-cycle stall (a
+// one-chip 555-cycle window reported 1061).
+TEST(Rewrite, DmasOfOneWaitShareItsStall) {
+  rundb::DmaRecord first;
+  first.waited = true;
+  first.wait_step = 7;
+  first.base_done_cycle = 20;
+  first.transfer_end_cycle = 100;
+  first.wait_start_cycle = 50;
+  first.wait_end_cycle = 150;
+  rundb::DmaRecord second = first;
+  second.base_done_cycle = 21;
+  second.transfer_end_cycle = 150;
+  rundb::DmaRecord elsewhere = second;  // the same cycles, another WAIT
+  elsewhere.wait_step = 9;
+  rundb::DmaRecord unwaited;
+  EXPECT_EQ(charged_wait_stall_cycles({first, second, elsewhere, unwaited}), (std::vector<uint64_t>{50, 50, 100, 0}));
+}
+
 // The light replay verification uses agrees with the full replay and its
 // run data: same cycles, same DMAs (by issuing pc), same wait stalls.
 TEST(Rewrite, LightReplayAgreesWithTheFullReplay) {
@@ -419,10 +441,11 @@ TEST(Rewrite, LightReplayAgreesWithTheFullReplay) {
   EXPECT_TRUE(light.final_state_problems.empty());
   ASSERT_EQ(light.dmas.size(), full.data.dmas.size());
   uint64_t full_stalls = 0;
+  const std::vector<uint64_t> charged = charged_wait_stall_cycles(full.data.dmas);
   for (size_t i = 0; i < full.data.dmas.size(); ++i) {
     EXPECT_EQ(light.dmas[i].issue_pc, full.data.dmas[i].pc);
-    EXPECT_EQ(light.dmas[i].wait_stall_cycles, wait_stall_cycles(full.data.dmas[i]));
-    full_stalls += wait_stall_cycles(full.data.dmas[i]);
+    EXPECT_EQ(light.dmas[i].wait_stall_cycles, charged[i]);
+    full_stalls += charged[i];
   }
   EXPECT_GE(full_stalls, 9u * 100u);  // nine dependent DMAs, 100 cycles base latency each
   // A different end state is reported, not hidden.

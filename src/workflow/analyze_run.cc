@@ -47,8 +47,9 @@ rewrite::ReplaySummary baseline_of(const rundb::RunData& data) {
   rewrite::ReplaySummary summary;
   summary.total_cycles = data.total_cycles;
   summary.dmas.reserve(data.dmas.size());
-  for (const rundb::DmaRecord& dma : data.dmas) {
-    summary.dmas.push_back({dma.chip, dma.pc, rewrite::wait_stall_cycles(dma)});
+  const std::vector<uint64_t> charged = rewrite::charged_wait_stall_cycles(data.dmas);
+  for (size_t i = 0; i < data.dmas.size(); ++i) {
+    summary.dmas.push_back({data.dmas[i].chip, data.dmas[i].pc, charged[i]});
   }
   if (meta_value(data, "final_state") == "differs") {
     summary.final_state_problems.push_back("the recorded replay did not reach the device's end state");
