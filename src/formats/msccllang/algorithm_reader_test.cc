@@ -1,8 +1,10 @@
 // MSCCLang XML reader: hand-made algorithms read; malformed ones fail with
 // the file and line; ASTRA-sim's public ring all-reduce reads.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +76,39 @@ TEST(MsccllangReader, Errors) {
   EXPECT_THAT(error_of(edited("cnt=\"1\"", "cnt=\"x\"")), HasSubstr("'cnt' must be an integer, got \"x\""));
   EXPECT_THAT(error_of("<algo"), HasSubstr("a.xml:1: not valid XML"));
   EXPECT_THAT(error_of("<mscclang/>"), HasSubstr("the root element is <mscclang>, expected <algo>"));
+}
+
+// MSCCLang's all-pairs algorithms for 32 GPUs are 10 MB of one-step lines;
+// every step records its line, which must not cost a scan from the start.
+TEST(MsccllangReader, ReadsTenMegabytesInSecondsWithLinesRight) {
+  constexpr int kSteps = 50000;
+  std::string xml =
+      "<algo name=\"big\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"1\" ngpus=\"2\" coll=\"custom\" "
+      "inplace=\"0\">\n";
+  for (int gpu = 0; gpu < 2; ++gpu) {
+    xml += "<gpu id=\"" + std::to_string(gpu) + "\" i_chunks=\"1\" o_chunks=\"1\" s_chunks=\"0\">\n";
+    xml += "<tb id=\"0\" send=\"" + std::to_string(gpu == 0 ? 1 : -1) + "\" recv=\"" +
+           std::to_string(gpu == 0 ? -1 : 0) + "\" chan=\"0\">\n";
+    for (int s = 0; s < kSteps; ++s) {
+      xml += "  <step s=\"" + std::to_string(s) + "\" type=\"" + (gpu == 0 ? "s" : "r") +
+             "\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" "
+             "hasdep=\"0\"/>\n";
+    }
+    xml += "</tb>\n</gpu>\n";
+  }
+  xml += "</algo>\n";
+  ASSERT_GT(xml.size(), 10u << 20);
+  const auto start = std::chrono::steady_clock::now();
+  const Algorithm a = parse_algorithm(xml, "big.xml");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 20.0) << "quadratic in the file's size";
+  // Line 1 <algo>, 2 <gpu>, 3 <tb>, then the steps; GPU 1's <tb> follows </tb>, </gpu>, <gpu>.
+  EXPECT_EQ(a.gpus[1].threadblocks[0].line, 3u + kSteps + 4u);
+  EXPECT_EQ(a.gpus[1].threadblocks[0].steps.back().line, 3u + kSteps + 4u + kSteps);
+  const std::string last = "<step s=\"" + std::to_string(kSteps - 1) + "\" type=\"r\"";
+  xml.replace(xml.rfind(last), last.size(), "<step s=\"" + std::to_string(kSteps - 1) + "\" type=\"nop\"");
+  EXPECT_THAT(error_of(xml), HasSubstr(fmt::format("a.xml:{}: gpu 0 sends to gpu 1 on channel 0 (its send #{})",
+                                                   3 + kSteps, kSteps - 1)));
 }
 
 TEST(MsccllangReader, AstraSimCustomCollectiveReads) {
