@@ -126,4 +126,12 @@ X="$SRC/src/formats/msccllang/testdata"
 expect_contains "$WORK/ag.out" "all 9 output granules of 16 B hold exactly what the allgather requires"
 "$SNR" collective check "$X/ring_reducescatter_inplace_3.xml" > "$WORK/rs.out"
 expect_contains "$WORK/rs.out" "all 3 output granules of 16 B hold exactly what the reducescatter requires"
+# What the MSCCL runtime refuses is refused, naming the threadblock: a
+# negative channel, and two threadblocks on one (peer, channel) connection.
+sed '0,/chan="0"/s//chan="-1"/' "$X/ring_allreduce_3.xml" > "$WORK/chan_negative.xml"
+expect_fail "$SNR" collective check "$WORK/chan_negative.xml"
+expect_contains "$WORK/expect_fail.out" "chan_negative.xml:3: <tb>: gpu 0 threadblock 0: 'chan' = -1 is not a channel"
+sed '0,/<tb id="1" send="-1"/s//<tb id="1" send="1"/' "$X/ring_allreduce_3.xml" > "$WORK/two_senders.xml"
+expect_fail "$SNR" collective check "$WORK/two_senders.xml"
+expect_contains "$WORK/expect_fail.out" "two_senders.xml:11: gpu 0: threadblocks 0 and 1 both send to gpu 1 on channel 0"
 echo "collective check: OK"

@@ -165,7 +165,15 @@ Algorithm Reader::read() {
       }
       t.send_peer = static_cast<int32_t>(integer(tb, "send", -1, ngpus - 1));
       t.recv_peer = static_cast<int32_t>(integer(tb, "recv", -1, ngpus - 1));
-      t.channel = static_cast<uint32_t>(integer(tb, "chan", 0, out.channels - 1));
+      // The MSCCL runtime refuses a negative channel and connects peers only on
+      // the channels below nchannels; MSCCLang writes -1 for none.
+      const int64_t channel = integer(tb, "chan", INT32_MIN, INT32_MAX);
+      if (channel < 0 || channel >= out.channels) {
+        fail(tb, fmt::format("gpu {} threadblock {}: 'chan' = {} is not a channel of the algorithm ([0, {}) from "
+                             "'nchannels'); the MSCCL runtime runs each threadblock on one of them",
+                             g.id, t.id, channel, out.channels));
+      }
+      t.channel = static_cast<uint32_t>(channel);
       if (t.send_peer == static_cast<int32_t>(g.id) || t.recv_peer == static_cast<int32_t>(g.id)) {
         fail(tb, "a threadblock cannot send to or receive from its own GPU");
       }
@@ -237,18 +245,27 @@ void Reader::check_semantics(const Algorithm& algorithm) const {
     }
   }
   // One sending and one receiving threadblock per (peer, channel); sends and receives pair up in order.
+  constexpr const char* kOneConnection =
+      " (the MSCCL runtime gives a (peer, channel) one connection, whose FIFO one threadblock drives; use another "
+      "channel)";
   using Key = std::tuple<uint32_t, uint32_t, uint32_t>;  // sender, receiver, channel
   std::map<Key, std::pair<const Threadblock*, const Threadblock*>> links;
   for (const Gpu& g : algorithm.gpus) {
     for (const Threadblock& t : g.threadblocks) {
       if (t.send_peer >= 0) {
         auto& link = links[{g.id, static_cast<uint32_t>(t.send_peer), t.channel}];
-        if (link.first) fail_line(t.line, fmt::format("gpu {}: two threadblocks send to gpu {} on channel {}", g.id, t.send_peer, t.channel));
+        if (link.first) {
+          fail_line(t.line, fmt::format("gpu {}: threadblocks {} and {} both send to gpu {} on channel {}{}", g.id,
+                                        link.first->id, t.id, t.send_peer, t.channel, kOneConnection));
+        }
         link.first = &t;
       }
       if (t.recv_peer >= 0) {
         auto& link = links[{static_cast<uint32_t>(t.recv_peer), g.id, t.channel}];
-        if (link.second) fail_line(t.line, fmt::format("gpu {}: two threadblocks receive from gpu {} on channel {}", g.id, t.recv_peer, t.channel));
+        if (link.second) {
+          fail_line(t.line, fmt::format("gpu {}: threadblocks {} and {} both receive from gpu {} on channel {}{}", g.id,
+                                        link.second->id, t.id, t.recv_peer, t.channel, kOneConnection));
+        }
         link.second = &t;
       }
     }

@@ -74,6 +74,12 @@ TEST(MsccllangReader, Errors) {
   EXPECT_THAT(error_of(edited("<step s=\"5\" type=\"r\"", "<step s=\"5\" type=\"nop\"")),
               HasSubstr("gpu 2 sends to gpu 0 on channel 0 (its send #3), but gpu 0 has no matching receive"));
   EXPECT_THAT(error_of(edited("cnt=\"1\"", "cnt=\"x\"")), HasSubstr("'cnt' must be an integer, got \"x\""));
+  EXPECT_THAT(error_of(edited("chan=\"0\"", "chan=\"-1\"")),
+              HasSubstr("a.xml:3: <tb>: gpu 0 threadblock 0: 'chan' = -1 is not a channel of the algorithm ([0, 1) "
+                        "from 'nchannels')"));
+  EXPECT_THAT(error_of(edited("<tb id=\"1\" send=\"-1\"", "<tb id=\"1\" send=\"1\"")),
+              HasSubstr("a.xml:11: gpu 0: threadblocks 0 and 1 both send to gpu 1 on channel 0 (the MSCCL runtime "
+                        "gives a (peer, channel) one connection"));
   EXPECT_THAT(error_of("<algo"), HasSubstr("a.xml:1: not valid XML"));
   EXPECT_THAT(error_of("<mscclang/>"), HasSubstr("the root element is <mscclang>, expected <algo>"));
 }
