@@ -12,7 +12,7 @@ constexpr uint32_t kNone = RunIndex::kNone;
 }
 
 SavingModel::SavingModel(const RunIndex& index, uint32_t chip, uint64_t max_outstanding_dmas)
-    : index_(index), chip_(chip), max_outstanding_(max_outstanding_dmas) {
+    : index_(index), max_outstanding_(max_outstanding_dmas) {
   const std::span<const uint32_t> stream = index.chip_stream(chip);
   stream_.assign(stream.begin(), stream.end());
   const size_t n = stream_.size();

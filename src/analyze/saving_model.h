@@ -49,7 +49,6 @@ class SavingModel {
                                                 std::vector<bool>& moved) const;
 
   const RunIndex& index_;
-  uint32_t chip_;
   uint64_t max_outstanding_;
   std::vector<uint32_t> stream_;            // instruction indexes of the chip, in order
   std::vector<uint64_t> stall_free_cycle_;  // per position: issue cycle less the modeled stalls up to it

@@ -239,7 +239,10 @@ TEST(EventQueue, FrequentDelayGetsALane) {
     popped.push_back(id_of(e));
     if (next < 1000) {
       queue.schedule(e.time_ns + 250, 0, Id{next++});  // the lane's delay
-      if (next % 3 == 0) queue.schedule(e.time_ns + next % 7, 0, Id{next++});
+      if (next % 3 == 0) {
+        const uint32_t delay = next % 7;  // read before the id takes next++: arguments are unordered
+        queue.schedule(e.time_ns + delay, 0, Id{next++});
+      }
     }
   }
   EXPECT_EQ(queue.delay_lanes(), 1u);
