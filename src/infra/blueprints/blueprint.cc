@@ -26,7 +26,9 @@ std::map<std::string, std::string> resolve_settings(const Blueprint& bp,
   for (const auto& p : params) values[p.name] = p.default_value;
   std::set<std::string> given;
   for (const auto& [k, v] : settings) {
-    const bool known = std::any_of(params.begin(), params.end(), [&](const auto& p) { return p.name == k; });
+    // clang before 16 cannot capture a structured binding.
+    const bool known =
+        std::any_of(params.begin(), params.end(), [&key = k](const auto& p) { return p.name == key; });
     if (!known) {
       std::string list;
       for (const auto& p : params) list += (list.empty() ? "" : ", ") + p.name;

@@ -31,7 +31,9 @@ EngineConfig resolve_config(const EngineInfo& engine, const std::map<std::string
   EngineConfig config;
   for (const ConfigKey& key : engine.keys) config[key.name] = key.default_value;
   for (const auto& [name, value] : given) {
-    auto key = std::find_if(engine.keys.begin(), engine.keys.end(), [&](const ConfigKey& k) { return k.name == name; });
+    // clang before 16 cannot capture a structured binding.
+    auto key = std::find_if(engine.keys.begin(), engine.keys.end(),
+                            [&wanted = name](const ConfigKey& k) { return k.name == wanted; });
     if (key == engine.keys.end()) {
       std::string known;
       for (const ConfigKey& k : engine.keys) known += (known.empty() ? "" : ", ") + k.name;
