@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <unordered_map>
 
 #include "common/error.h"
 
@@ -164,6 +165,41 @@ Bisection bisection_bandwidth(const Graph& g, std::span<const NodeId> endpoints)
   out.unbounded = out.bits_per_s == MaxFlow::kInf;
   if (out.unbounded) out.bits_per_s = 0;
   return out;
+}
+
+double instance_egress_bits_per_s(const Graph& g, std::span<const NodeId> sources) {
+  if (sources.empty()) return 0;
+  const uint32_t dev = g.device_instance_of(sources[0]);
+  // Local ids for the instance's nodes reachable from the sources, found by
+  // a walk that stays inside the instance; 0 and 1 are the source and sink.
+  std::unordered_map<NodeId, uint32_t> local;
+  std::vector<NodeId> order;
+  for (auto s : sources) {
+    if (g.device_instance_of(s) != dev) throw Error("instance egress: the sources lie in different device instances");
+    if (local.emplace(s, static_cast<uint32_t>(order.size()) + 2).second) order.push_back(s);
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (const auto& adj : g.neighbours(order[i])) {
+      if (g.device_instance_of(adj.node) == dev && local.emplace(adj.node, static_cast<uint32_t>(order.size()) + 2).second)
+        order.push_back(adj.node);
+    }
+  }
+  MaxFlow flow(order.size() + 2);
+  const uint32_t s = 0, t = 1;
+  for (auto src : sources) flow.add_directed(s, local.at(src), MaxFlow::kInf);
+  for (auto v : order) {
+    bool exits = false;
+    for (const auto& adj : g.neighbours(v)) {
+      if (g.device_instance_of(adj.node) != dev) {
+        exits = true;
+      } else if (v < adj.node) {  // each internal edge once
+        const double bw = g.links()[g.edges()[adj.edge].link].bandwidth_bits_per_s();
+        flow.add_undirected(local.at(v), local.at(adj.node), bw > 0 ? bw : MaxFlow::kInf);
+      }
+    }
+    if (exits) flow.add_directed(local.at(v), t, MaxFlow::kInf);
+  }
+  return flow.run(s, t);
 }
 
 }  // namespace snr::infra

@@ -33,4 +33,12 @@ struct Bisection {
 // Edges whose link states no bandwidth (device internals) are not limits.
 Bisection bisection_bandwidth(const Graph& graph, std::span<const NodeId> endpoints);
 
+// The most that `sources`, nodes of one device instance, can send together
+// out of that instance: the maximum flow over the instance's own edges (each
+// at its link bandwidth) to the components that link outside it. A PCIe
+// switch between GPUs and their NIC can be the narrowest part of the path
+// to the fabric. Infinity when no link on some way out states a bandwidth
+// (a source that links outside directly, say); 0 when there is no way out.
+double instance_egress_bits_per_s(const Graph& graph, std::span<const NodeId> sources);
+
 }  // namespace snr::infra

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "common/error.h"
 #include "formats/infragraph/infragraph.h"
 #include "infra/annotations.h"
@@ -54,6 +56,42 @@ TEST(InfraQueries, ShortestPathNeighboursHistogramBisection) {
   EXPECT_FALSE(bis.unbounded);
   EXPECT_DOUBLE_EQ(bis.bits_per_s, 50e9);  // the 6.25 GB/s link between the switches
   EXPECT_EQ(ann.device_tier[g.device_instance_of(*g.find_node("s.1.asic.0"))], 1);
+}
+
+TEST(InfraQueries, InstanceEgressIsTheNarrowestWayOut) {
+  // Two GPUs on a PCIe switch, 10 and 30 Gb/s links, one NIC behind a
+  // 25 Gb/s link; the NIC links outside the host.
+  const Graph g = expand(infragraph::parse_infrastructure(R"(name: e
+devices:
+- name: host
+  components: [{name: xpu, count: 2, choice: xpu}, {name: pciesw, count: 1, choice: switch},
+               {name: nic, count: 1, choice: nic}]
+  links:
+  - {name: g0, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 10}}}
+  - {name: g1, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 30}}}
+  - {name: n, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 25}}}
+  edges:
+  - {ep1: {component: "xpu[0]"}, ep2: {component: pciesw}, scheme: one2one, link: g0}
+  - {ep1: {component: "xpu[1]"}, ep2: {component: pciesw}, scheme: one2one, link: g1}
+  - {ep1: {component: nic}, ep2: {component: pciesw}, scheme: one2one, link: n}
+- name: sw
+  components: [{name: port, count: 2, choice: port}]
+  links: []
+  edges: []
+links: [{name: up}]
+instances: [{name: h, device: host, count: 2}, {name: s, device: sw, count: 1}]
+edges:
+- {ep1: {instance: h, component: nic}, ep2: {instance: s, component: port}, scheme: one2one, link: up}
+)",
+                                                                  "e.yaml"));
+  const NodeId x0 = *g.find_node("h.1.xpu.0"), x1 = *g.find_node("h.1.xpu.1");
+  EXPECT_DOUBLE_EQ(instance_egress_bits_per_s(g, std::vector<NodeId>{x0}), 10e9);
+  EXPECT_DOUBLE_EQ(instance_egress_bits_per_s(g, std::vector<NodeId>{x1}), 25e9);
+  EXPECT_DOUBLE_EQ(instance_egress_bits_per_s(g, std::vector<NodeId>{x0, x1}), 25e9);
+  // The NIC itself links outside: nothing inside the host limits it.
+  EXPECT_EQ(instance_egress_bits_per_s(g, std::vector<NodeId>{*g.find_node("h.1.nic.0")}),
+            std::numeric_limits<double>::infinity());
+  EXPECT_THROW((void)instance_egress_bits_per_s(g, std::vector<NodeId>{x0, *g.find_node("h.0.xpu.1")}), Error);
 }
 
 TEST(InfraQueries, UnreachablePairsAreCounted) {

@@ -11,7 +11,8 @@
 // directly form one Ring or FullyConnected dimension.
 //
 // Per-dimension figures: bandwidth per NPU (the links into the level summed
-// over the group, divided by its NPUs, and never above the level below);
+// over the group, divided by its NPUs, and never above the level below nor
+// the host's own way out, a PCIe link that is narrower than the NIC say);
 // latency per hop (ASTRA-sim charges a Switch dimension two hops) as the
 // sum of the link latencies from a host up to the level's tier. Links that
 // state no latency count 0 ns and are listed in translation.json.
@@ -25,6 +26,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "infra/queries.h"
 #include "infra/translate/translator.h"
 
 namespace snr::infra {
@@ -189,7 +191,7 @@ class AnalyticalTranslator final : public Translator {
       }
       dims.push_back(d0);
     }
-    if (hosts.size() > 1) fabric_dimensions(g, a, ctx, hosts, per_host, dims);
+    if (hosts.size() > 1) fabric_dimensions(g, a, ctx, host_npus, hosts, per_host, dims);
 
     uint64_t total = 1;
     for (const auto& d : dims) total *= d.npus;
@@ -239,15 +241,29 @@ class AnalyticalTranslator final : public Translator {
     return j.dump(2) + "\n";
   }
 
-  static void fabric_dimensions(const Graph& g, const Annotations& a, Context& ctx, const std::vector<uint32_t>& hosts,
+  static void fabric_dimensions(const Graph& g, const Annotations& a, Context& ctx,
+                                const std::vector<std::vector<NodeId>>& host_npus, const std::vector<uint32_t>& hosts,
                                 size_t per_host, std::vector<Dimension>& dims) {
+    // Every fabric dimension's traffic leaves the host through its inside
+    // (GPU to PCIe switch to NIC), so what the NPUs can push out of their
+    // host bounds the first fabric dimension and, through it, the rest.
+    double egress_per_npu = std::numeric_limits<double>::infinity();
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      const double egress = instance_egress_bits_per_s(g, host_npus[h]);
+      if (egress <= 0) {
+        throw Error(fmt::format("analytical translation: the NPUs of {} have no path inside it to a component that "
+                                "links outside it",
+                                g.device_instance_name(hosts[h])));
+      }
+      egress_per_npu = std::min(egress_per_npu, egress / static_cast<double>(per_host));
+    }
     const size_t nd = g.device_instance_count();
     int32_t max_tier = 0;
     for (size_t d = 0; d < nd; ++d) {
       if (a.device_role[d] == Role::kSwitch) max_tier = std::max(max_tier, a.device_tier[d]);
     }
     if (max_tier == 0) {
-      direct_host_dimension(g, ctx, hosts, per_host, dims);
+      direct_host_dimension(g, ctx, hosts, per_host, egress_per_npu, dims);
       return;
     }
     std::vector<uint32_t> parent(nd);
@@ -257,7 +273,7 @@ class AnalyticalTranslator final : public Translator {
     };
     std::iota(parent.begin(), parent.end(), 0);
     size_t group_hosts = 1;  // hosts per group at the previous level
-    double bw_below = std::numeric_limits<double>::infinity();
+    double bw_below = egress_per_npu;
     double latency_up = 0;
     for (int32_t t = 1; t <= max_tier; ++t) {
       // Links from tier t-1 devices up to tier t switches.
@@ -312,7 +328,7 @@ class AnalyticalTranslator final : public Translator {
   }
 
   static void direct_host_dimension(const Graph& g, Context& ctx, const std::vector<uint32_t>& hosts, size_t per_host,
-                                    std::vector<Dimension>& dims) {
+                                    double egress_per_npu, std::vector<Dimension>& dims) {
     const size_t m = hosts.size();
     std::map<uint32_t, size_t> pos;
     for (size_t i = 0; i < m; ++i) pos[hosts[i]] = i;
@@ -325,7 +341,7 @@ class AnalyticalTranslator final : public Translator {
       pair_bw[{std::min(ia->second, ib->second), std::max(ia->second, ib->second)}] += ctx.bandwidth(e.link);
       lat = std::max(lat, ctx.latency(e.link));
     }
-    double bw = std::numeric_limits<double>::infinity();
+    double bw = egress_per_npu;
     for (const auto& [p, b] : pair_bw) bw = std::min(bw, b / static_cast<double>(per_host));
     if (pair_bw.size() == m * (m - 1) / 2) {
       dims.push_back({"FullyConnected", m, bw, lat, "hosts joined by direct links, full mesh"});

@@ -67,6 +67,19 @@ TEST(AnalyticalTranslator, ClosFabricsBecomeSwitchDimensions) {
   EXPECT_EQ(y.substr(0, y.find("bandwidth")), "topology: [ Switch, Switch, Switch ]\nnpus_count: [ 8, 2, 4 ]\n");
 }
 
+TEST(AnalyticalTranslator, TheWayOutOfAHostBoundsTheFabricDimensions) {
+  // Two GPUs share one 10 Gb/s PCIe link to their 100 Gb/s NIC: 5 Gb/s per
+  // NPU (0.582076609135 GiB/s) reach the fabric, not the NIC's 50.
+  auto infra = build_blueprint("clos-fat-tree", {{"k", "4"}, {"host_gpus", "2"}});
+  infra.devices[0] = build_device_blueprint("host", {{"gpus", "2"}, {"pcie_gbps", "10"}});
+  EXPECT_EQ(network_yml(infra), "topology: [ Switch, Switch, Switch ]\nnpus_count: [ 2, 2, 4 ]\nbandwidth: [ "
+                                "1.16415321827, 0.582076609135, 0.582076609135 ]  # GB/s (1 GB = 2^30 B)\n"
+                                "latency: [ 0, 0, 0 ]  # ns\n");
+  // With PCIe wider than the NIC, the NIC stays the limit.
+  infra.devices[0] = build_device_blueprint("host", {{"gpus", "2"}, {"pcie_gbps", "512"}});
+  EXPECT_NE(network_yml(infra).find("bandwidth: [ 59.6046447754, 5.82076609135, 5.82076609135 ]"), std::string::npos);
+}
+
 TEST(AnalyticalTranslator, ServersOnASingleSwitch) {
   auto infra = build_blueprint("single-tier", {{"hosts", "4"}, {"nics_per_host", "8"}});
   infra.devices[0] = build_device_blueprint("server-8gpu");
