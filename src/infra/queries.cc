@@ -180,8 +180,8 @@ double instance_egress_bits_per_s(const Graph& g, std::span<const NodeId> source
   }
   for (size_t i = 0; i < order.size(); ++i) {
     for (const auto& adj : g.neighbours(order[i])) {
-      if (g.device_instance_of(adj.node) == dev && local.emplace(adj.node, static_cast<uint32_t>(order.size()) + 2).second)
-        order.push_back(adj.node);
+      if (g.device_instance_of(adj.node) != dev) continue;
+      if (local.emplace(adj.node, static_cast<uint32_t>(order.size()) + 2).second) order.push_back(adj.node);
     }
   }
   MaxFlow flow(order.size() + 2);
