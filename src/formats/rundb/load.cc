@@ -279,14 +279,17 @@ uint32_t meta_chips(const RunData& data) {
 // The hardware the run was replayed on gives the chip count as well
 // (hw_config's `chips`): a file where it and meta.chips disagree was edited
 // or put together from two runs, and which count a reader believed would
-// decide its chip listings, averages and routes.
-void check_hw_config_chips(const RunData& data, uint32_t meta_chip_count) {
-  if (data.hw_config_yaml.empty()) return;
+// decide its chip listings, averages and routes. Returns that count, 0 when
+// the config does not give one.
+uint32_t check_hw_config_chips(const RunData& data, uint32_t meta_chip_count) {
+  if (data.hw_config_yaml.empty()) return 0;
   const hw::LoadedHardware hardware = hw::parse_hardware_yaml(data.hw_config_yaml, "hw_config");
-  if (meta_chip_count != 0 && hardware.gives_chips && hardware.config.chip_count != meta_chip_count) {
+  if (!hardware.gives_chips) return 0;
+  if (meta_chip_count != 0 && hardware.config.chip_count != meta_chip_count) {
     throw Error(fmt::format("hw_config gives chips: {}, but meta.chips is {}", hardware.config.chip_count,
                             meta_chip_count));
   }
+  return hardware.config.chip_count;
 }
 
 // meta.clock_hz, when present: the replayed clock in whole hertz, inside the
@@ -312,11 +315,16 @@ void check_meta_clock(const RunData& data) {
 void check_consistency(const RunData& data, const LoadOptions& options) {
   const uint64_t total = data.total_cycles;
   check_meta_clock(data);
-  const uint32_t chips = meta_chips(data);
-  check_hw_config_chips(data, chips);
-  const auto check_chip = [chips](std::string_view table, std::string_view what, uint64_t key, uint32_t chip) {
+  const uint32_t meta_chip_count = meta_chips(data);
+  const uint32_t hw_chip_count = check_hw_config_chips(data, meta_chip_count);
+  // Without meta.chips (a hand-made file) the hardware's count bounds the
+  // rows as well; with neither, nothing does.
+  const uint32_t chips = meta_chip_count != 0 ? meta_chip_count : hw_chip_count;
+  const std::string_view chips_from = meta_chip_count != 0 ? "meta.chips" : "hw_config's chips";
+  const auto check_chip = [chips, chips_from](std::string_view table, std::string_view what, uint64_t key,
+                                              uint32_t chip) {
     if (chips != 0 && chip >= chips) {
-      throw Error(fmt::format("{}: {} {} names chip {}, but meta.chips is {}", table, what, key, chip, chips));
+      throw Error(fmt::format("{}: {} {} names chip {}, but {} is {}", table, what, key, chip, chips_from, chips));
     }
   };
   for (const ChipSummary& chip : data.chips) check_chip("chips", "row of chip", chip.chip, chip.chip);

@@ -211,6 +211,21 @@ TEST(LoadRunData, InconsistentRowsAreNamed) {
   data.hw_config_yaml = "clock: 1GHz\nchips: 2\n";
   write_run_db(path.string(), data);
   EXPECT_EQ(load_run_data(path.string()).hw_config_yaml, data.hw_config_yaml);
+  // Without meta.chips the hardware's count bounds the rows (it bounded
+  // nothing, so a DMA to chip 2 of a 2-chip run loaded).
+  {
+    Database db(path.string(), Database::Mode::kCreate);
+    db.exec("DELETE FROM meta WHERE key = 'chips'");
+    db.exec("UPDATE dmas SET dst_chip = 2 WHERE dma_id = 0");
+  }
+  try {
+    (void)load_run_data(path.string());
+    ADD_FAILURE() << "a DMA to chip 2 of a 2-chip hw_config without meta.chips was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dmas: DMA 0 names chip 2, but hw_config's chips is 2"), std::string::npos)
+        << e.what();
+  }
+  write_run_db(path.string(), data);
   // Untouched, and with a remote address of chip 128 (top bit set, stored
   // negative), the file loads.
   data.dmas[0].dst_address = 0x8080'0000'1000'0000;
