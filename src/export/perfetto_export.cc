@@ -145,7 +145,7 @@ void add_vmem_counter(rundb::RunDbReader& run, TraceWriter& trace) {
 }  // namespace
 
 perfetto::TraceWriter build_timeline(rundb::RunDbReader& run, const TimelineOptions& options) {
-  rundb::check_run_db(run.path());  // its queries read the rows as they are
+  (void)rundb::check_run_db(run.path());  // its queries read the rows as they are
   const uint64_t clock_hz = run.meta_integer("clock_hz");
   const uint64_t total_cycles = run.meta_integer("total_cycles");
   const uint64_t bucket =

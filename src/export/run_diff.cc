@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "formats/rundb/load.h"
@@ -22,12 +21,10 @@ std::map<std::string, int64_t> named_values(rundb::RunDbReader& run, const std::
   return values;
 }
 
-// Each DMA's charge of the WAIT that consumed it, split as the metrics
-// layer splits it (metrics/wait_stall.h), so `snr diff` and `snr analyze`
-// report one number per DMA (the analyzer's dmas table, stall_cycles) and
-// in total (its dma_stall_cycles): a WAIT that consumes several DMAs
-// stalls once, shared among them, and the part of a WAIT after its last
-// DMA completed (a semaphore another chip signals) is no DMA's.
+// Each DMA's charge of the WAIT that consumed it (metrics::
+// charged_wait_stall_cycles), so `snr diff` and `snr analyze` report one
+// number per DMA (the analyzer's dmas table, stall_cycles) and in total
+// (its dma_stall_cycles).
 struct DmaCharges {
   // A DMA is named by its chip and its place in that chip's issue order:
   // each chip runs the same instructions under any hardware, while dma_id
@@ -38,49 +35,14 @@ struct DmaCharges {
   int64_t total_cycles = 0;
 };
 
-DmaCharges dma_charges(rundb::RunDbReader& run) {
-  struct Row {
-    uint32_t chip = 0;
-    std::string name;
-    std::optional<std::pair<metrics::RunMetricsBuilder::WaitKey, metrics::WaitedDma>> wait;
-  };
-  std::vector<Row> dmas;
+DmaCharges dma_charges(const std::vector<rundb::DmaRecord>& dmas) {
+  const std::vector<uint64_t> charged = metrics::charged_wait_stall_cycles(dmas);
   std::map<uint32_t, uint64_t> issued_by_chip;
-  Statement rows(run.db(),
-                 "SELECT dma_id, chip, link, wait_chip, wait_step, base_done_cycle, transfer_end_cycle, "
-                 "wait_start_cycle, wait_end_cycle FROM dmas ORDER BY dma_id");
-  while (rows.next()) {
-    Row row;
-    row.chip = static_cast<uint32_t>(rows.integer(1));
-    row.name = fmt::format("chip {} dma {:06} {}", row.chip, issued_by_chip[row.chip]++, rows.text(2));
-    if (!rows.is_null(8)) {
-      metrics::WaitedDma dma;
-      dma.dma_id = static_cast<uint64_t>(rows.integer(0));
-      dma.base_done_cycle = static_cast<uint64_t>(rows.integer(5));
-      dma.transfer_end_cycle = static_cast<uint64_t>(rows.integer(6));
-      dma.wait_start_cycle = static_cast<uint64_t>(rows.integer(7));
-      dma.wait_end_cycle = static_cast<uint64_t>(rows.integer(8));
-      row.wait.emplace(metrics::RunMetricsBuilder::WaitKey{static_cast<uint32_t>(rows.integer(3)),
-                                                           static_cast<uint64_t>(rows.integer(4))},
-                       dma);
-    }
-    dmas.push_back(std::move(row));
-  }
-  metrics::RunMetricsBuilder builder(issued_by_chip.empty() ? 0 : issued_by_chip.rbegin()->first + 1, 1);
-  for (const Row& row : dmas) {
-    if (row.wait) builder.waited_dma(row.chip, row.wait->first, row.wait->second);
-  }
-  const metrics::RunMetrics charged = builder.finish(0);
-  // finish() lists the waited DMAs by dma_id, the order of `dmas` too.
   DmaCharges out;
-  auto next = charged.waited_dmas.begin();
-  for (const Row& row : dmas) {
-    int64_t cycles = 0;
-    if (row.wait) {
-      cycles = static_cast<int64_t>(next->base_stall_cycles + next->transfer_stall_cycles);
-      ++next;
-    }
-    out.by_dma[row.name] = cycles;
+  for (size_t i = 0; i < dmas.size(); ++i) {  // in dma_id order, as loaded
+    const rundb::DmaRecord& dma = dmas[i];
+    const auto cycles = static_cast<int64_t>(charged[i]);
+    out.by_dma[fmt::format("chip {} dma {:06} {}", dma.chip, issued_by_chip[dma.chip]++, dma.link)] = cycles;
     out.total_cycles += cycles;
   }
   return out;
@@ -145,8 +107,8 @@ nlohmann::json rows_json(const std::vector<DiffRow>& rows) {
 }  // namespace
 
 RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
-  rundb::check_run_db(a.path());
-  rundb::check_run_db(b.path());
+  const rundb::RunData checked_a = rundb::check_run_db(a.path());
+  const rundb::RunData checked_b = rundb::check_run_db(b.path());
   RunDiff diff;
   diff.a_source = a.meta_value("source");
   diff.b_source = b.meta_value("source");
@@ -157,7 +119,7 @@ RunDiff diff_runs(rundb::RunDbReader& a, rundb::RunDbReader& b) {
     diff.notes.push_back(fmt::format("the clocks differ ({} Hz vs {} Hz): compare total_time_ns, not cycles",
                                      a.meta_value("clock_hz"), b.meta_value("clock_hz")));
   }
-  const DmaCharges charges_a = dma_charges(a), charges_b = dma_charges(b);
+  const DmaCharges charges_a = dma_charges(checked_a.dmas), charges_b = dma_charges(checked_b.dmas);
   const std::map<std::string, int64_t> totals_a = totals_of(a, charges_a), totals_b = totals_of(b, charges_b);
   diff.totals = join(totals_a, totals_b);
   const std::string op_sql =

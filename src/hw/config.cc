@@ -39,6 +39,9 @@ constexpr Range kLatencyCycles{1, 1u << 20};
 constexpr Range kBandwidthRange{1e6L, 1e15L};   // 1MB/s .. 1PB/s
 constexpr Range kLatencyRange{0, 1e12L};        // 0 .. 1s, in ps
 constexpr Range kClockRange{1e6L, 1e11L};       // 1MHz .. 100GHz
+// The most a bandwidth's fixed point or a latency's whole cycles may change
+// the value a config gives before it is refused as other hardware.
+constexpr long double kMaxRoundingLoss = 1e-2L;
 
 // The single table of hardware parameters. Defaults are the tpu-v4-like
 // preset; docs/hardware.md says which figures are public and which are
@@ -321,7 +324,7 @@ uint64_t HwConfig::bytes_per_cycle_q16(Bandwidth bandwidth) const {
   // rounding: 2MB/s at 100GHz (1.31 units) would run 24% slow. More than
   // 1% is refused rather than simulated as another bandwidth (the smallest
   // valid bandwidth, 1MB/s, loses 0.67% at the default 1.05GHz).
-  if ((exact - q16) / exact > 1e-2L) {
+  if ((exact - q16) / exact > kMaxRoundingLoss) {
     throw Error(fmt::format("{} at {} is {:.4g}/65536 byte per cycle, which DMA timing would round to {}/65536 "
                             "({:.2g}% slower); raise the bandwidth or lower the clock",
                             format_bandwidth(bandwidth), format_frequency(clock), static_cast<double>(exact),
@@ -363,7 +366,7 @@ void check_whole_cycles(const HwConfig& config, std::string_view key, Duration d
   if (duration.picoseconds == 0) return;
   const long double exact = static_cast<long double>(duration.picoseconds) * config.clock.hertz / 1e12L;
   const long double excess = (static_cast<long double>(cycles) - exact) / exact;
-  if (excess <= 1e-2L) return;
+  if (excess <= kMaxRoundingLoss) return;
   const std::string at = fmt::format("{} = {} at {} is {:.3g} cycles, which the timing model (whole cycles) would "
                                      "run as {} ({}, {:.3g}% longer)",
                                      key, format_duration(duration), format_frequency(config.clock),
@@ -405,6 +408,10 @@ std::string HwConfig::to_yaml() const {
 }
 
 std::vector<std::string_view> preset_names() { return {"tpu-v4-like", "tpu-v5e-like"}; }
+
+ClockRange clock_range() {
+  return {Frequency{static_cast<double>(kClockRange.min)}, Frequency{static_cast<double>(kClockRange.max)}};
+}
 
 HwConfig preset(std::string_view name) {
   HwConfig config = defaults();

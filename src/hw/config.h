@@ -100,6 +100,13 @@ struct KeyInfo {
 
 // Every key, in documentation order.
 const std::vector<KeyInfo>& schema();
+// The clocks the schema accepts (1MHz .. 100GHz), for a clock stored outside
+// a config (a run.db's meta.clock_hz).
+struct ClockRange {
+  Frequency min;
+  Frequency max;
+};
+ClockRange clock_range();
 std::string_view value_kind_name(ValueKind kind);
 
 // Presets by name; throws naming the known presets when `name` is unknown.

@@ -102,6 +102,24 @@ sim::StallReason stall_reason_of_name(std::string_view name) {
   throw Error(fmt::format("unknown stall reason '{}'", name));
 }
 
+std::vector<uint64_t> charged_wait_stall_cycles(const std::vector<rundb::DmaRecord>& dmas) {
+  uint32_t chips = 0;
+  for (const rundb::DmaRecord& dma : dmas) chips = std::max(chips, dma.chip + 1);
+  RunMetricsBuilder builder(chips, 1);
+  // Ids are positions in `dmas`, so the split comes back in that order.
+  for (uint64_t i = 0; i < dmas.size(); ++i) {
+    const rundb::DmaRecord& dma = dmas[i];
+    if (!dma.waited) continue;
+    builder.waited_dma(dma.chip, {dma.wait_chip, dma.wait_step},
+                       {i, dma.base_done_cycle, dma.transfer_end_cycle, dma.wait_start_cycle, dma.wait_end_cycle});
+  }
+  std::vector<uint64_t> charged(dmas.size(), 0);
+  for (const WaitedDma& dma : builder.finish(0).waited_dmas) {
+    charged[dma.dma_id] = dma.base_stall_cycles + dma.transfer_stall_cycles;
+  }
+  return charged;
+}
+
 RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t chips) {
   for (const auto& chip : data.chips) chips = std::max(chips, chip.chip + 1);
   for (const auto& inst : data.instructions) chips = std::max(chips, inst.chip + 1);

@@ -82,6 +82,13 @@ class RunMetricsBuilder {
 // a newer or damaged writer).
 RunMetrics metrics_of(const rundb::RunData& data, uint64_t mxu_count, uint32_t chips = 0);
 
+// Each DMA's charge of the stall of the WAIT that consumed it (0 for a DMA
+// no WAIT consumed), in `dmas` order: the figure snr analyze reports per
+// DMA, so a WAIT that consumes several DMAs stalls once, shared among them
+// (wait_stall.h). A DMA's WAIT is named by (wait_chip, wait_step); any
+// number that is one WAIT's alone on its chip will do.
+std::vector<uint64_t> charged_wait_stall_cycles(const std::vector<rundb::DmaRecord>& dmas);
+
 // A functional run has no cycles, stalls or busy units: its instruction
 // counts only (the functional core publishes no per-instruction events).
 RunMetrics functional_run_metrics(const sim::RunOutcome& outcome);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 
+#include "metrics/run_metrics.h"
 #include "replay/replayer.h"
 #include "replay/trace_load.h"
 #include "sim/timing.h"
@@ -83,7 +84,7 @@ ReplaySummary measure_replay(const replay::ReplayInput& input, const replay::Rep
     record.wait_start_cycle = dmas[i].wait_start;
     record.wait_end_cycle = dmas[i].wait_end;
   }
-  const std::vector<uint64_t> charged = charged_wait_stall_cycles(records);
+  const std::vector<uint64_t> charged = metrics::charged_wait_stall_cycles(records);
   summary.dmas.reserve(dmas.size());
   for (size_t i = 0; i < dmas.size(); ++i) summary.dmas.push_back({dmas[i].chip, dmas[i].pc, charged[i]});
   return summary;

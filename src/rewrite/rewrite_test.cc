@@ -16,6 +16,7 @@
 #include "rewrite/plan.h"
 #include "rewrite/verify.h"
 #include "asm/program_builder.h"
+#include "metrics/run_metrics.h"
 #include "sim/elf_loader.h"
 #include "sim/sim_test_util.h"
 
@@ -428,7 +429,7 @@ TEST(Rewrite, DmasOfOneWaitShareItsStall) {
   rundb::DmaRecord elsewhere = second;  // the same cycles, another WAIT
   elsewhere.wait_step = 9;
   rundb::DmaRecord unwaited;
-  EXPECT_EQ(charged_wait_stall_cycles({first, second, elsewhere, unwaited}), (std::vector<uint64_t>{50, 50, 100, 0}));
+  EXPECT_EQ(metrics::charged_wait_stall_cycles({first, second, elsewhere, unwaited}), (std::vector<uint64_t>{50, 50, 100, 0}));
 }
 
 // The light replay verification uses agrees with the full replay and its
@@ -441,7 +442,7 @@ TEST(Rewrite, LightReplayAgreesWithTheFullReplay) {
   EXPECT_TRUE(light.final_state_problems.empty());
   ASSERT_EQ(light.dmas.size(), full.data.dmas.size());
   uint64_t full_stalls = 0;
-  const std::vector<uint64_t> charged = charged_wait_stall_cycles(full.data.dmas);
+  const std::vector<uint64_t> charged = metrics::charged_wait_stall_cycles(full.data.dmas);
   for (size_t i = 0; i < full.data.dmas.size(); ++i) {
     EXPECT_EQ(light.dmas[i].issue_pc, full.data.dmas[i].pc);
     EXPECT_EQ(light.dmas[i].wait_stall_cycles, charged[i]);

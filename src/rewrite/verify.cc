@@ -4,30 +4,11 @@
 #include <unordered_set>
 
 #include "isa/isa.h"
-#include "metrics/run_metrics.h"
 #include "rewrite/legality.h"
 #include "rewrite/measure.h"
 #include "rewrite/plan.h"
 
 namespace snr::rewrite {
-
-std::vector<uint64_t> charged_wait_stall_cycles(const std::vector<rundb::DmaRecord>& dmas) {
-  uint32_t chips = 0;
-  for (const rundb::DmaRecord& dma : dmas) chips = std::max(chips, dma.chip + 1);
-  metrics::RunMetricsBuilder builder(chips, 1);
-  // Ids are positions in `dmas`, so the split comes back in that order.
-  for (uint64_t i = 0; i < dmas.size(); ++i) {
-    const rundb::DmaRecord& dma = dmas[i];
-    if (!dma.waited) continue;
-    builder.waited_dma(dma.chip, {dma.wait_chip, dma.wait_step},
-                       {i, dma.base_done_cycle, dma.transfer_end_cycle, dma.wait_start_cycle, dma.wait_end_cycle});
-  }
-  std::vector<uint64_t> charged(dmas.size(), 0);
-  for (const metrics::WaitedDma& dma : builder.finish(0).waited_dmas) {
-    charged[dma.dma_id] = dma.base_stall_cycles + dma.transfer_stall_cycles;
-  }
-  return charged;
-}
 
 ReplaySummary replay_summary(const replay::ReplayInput& input, const VerifyOptions& options) {
   return measure_replay(input, options.replay);

@@ -36,13 +36,6 @@ struct ReplaySummary {
 // snr::Error like run_replay.
 ReplaySummary replay_summary(const replay::ReplayInput& input, const VerifyOptions& options);
 
-// Each DMA's charge of the stall of the WAIT that consumed it, in `dmas`
-// order, split as the metrics layer splits it (metrics/wait_stall.h): the
-// figure snr analyze reports per DMA, so a WAIT that consumes several DMAs
-// stalls once, shared among them. A DMA's WAIT is named by (wait_chip,
-// wait_step); any number that is one WAIT's alone on its chip will do.
-std::vector<uint64_t> charged_wait_stall_cycles(const std::vector<rundb::DmaRecord>& dmas);
-
 // Summed WAIT stalls of the DMAs issued at `issue_pcs`, any chip.
 uint64_t target_stall_cycles(const ReplaySummary& summary, const std::vector<uint64_t>& issue_pcs);
 

@@ -12,6 +12,7 @@
 #include "export/perfetto_export.h"
 #include "formats/rundb/load.h"
 #include "formats/rundb/reader.h"
+#include "metrics/run_metrics.h"
 #include "report/html_report.h"
 #include "report/svg.h"
 #include "rewrite/verify.h"
@@ -47,7 +48,7 @@ rewrite::ReplaySummary baseline_of(const rundb::RunData& data) {
   rewrite::ReplaySummary summary;
   summary.total_cycles = data.total_cycles;
   summary.dmas.reserve(data.dmas.size());
-  const std::vector<uint64_t> charged = rewrite::charged_wait_stall_cycles(data.dmas);
+  const std::vector<uint64_t> charged = metrics::charged_wait_stall_cycles(data.dmas);
   for (size_t i = 0; i < data.dmas.size(); ++i) {
     summary.dmas.push_back({data.dmas[i].chip, data.dmas[i].pc, charged[i]});
   }

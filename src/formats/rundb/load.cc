@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "common/units.h"
 #include "formats/rundb/reader.h"
 #include "formats/rundb/sqlite_handle.h"
 #include "hw/config.h"
@@ -293,17 +294,21 @@ uint32_t check_hw_config_chips(const RunData& data, uint32_t meta_chip_count) {
 }
 
 // meta.clock_hz, when present: the replayed clock in whole hertz, inside the
-// hardware config's range (1MHz .. 100GHz). Every time in ns the exports
-// and diffs print divides by it.
+// hardware schema's clock range. Every time in ns the exports and diffs
+// print divides by it.
 void check_meta_clock(const RunData& data) {
+  const hw::ClockRange range = hw::clock_range();
   for (const auto& [key, value] : data.meta) {
     if (key != "clock_hz") continue;
     uint64_t hertz = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), hertz);
-    if (ec != std::errc() || end != value.data() + value.size() || hertz < 1'000'000 || hertz > 100'000'000'000) {
-      throw Error(fmt::format("meta.clock_hz is '{}', expected a clock in whole hertz from 1000000 (1MHz) to "
-                              "100000000000 (100GHz)",
-                              value));
+    const auto in_range = [&] {
+      return static_cast<double>(hertz) >= range.min.hertz && static_cast<double>(hertz) <= range.max.hertz;
+    };
+    if (ec != std::errc() || end != value.data() + value.size() || !in_range()) {
+      throw Error(fmt::format("meta.clock_hz is '{}', expected a clock in whole hertz from {:.0f} ({}) to {:.0f} ({})",
+                              value, range.min.hertz, format_frequency(range.min), range.max.hertz,
+                              format_frequency(range.max)));
     }
   }
 }
@@ -403,8 +408,8 @@ RunData load_run_data(const std::string& path, const LoadOptions& options) {
   return data;
 }
 
-void check_run_db(const std::string& path) {
-  (void)load_run_data(path, {.dependencies = false, .vmem_runs = false, .semaphores = false});
+RunData check_run_db(const std::string& path) {
+  return load_run_data(path, {.dependencies = false, .vmem_runs = false, .semaphores = false});
 }
 
 }  // namespace snr::rundb

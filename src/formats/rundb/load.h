@@ -31,7 +31,8 @@ RunData load_run_data(const std::string& path, const LoadOptions& options = {});
 
 // The checks load_run_data makes, for readers that query the database
 // directly (snr diff, the Perfetto export): throws snr::Error as it does.
-// Reads the instructions, unit intervals and DMAs once.
-void check_run_db(const std::string& path);
+// Reads the instructions, unit intervals and DMAs once and returns them
+// (without dependencies, VMEM runs and semaphores).
+RunData check_run_db(const std::string& path);
 
 }  // namespace snr::rundb
