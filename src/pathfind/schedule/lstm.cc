@@ -134,7 +134,7 @@ double LstmModel::parameters() const {
 }
 
 uint64_t lstm_graph_kernels(const LstmModel& model, uint64_t stages, bool dp_allreduce) {
-  return 5 * model.layers * model.sequence + 5 + stages * (dp_allreduce ? 2 : 1);
+  return kLstmKernelsPerCell * model.layers * model.sequence + 5 + stages * (dp_allreduce ? 2 : 1);
 }
 
 LstmGraph build_lstm_graph(const LstmModel& model, uint32_t stages, const LstmKernelTimes& t,

@@ -73,11 +73,13 @@ struct LstmGraph {
   uint32_t tail_begin = 0;
 };
 
-// Kernels build_lstm_graph adds: per cell two forward (GEMM, gates) and three
-// backward (gates, data and weight gradients), the projection and softmax
-// forward and backward (5), and per stage the optimizer step and, with data
-// parallelism, the all-reduce before it. What one evaluation schedules, so
-// what its cost grows with.
+// Kernels per cell: two forward (GEMM, gates) and three backward (gates,
+// data and weight gradients).
+inline constexpr uint64_t kLstmKernelsPerCell = 5;
+// Kernels build_lstm_graph adds: kLstmKernelsPerCell per cell, the
+// projection and softmax forward and backward (5), and per stage the
+// optimizer step and, with data parallelism, the all-reduce before it. What
+// one evaluation schedules, so what its cost grows with.
 uint64_t lstm_graph_kernels(const LstmModel& model, uint64_t stages, bool dp_allreduce);
 
 // Layers are cut into `stages` equal pipeline stages; the projection and

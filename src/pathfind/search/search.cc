@@ -182,12 +182,12 @@ void check_size(const Plan& plan, double max_evaluations) {
                                        designs, strategies.size(), plan.starts, per_start, plan.engine.name);
   if (largest_cost > 1) {
     throw Error(fmt::format(
-        "search: {}; an evaluation of '{}' schedules up to {:.0f} kernels ({} layers x {} time steps x 5), which "
+        "search: {}; an evaluation of '{}' schedules up to {:.0f} kernels ({} layers x {} time steps x {}), which "
         "counts as {:.0f} designs (one per {:.0f} kernels, about {:.3g} s each), so {:.3g} designs' worth in all, "
         "about {:.3g} hours on one core: more than the {:.0f} one search may take; give fewer steps, starts, layers "
         "or time steps, or raise the bound (--max-designs) for a search spread over many ranks",
         what, plan.in.workload.name, largest_cost * kScheduledKernelsPerDesign, plan.in.workload.lstm.layers,
-        plan.in.workload.lstm.sequence, largest_cost, kScheduledKernelsPerDesign,
+        plan.in.workload.lstm.sequence, kLstmKernelsPerCell, largest_cost, kScheduledKernelsPerDesign,
         kSecondsPerScheduledKernel * largest_cost * kScheduledKernelsPerDesign, worst,
         worst * kScheduledKernelsPerDesign * kSecondsPerScheduledKernel / 3600,
         max_evaluations));
