@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <set>
 
@@ -17,6 +18,11 @@ namespace {
 using Value = std::vector<uint32_t>;
 
 constexpr uint64_t kMaxElements = uint64_t{1} << 26;
+// Vector-clock components published (by signals still to be waited on and
+// packet stores still to be read) at once: 1 GiB.
+constexpr uint64_t kMaxLiveClockElements = uint64_t{1} << 28;
+
+using Clock = std::vector<uint32_t>;
 
 class Checker {
  public:
@@ -34,8 +40,17 @@ class Checker {
   struct Read {
     uint32_t wg, epoch, op;
   };
+  // A clock published by a workgroup: `base`, a snapshot of its clock,
+  // with its own component raised to `epoch` (kNone: base alone). Between
+  // two joins into a workgroup's clock only its own component grows, so
+  // everything it publishes in between shares one snapshot.
+  struct Published {
+    std::shared_ptr<const Clock> base;
+    uint32_t wg = kNone, epoch = 0;
+  };
   struct Access {
-    uint32_t write_wg = kNone, write_epoch = 0, write_op = 0, write_snapshot = kNone;
+    uint32_t write_wg = kNone, write_epoch = 0, write_op = 0;
+    std::shared_ptr<const Clock> write_snapshot;  // packet stores: the writer's clock (with write_epoch)
     std::vector<Read> reads;  // since the last write, the latest per workgroup
   };
   struct State {
@@ -49,13 +64,17 @@ class Checker {
     std::vector<uint8_t> done;
     uint64_t executed = 0;
     // Happens-before tracking (vector clocks, one component per workgroup).
-    std::vector<std::vector<uint32_t>> clock;            // per workgroup
-    std::vector<std::vector<uint32_t>> semaphore_clock;  // joined by fenced releases
-    std::vector<std::vector<uint32_t>> barrier_clock;    // joined by arrivals of the current generation
-    std::vector<std::vector<uint32_t>> barrier_release;  // what the last completed generation publishes
+    std::vector<Clock> clock;  // per workgroup
+    // Per workgroup: its clock's snapshot since its last join, if taken.
+    std::vector<std::shared_ptr<const Clock>> snapshot_of;
+    // Per semaphore: what fenced releases published, empty until the first
+    // one and again after its last wait, which nothing reads after.
+    std::vector<Published> semaphore_clock;
+    std::vector<uint32_t> waits_left;  // per semaphore: acquire ops not yet executed
+    std::vector<Clock> barrier_clock;    // joined by arrivals of the current generation
+    std::vector<Clock> barrier_release;  // what the last completed generation publishes
     std::vector<std::array<std::vector<Access>, 3>> access;  // [gpu][space]
-    std::vector<std::vector<uint32_t>> snapshots;        // writers' clocks at packet stores
-    uint32_t wg = 0, op = 0;                             // the op executing
+    uint32_t wg = 0, op = 0;                                 // the op executing
   };
 
   void error(std::string message) {
@@ -78,9 +97,23 @@ class Checker {
     const Location l = resolve(gpu, space, element);
     return s.access[l.gpu][static_cast<size_t>(l.space)][l.element];
   }
-  static void join(std::vector<uint32_t>& into, const std::vector<uint32_t>& from) {
-    for (size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], from[i]);
+  static void join(Clock& into, const Clock& from) {
+    for (size_t i = 0; i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
   }
+  // Joins into workgroup `wg`'s own clock.
+  static void join_into_workgroup(State& s, uint32_t wg, const Clock& from) {
+    join(s.clock[wg], from);
+    s.snapshot_of[wg].reset();
+  }
+  static void join_into_workgroup(State& s, uint32_t wg, const Published& from) {
+    if (!from.base) return;
+    join_into_workgroup(s, wg, *from.base);
+    if (from.wg != kNone) s.clock[wg][from.wg] = std::max(s.clock[wg][from.wg], from.epoch);
+  }
+  // Workgroup `wg`'s clock as it is now.
+  Published publish(State& s, uint32_t wg);
+  // A published clock, counted while it lives.
+  std::shared_ptr<Clock> new_clock(const Clock& from);
   void race(const State& s, const char* what, uint32_t other_op, const MemRange& r, uint64_t bytes);
   Value merge(const Value& a, const Value& b, uint32_t op_index);
   bool step(State& s, uint32_t wg);
@@ -96,6 +129,7 @@ class Checker {
   uint64_t granule_ = 0;
   uint64_t input_elements_max_ = 0;
   State initial_;
+  uint64_t live_clocks_ = 0;  // published clocks not yet freed
 };
 
 Checker::Location Checker::resolve(uint32_t gpu, Space space, uint64_t element) const {
@@ -111,6 +145,22 @@ Checker::Location Checker::resolve(uint32_t gpu, Space space, uint64_t element) 
     if (space == Space::kOutput) return {gpu, Space::kInput, gpu * out + element};
   }
   return {gpu, space, element};
+}
+
+std::shared_ptr<Clock> Checker::new_clock(const Clock& from) {
+  if (++live_clocks_ * from.size() > kMaxLiveClockElements) {
+    throw Error(fmt::format("data-movement check: {} published clocks of {} workgroups at once are too many to track",
+                            live_clocks_, from.size()));
+  }
+  return std::shared_ptr<Clock>(new Clock(from), [this](Clock* clock) {
+    --live_clocks_;
+    delete clock;
+  });
+}
+
+Checker::Published Checker::publish(State& s, uint32_t wg) {
+  if (!s.snapshot_of[wg]) s.snapshot_of[wg] = new_clock(s.clock[wg]);
+  return Published{s.snapshot_of[wg], wg, s.clock[wg][wg]};
 }
 
 std::string Checker::describe(const Value& v) const {
@@ -160,7 +210,9 @@ std::vector<Value> Checker::read(State& s, uint32_t op_index, const MemRange& r,
       const uint64_t element = r.offset_bytes / granule_ + e;
       Access& a = access(s, gpus[m], r.space, element);
       // Seeing a packet's flag orders this read after the packet's store.
-      if (r.packet() && a.write_snapshot != kNone) join(mine, s.snapshots[a.write_snapshot]);
+      if (r.packet() && a.write_snapshot) {
+        join_into_workgroup(s, s.wg, Published{a.write_snapshot, a.write_wg, a.write_epoch});
+      }
       if (a.write_wg != kNone && a.write_wg != s.wg && mine[a.write_wg] < a.write_epoch) {
         race(s, "reads", a.write_op, r, count * granule_);
       }
@@ -192,11 +244,8 @@ void Checker::race(const State& s, const char* what, uint32_t other_op, const Me
 
 void Checker::write(State& s, const MemRange& r, const std::vector<Value>& values) {
   auto& mine = s.clock[s.wg];
-  uint32_t snapshot = kNone;
-  if (r.packet()) {
-    s.snapshots.push_back(mine);
-    snapshot = static_cast<uint32_t>(s.snapshots.size() - 1);
-  }
+  std::shared_ptr<const Clock> snapshot;
+  if (r.packet()) snapshot = publish(s, s.wg).base;
   for (uint32_t gpu : gpus_of(r)) {
     for (uint64_t e = 0; e < values.size(); ++e) {
       Access& a = access(s, gpu, r.space, r.offset_bytes / granule_ + e);
@@ -291,16 +340,32 @@ bool Checker::step(State& s, uint32_t wg) {
       write(s, ranges[1], values);
       break;
     }
-    case OpKind::kSemaphoreAcquire:
+    case OpKind::kSemaphoreAcquire: {
       if (s.semaphores[op.sync] == 0) return false;
       --s.semaphores[op.sync];
-      join(mine, s.semaphore_clock[op.sync]);
+      Published& published = s.semaphore_clock[op.sync];
+      join_into_workgroup(s, wg, published);
+      if (--s.waits_left[op.sync] == 0) published = Published{};
       break;
-    case OpKind::kSemaphoreRelease:
+    }
+    case OpKind::kSemaphoreRelease: {
       ++s.semaphores[op.sync];
-      // A relaxed release orders nothing before it (MSCCL++ relaxed signal).
-      if (!(op.flags & GpuOp::kRelaxed)) join(s.semaphore_clock[op.sync], mine);
+      // A relaxed release orders nothing before it (MSCCL++ relaxed signal),
+      // and one that no wait follows orders nothing either.
+      if ((op.flags & GpuOp::kRelaxed) || s.waits_left[op.sync] == 0) break;
+      Published& published = s.semaphore_clock[op.sync];
+      if (!published.base) {
+        published = publish(s, wg);
+      } else {
+        // A second release before the last wait: a clock of the
+        // semaphore's own, the join of both.
+        auto merged = new_clock(*published.base);
+        if (published.wg != kNone) (*merged)[published.wg] = std::max((*merged)[published.wg], published.epoch);
+        join(*merged, mine);
+        published = Published{std::move(merged), kNone, 0};
+      }
       break;
+    }
     case OpKind::kNop:
       break;
     case OpKind::kBarrier: {
@@ -316,7 +381,7 @@ bool Checker::step(State& s, uint32_t wg) {
       }
       if (s.barrier_generation[op.sync] == s.waiting_generation[wg]) return false;
       s.waiting_generation[wg] = kNone;
-      join(mine, s.barrier_release[op.sync]);
+      join_into_workgroup(s, wg, s.barrier_release[op.sync]);
       break;
     }
   }
@@ -520,12 +585,17 @@ DataCheckResult Checker::run() {
   s.waiting_generation.assign(wgs, kNone);
   s.registers.resize(wgs);
   s.done.assign(wgs, 0);
-  if (wgs * (wgs + p_.semaphores.size() + 2 * p_.barriers.size()) > kMaxElements) {
-    throw Error(fmt::format("data-movement check: {} workgroups and {} semaphores are too many to track", wgs,
-                            p_.semaphores.size()));
+  if (wgs * (wgs + 2 * p_.barriers.size()) > kMaxElements) {
+    throw Error(fmt::format("data-movement check: {} workgroups and {} barriers are too many to track", wgs,
+                            p_.barriers.size()));
   }
   s.clock.assign(wgs, std::vector<uint32_t>(wgs, 0));
-  s.semaphore_clock.assign(p_.semaphores.size(), std::vector<uint32_t>(wgs, 0));
+  s.snapshot_of.resize(wgs);
+  s.semaphore_clock.resize(p_.semaphores.size());
+  s.waits_left.assign(p_.semaphores.size(), 0);
+  for (const GpuOp& op : p_.ops) {
+    if (op.kind == OpKind::kSemaphoreAcquire) ++s.waits_left[op.sync];
+  }
   s.barrier_clock.assign(p_.barriers.size(), std::vector<uint32_t>(wgs, 0));
   s.barrier_release.assign(p_.barriers.size(), std::vector<uint32_t>(wgs, 0));
   s.access.resize(gpus);
