@@ -1,8 +1,15 @@
-// The WAIT stall split of seed 000 Figure 4, by hand.
+// The WAIT stall split of seed 000 Figure 4, by hand, and the run data's
+// dma_stalls view, which must split the same way.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <random>
+#include <string>
 #include <vector>
 
+#include "formats/rundb/reader.h"
+#include "formats/rundb/writer.h"
 #include "metrics/wait_stall.h"
 
 namespace snr::metrics {
@@ -62,6 +69,77 @@ TEST(WaitStall, EqualCompletionsTieByDmaId) {
   EXPECT_EQ(tie[1].dma_id, 3u);
   EXPECT_EQ(tie[1].transfer_stall_cycles, 50u);
   EXPECT_EQ(tie[0].transfer_stall_cycles, 0u);
+}
+
+// Random WAITs of one to four DMAs (ties in completion included) and DMAs
+// no WAIT consumed: the view's charged columns are this split's.
+TEST(WaitStall, TheRunDataViewChargesAsThisSplits) {
+  std::mt19937_64 random(7);
+  auto below = [&](uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(random); };
+  rundb::RunData data;
+  data.hw_config_yaml = "clock: 1GHz\n";
+  data.chips = {{0, 0, 0, 0, 0}};
+  std::vector<WaitedDma> expected;
+  for (uint64_t wait = 0; wait < 300; ++wait) {
+    const uint64_t start = 1000 * wait + below(100);
+    std::vector<WaitedDma> consumed;
+    uint64_t last_end = 0;
+    for (uint64_t n = 1 + below(4); n-- > 0;) {
+      rundb::DmaRecord d;
+      d.dma_id = data.dmas.size();
+      d.issue_cycle = start + below(200);
+      d.base_done_cycle = d.issue_cycle + below(60);
+      d.transfer_start_cycle = d.base_done_cycle + below(20);
+      d.transfer_end_cycle = d.transfer_start_cycle + below(4) * 10;  // ties between DMAs
+      d.waited = true;
+      d.wait_step = wait;
+      d.wait_start_cycle = start + 120;
+      last_end = std::max(last_end, d.transfer_end_cycle);
+      data.dmas.push_back(d);
+      consumed.push_back({d.dma_id, d.base_done_cycle, d.transfer_end_cycle, d.wait_start_cycle, 0, 0, 0, 0});
+    }
+    // The WAIT ends at its last DMA's end or, waiting for a signal too, later.
+    const uint64_t end = std::max(last_end, start + 120) + (below(2) ? below(50) : 0);
+    for (size_t i = 0; i < consumed.size(); ++i) {
+      data.dmas[data.dmas.size() - consumed.size() + i].wait_end_cycle = end;
+      consumed[i].wait_end_cycle = end;
+    }
+    split_wait_stall(consumed);
+    expected.insert(expected.end(), consumed.begin(), consumed.end());
+    if (below(3) == 0) {  // a DMA nothing waited for
+      rundb::DmaRecord unwaited;
+      unwaited.dma_id = data.dmas.size();
+      data.dmas.push_back(unwaited);
+      expected.push_back(WaitedDma{unwaited.dma_id});
+    }
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("wait_stall_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "run.db").string();
+  rundb::write_run_db(path, data);
+  rundb::RunDbReader reader(path);
+  rundb::Statement rows(reader.db(),
+                        "SELECT dma_id, charged_stall_cycles, charged_base_stall_cycles, charged_transfer_stall_cycles, "
+                        "wait_stall_cycles FROM dma_stalls ORDER BY dma_id");
+  size_t checked = 0, shared = 0;
+  for (const WaitedDma& want : expected) {
+    ASSERT_TRUE(rows.next());
+    const rundb::DmaRecord& d = data.dmas.at(want.dma_id);
+    ASSERT_EQ(static_cast<uint64_t>(rows.integer(0)), want.dma_id);
+    if (!d.waited) {
+      EXPECT_TRUE(rows.is_null(1)) << want.dma_id;
+      continue;
+    }
+    EXPECT_EQ(static_cast<uint64_t>(rows.integer(2)), want.base_stall_cycles) << want.dma_id;
+    EXPECT_EQ(static_cast<uint64_t>(rows.integer(3)), want.transfer_stall_cycles) << want.dma_id;
+    EXPECT_EQ(static_cast<uint64_t>(rows.integer(1)), want.base_stall_cycles + want.transfer_stall_cycles);
+    if (want.base_stall_cycles + want.transfer_stall_cycles < static_cast<uint64_t>(rows.integer(4))) ++shared;
+    ++checked;
+  }
+  EXPECT_FALSE(rows.next());
+  EXPECT_GT(checked, 500u);
+  EXPECT_GT(shared, 200u);  // DMAs charged part of their WAIT's stall, not all of it
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ PY
 "$SNR" diff "$WORK/a.db" "$WORK/torus.db" --json >"$WORK/torus_diff.json"
 "$SNR" analyze "$WORK/torus.db" -o "$WORK/torus_report" --no-verify >/dev/null 2>&1
 python3 - "$WORK/torus_diff.json" "$WORK/torus_report/tables/dmas.json" "$WORK/torus.db" <<'PY' \
-  || fail "diff's per-DMA rows are not analyze's per-DMA stalls"
+  || fail "diff's per-DMA rows or the dma_stalls view are not analyze's per-DMA stalls"
 import json, sqlite3, sys
 rows = json.load(open(sys.argv[1]))["dma_wait_stall_cycles"]
 analyzed = sorted(json.load(open(sys.argv[2])), key=lambda r: r["dma_id"])
@@ -123,6 +123,13 @@ for r in rows:
 db = sqlite3.connect(sys.argv[3])
 whole = sum(v for (v,) in db.execute("SELECT wait_stall_cycles FROM dma_stalls WHERE wait_stall_cycles IS NOT NULL"))
 assert sum(r["b"] for r in rows) < whole, (sum(r["b"] for r in rows), whole)
+# The run data's view charges every DMA what analyze charges it.
+view = {row[0]: row[1:] for row in db.execute(
+    "SELECT dma_id, charged_stall_cycles, charged_base_stall_cycles, charged_transfer_stall_cycles FROM dma_stalls")}
+assert len(view) == len(analyzed), (len(view), len(analyzed))
+for r in analyzed:
+    want = (r["stall_cycles"], r["base_stall_cycles"], r["transfer_stall_cycles"])
+    assert view[r["dma_id"]] == want, (r["dma_id"], view[r["dma_id"]], want)
 PY
 # ...and every chip's WAITs on DMAs are charged: the total is the chips'
 # semaphore-wait stall (the window's WAITs all wait for DMAs).

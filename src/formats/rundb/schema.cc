@@ -54,7 +54,21 @@ CREATE VIEW op_summary AS
   FROM instructions GROUP BY chip, op;
 -- Seed 000 Figure 4: base latency, transfer (with link queueing), and the
 -- part of the wait the DMA really cost (stall) versus the slack before it.
+-- wait_stall_cycles is the consuming WAIT's whole stall; charged_*_cycles
+-- is this DMA's share of it, split as snr analyze and snr diff split it
+-- (metrics/wait_stall.h: from the previous completion among the WAIT's
+-- DMAs, or the WAIT's start, to its own, base latency first), so a WAIT
+-- consuming several DMAs is counted once over them.
 CREATE VIEW dma_stalls AS
+  WITH ordered AS (
+    SELECT *, LAG(transfer_end_cycle) OVER (PARTITION BY wait_chip, wait_step
+                                            ORDER BY transfer_end_cycle, dma_id) AS previous_end_cycle
+    FROM dmas),
+  charged AS (
+    SELECT *, MAX(wait_start_cycle, MIN(COALESCE(previous_end_cycle, 0), wait_end_cycle)) AS charged_from_cycle,
+           MAX(0, MIN(transfer_end_cycle, wait_end_cycle)
+                  - MAX(wait_start_cycle, MIN(COALESCE(previous_end_cycle, 0), wait_end_cycle))) AS charged_cycles
+    FROM ordered)
   SELECT dma_id, chip, link, bytes,
          base_done_cycle - issue_cycle AS base_latency_cycles,
          transfer_start_cycle - base_done_cycle AS queue_cycles,
@@ -62,8 +76,12 @@ CREATE VIEW dma_stalls AS
          transfer_end_cycle - issue_cycle AS total_cycles,
          CASE WHEN wait_end_cycle IS NULL THEN NULL ELSE wait_end_cycle - wait_start_cycle END AS wait_stall_cycles,
          CASE WHEN wait_start_cycle IS NULL THEN NULL
-              WHEN wait_start_cycle > transfer_end_cycle THEN wait_start_cycle - transfer_end_cycle ELSE 0 END AS slack_cycles
-  FROM dmas;
+              WHEN wait_start_cycle > transfer_end_cycle THEN wait_start_cycle - transfer_end_cycle ELSE 0 END AS slack_cycles,
+         charged_cycles AS charged_stall_cycles,
+         MIN(charged_cycles, MAX(0, base_done_cycle - charged_from_cycle)) AS charged_base_stall_cycles,
+         charged_cycles - MIN(charged_cycles, MAX(0, base_done_cycle - charged_from_cycle))
+           AS charged_transfer_stall_cycles
+  FROM charged;
 -- Dependency edges with the resource spelled out: x5, v3, dma 12, chip 1
 -- vmem pages 4-7, chip 0 smem 0x8000-0x8007.
 CREATE VIEW dependency_edges AS
