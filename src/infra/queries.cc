@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <limits>
+#include <queue>
 #include <unordered_map>
 
 #include "common/error.h"
@@ -200,6 +202,32 @@ double instance_egress_bits_per_s(const Graph& g, std::span<const NodeId> source
     if (exits) flow.add_directed(local.at(v), t, MaxFlow::kInf);
   }
   return flow.run(s, t);
+}
+
+double instance_egress_latency_ns(const Graph& g, NodeId source,
+                                  const std::function<double(LinkId)>& link_latency_ns) {
+  const uint32_t dev = g.device_instance_of(source);
+  // Dijkstra over the instance's nodes, from the source.
+  std::unordered_map<NodeId, double> dist{{source, 0.0}};
+  using Entry = std::pair<double, NodeId>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  queue.push({0.0, source});
+  while (!queue.empty()) {
+    const auto [d, n] = queue.top();
+    queue.pop();
+    if (d > dist.at(n)) continue;
+    for (const auto& adj : g.neighbours(n)) {
+      if (g.device_instance_of(adj.node) != dev) return d;  // the first settled node that links outside
+    }
+    for (const auto& adj : g.neighbours(n)) {
+      const double next = d + link_latency_ns(g.edges()[adj.edge].link);
+      auto [it, fresh] = dist.try_emplace(adj.node, next);
+      if (!fresh && it->second <= next) continue;
+      it->second = next;
+      queue.push({next, adj.node});
+    }
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 }  // namespace snr::infra

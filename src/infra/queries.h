@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <vector>
@@ -40,5 +41,12 @@ Bisection bisection_bandwidth(const Graph& graph, std::span<const NodeId> endpoi
 // to the fabric. Infinity when no link on some way out states a bandwidth
 // (a source that links outside directly, say); 0 when there is no way out.
 double instance_egress_bits_per_s(const Graph& graph, std::span<const NodeId> sources);
+
+// The least latency from `source` to a component of its device instance
+// that links outside it, over the instance's own edges, each costing
+// `link_latency_ns(link)` (a GPU's way through PCIe switches to its NIC):
+// 0 when `source` links outside itself, infinity when nothing does.
+double instance_egress_latency_ns(const Graph& graph, NodeId source,
+                                  const std::function<double(LinkId)>& link_latency_ns);
 
 }  // namespace snr::infra

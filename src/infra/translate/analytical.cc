@@ -13,9 +13,12 @@
 // Per-dimension figures: bandwidth per NPU (the links into the level summed
 // over the group, divided by its NPUs, and never above the level below nor
 // the host's own way out, a PCIe link that is narrower than the NIC say);
-// latency per hop (ASTRA-sim charges a Switch dimension two hops) as the
-// sum of the link latencies from a host up to the level's tier. Links that
-// state no latency count 0 ns and are listed in translation.json.
+// latency per hop (ASTRA-sim charges a Switch dimension two hops, one up
+// and one down the tree) as an NPU's way out of its host (GPU to PCIe
+// switch to NIC: the least latency, of the host's slowest NPU) plus the
+// sum of the link latencies from the host up to the level's tier; hosts
+// joined directly are one hop of both hosts' ways out and the link. Links
+// that state no latency count 0 ns and are listed in translation.json.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -204,6 +207,13 @@ class AnalyticalTranslator final : public Translator {
 
  private:
   static std::string number(double v) { return fmt::format("{:.12g}", v); }
+  // How much of a hop's latency is the way out of the hosts (`ends` of them).
+  static std::string host_exit_note(double host_exit_ns, int ends) {
+    if (host_exit_ns <= 0) return "";
+    return ends == 1 ? fmt::format("; latency includes {} ns from an NPU out of its host", number(host_exit_ns))
+                     : fmt::format("; latency includes {} × {} ns from an NPU out of its host", ends,
+                                   number(host_exit_ns));
+  }
   static double gib_per_s(double bits_per_s) { return bits_per_s / 8.0 / static_cast<double>(1ULL << 30); }
 
   static std::string yaml(const Graph& g, const std::vector<Dimension>& dims) {
@@ -257,13 +267,21 @@ class AnalyticalTranslator final : public Translator {
       }
       egress_per_npu = std::min(egress_per_npu, egress / static_cast<double>(per_host));
     }
+    // Every fabric hop also crosses the hosts' insides, at both ends.
+    double host_exit_ns = 0;
+    for (const auto& npus : host_npus) {
+      for (const NodeId npu : npus) {
+        host_exit_ns = std::max(host_exit_ns,
+                                instance_egress_latency_ns(g, npu, [&](LinkId l) { return ctx.latency(l); }));
+      }
+    }
     const size_t nd = g.device_instance_count();
     int32_t max_tier = 0;
     for (size_t d = 0; d < nd; ++d) {
       if (a.device_role[d] == Role::kSwitch) max_tier = std::max(max_tier, a.device_tier[d]);
     }
     if (max_tier == 0) {
-      direct_host_dimension(g, ctx, hosts, per_host, egress_per_npu, dims);
+      direct_host_dimension(g, ctx, hosts, per_host, egress_per_npu, host_exit_ns, dims);
       return;
     }
     std::vector<uint32_t> parent(nd);
@@ -274,7 +292,7 @@ class AnalyticalTranslator final : public Translator {
     std::iota(parent.begin(), parent.end(), 0);
     size_t group_hosts = 1;  // hosts per group at the previous level
     double bw_below = egress_per_npu;
-    double latency_up = 0;
+    double latency_up = host_exit_ns;
     for (int32_t t = 1; t <= max_tier; ++t) {
       // Links from tier t-1 devices up to tier t switches.
       double tier_latency = 0;
@@ -318,7 +336,8 @@ class AnalyticalTranslator final : public Translator {
       bw = std::min(bw, bw_below);
       bw_below = bw;
       dims.push_back({"Switch", size / group_hosts, bw, latency_up,
-                      fmt::format("switch tier {}: {} groups of {} hosts per group", t, size / group_hosts, group_hosts)});
+                      fmt::format("switch tier {}: {} groups of {} hosts per group{}", t, size / group_hosts,
+                                  group_hosts, host_exit_note(host_exit_ns, 1))});
       group_hosts = size;
     }
     if (group_hosts != hosts.size()) {
@@ -328,7 +347,7 @@ class AnalyticalTranslator final : public Translator {
   }
 
   static void direct_host_dimension(const Graph& g, Context& ctx, const std::vector<uint32_t>& hosts, size_t per_host,
-                                    double egress_per_npu, std::vector<Dimension>& dims) {
+                                    double egress_per_npu, double host_exit_ns, std::vector<Dimension>& dims) {
     const size_t m = hosts.size();
     std::map<uint32_t, size_t> pos;
     for (size_t i = 0; i < m; ++i) pos[hosts[i]] = i;
@@ -341,16 +360,19 @@ class AnalyticalTranslator final : public Translator {
       pair_bw[{std::min(ia->second, ib->second), std::max(ia->second, ib->second)}] += ctx.bandwidth(e.link);
       lat = std::max(lat, ctx.latency(e.link));
     }
+    lat += 2 * host_exit_ns;
     double bw = egress_per_npu;
     for (const auto& [p, b] : pair_bw) bw = std::min(bw, b / static_cast<double>(per_host));
     if (pair_bw.size() == m * (m - 1) / 2) {
-      dims.push_back({"FullyConnected", m, bw, lat, "hosts joined by direct links, full mesh"});
+      dims.push_back({"FullyConnected", m, bw, lat,
+                      "hosts joined by direct links, full mesh" + host_exit_note(host_exit_ns, 2)});
       return;
     }
     bool ring = m >= 3 && pair_bw.size() == m;
     for (size_t i = 0; ring && i < m; ++i) ring = pair_bw.contains({std::min(i, (i + 1) % m), std::max(i, (i + 1) % m)});
     if (ring) {
-      dims.push_back({"Ring", m, bw, lat, "hosts joined by direct links in a ring in rank order"});
+      dims.push_back({"Ring", m, bw, lat,
+                      "hosts joined by direct links in a ring in rank order" + host_exit_note(host_exit_ns, 2)});
       return;
     }
     throw Error("analytical translation: the hosts have no switches between them and their direct links form "

@@ -80,6 +80,36 @@ TEST(AnalyticalTranslator, TheWayOutOfAHostBoundsTheFabricDimensions) {
   EXPECT_NE(network_yml(infra).find("bandwidth: [ 59.6046447754, 5.82076609135, 5.82076609135 ]"), std::string::npos);
 }
 
+TEST(AnalyticalTranslator, EveryFabricHopCrossesTheHostsInsides) {
+  // A GPU reaches its NIC through two 150 ns PCIe links (GPU to switch,
+  // switch to NIC); the fabric's links take 700 ns. A Switch dimension's
+  // hop (charged twice: up and down) is the way out of the host plus the
+  // links up to its tier: 300 + 700 and 300 + 1400; inside the host the
+  // GPUs meet at the PCIe switch, 150 ns per hop.
+  auto infra = build_blueprint("clos-fat-tree", {{"k", "4"}, {"host_gpus", "2"}, {"link_latency_ns", "700"}});
+  infra.devices[0] = build_device_blueprint("host", {{"gpus", "2"}, {"pcie_latency_ns", "150"}});
+  const std::string y = network_yml(infra);
+  EXPECT_EQ(y.substr(y.find("latency")), "latency: [ 150, 1000, 1700 ]  # ns\n");
+  // Hosts joined directly: one hop is both hosts' ways out and the link.
+  auto triangle = infragraph::parse_infrastructure(R"(name: triangle
+devices:
+- name: host
+  components: [{name: xpu, count: 1, choice: xpu}, {name: nic, count: 1, choice: nic}]
+  links: [{name: pcie, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 512}, latency: {choice: ns, ns: 150}}}]
+  edges: [{ep1: {component: xpu}, ep2: {component: nic}, scheme: one2one, link: pcie}]
+links: [{name: wire, physical: {bandwidth: {choice: gigabits_per_second, gigabits_per_second: 100}, latency: {choice: ns, ns: 500}}}]
+instances: [{name: h, device: host, count: 3}]
+edges:
+- {ep1: {instance: 'h[0]', component: nic}, ep2: {instance: 'h[1]', component: nic}, scheme: one2one, link: wire}
+- {ep1: {instance: 'h[1]', component: nic}, ep2: {instance: 'h[2]', component: nic}, scheme: one2one, link: wire}
+- {ep1: {instance: 'h[2]', component: nic}, ep2: {instance: 'h[0]', component: nic}, scheme: one2one, link: wire}
+)",
+                                               "triangle");
+  const std::string direct = network_yml(triangle);
+  EXPECT_EQ(direct.substr(0, direct.find("npus_count")), "topology: [ FullyConnected ]\n");
+  EXPECT_EQ(direct.substr(direct.find("latency")), "latency: [ 800 ]  # ns\n");
+}
+
 TEST(AnalyticalTranslator, ServersOnASingleSwitch) {
   auto infra = build_blueprint("single-tier", {{"hosts", "4"}, {"nics_per_host", "8"}});
   infra.devices[0] = build_device_blueprint("server-8gpu");
