@@ -108,9 +108,11 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   }
   uint64_t skipped = 0;
   uint64_t dangling = 0;
+  uint64_t barriers = 0;
   for (const auto& g : graphs) {
     skipped += g.skipped_records;
     dangling += g.dangling_dependencies_dropped;
+    barriers += g.barriers_run_as_all_reduce;
   }
   if (perturbations != nullptr) apply_compute_slowdown(graphs, perturbations->compute_slowdown);
   EventLoop loop;
@@ -142,6 +144,12 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   result.links = net->link_stats();
   result.flows = net->flow_stats();
   result.packets = net->packet_stats();
+  if (barriers > 0) {
+    result.notes.push_back(fmt::format(
+        "{} BARRIER collective(s) ran as all-reduces of their comm_size (at least one byte), as NCCL runs a "
+        "process group's barrier (an all-reduce of a one-element tensor); ASTRA-sim stops at them",
+        barriers));
+  }
   for (std::string& note : system_layer.notes()) result.notes.push_back(std::move(note));
   for (std::string& note : net->notes()) result.notes.push_back(std::move(note));
   result.events_processed = loop.events_processed();

@@ -27,9 +27,13 @@ CollectiveKind collective_from_chakra(int64_t comm_type, uint64_t node_id) {
     case ChakraProtoMsg::REDUCE: return CollectiveKind::kReduce;
     case ChakraProtoMsg::GATHER: return CollectiveKind::kGather;
     case ChakraProtoMsg::SCATTER: return CollectiveKind::kScatter;
+    // NCCL has no barrier: a process group's barrier all-reduces a
+    // one-element tensor, so a BARRIER node runs as an all-reduce.
+    case ChakraProtoMsg::BARRIER: return CollectiveKind::kAllReduce;
     default:
       throw Error(fmt::format("node {}: collective comm_type {} is not simulated (ALL_REDUCE, REDUCE, ALL_GATHER, "
-                              "GATHER, SCATTER, BROADCAST, ALL_TO_ALL, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK)",
+                              "GATHER, SCATTER, BROADCAST, ALL_TO_ALL, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, "
+                              "BARRIER)",
                               node_id, comm_type));
   }
 }
@@ -142,7 +146,13 @@ void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, cons
             node.peer = *root;
           }
         }
-        if (node.comm_bytes == 0) throw Error("collective without a positive comm_size");
+        if (*type == ChakraProtoMsg::BARRIER) {
+          // Its size when the trace gives one, else the smallest all-reduce
+          // (one byte, which the system's chunking rounds up).
+          node.comm_bytes = std::max<uint64_t>(node.comm_bytes, 1);
+        } else if (node.comm_bytes == 0) {
+          throw Error("collective without a positive comm_size");
+        }
       } else {
         const bool send = proto.type() == ChakraProtoMsg::COMM_SEND_NODE;
         node.action = send ? NodeAction::kSend : NodeAction::kRecv;
@@ -218,6 +228,9 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
         make_replayed(node, proto, cpu);
       } else {
         read_simulated_node(node, proto, view, cpu, system, groups, npus_count, memory);
+        if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE && view.comm_type() == ChakraProtoMsg::BARRIER) {
+          ++graph.barriers_run_as_all_reduce;
+        }
       }
       auto link = [&](uint64_t parent_id) {
         const auto it = index_of.find(parent_id);

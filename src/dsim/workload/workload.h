@@ -53,6 +53,7 @@ struct RankGraph {
   std::vector<WorkNode> nodes;
   uint64_t skipped_records = 0;  // unreadable records the reader skipped
   uint64_t dangling_dependencies_dropped = 0;  // with DanglingDependencies::kIgnore
+  uint64_t barriers_run_as_all_reduce = 0;      // BARRIER collectives (see load_rank_graph)
   RankTensors tensors;  // the nodes' tensors, read only with track-local-mem
 };
 
@@ -61,6 +62,8 @@ struct RankGraph {
 // (at most kMaxNodeNs); sizes are at most kMaxMessageBytes. A dependency on
 // an id not in the trace is an error, or dropped and counted with kIgnore.
 // With track-local-mem, the nodes' "inputs"/"outputs" tensor lists too.
+// A BARRIER collective runs as an all-reduce of its comm_size (at least
+// one byte), as NCCL runs a process group's barrier; ASTRA-sim stops at it.
 // MEM_LOAD / MEM_STORE nodes are requests of their tensor_size to `memory`
 // on the communication lane (CPU ops: the CPU's), as in ASTRA-sim; with
 // NO_MEMORY_EXPANSION they take no time and no lane (ASTRA-sim stops).

@@ -77,10 +77,11 @@ MasterTrace extract_master_trace(const Workload& workload) {
         }
         const auto type = view.comm_type();
         const auto size = view.comm_size_bytes();
-        if (!type || !size) {
+        // A barrier needs no size (snr sim runs one without as a one-byte all-reduce).
+        if (!type || (!size && *type != ChakraProtoMsg::BARRIER)) {
           throw Error(fmt::format("rank 0 node {}: collective without comm_type or comm_size", node.id()));
         }
-        master.records.push_back(MasterRecord{*type, std::max<uint64_t>(1, *size), *scope, gap});
+        master.records.push_back(MasterRecord{*type, std::max<uint64_t>(1, size.value_or(0)), *scope, gap});
         gap = 0;
         break;
       }

@@ -77,7 +77,11 @@ void check_comm_attributes(const Node& node, size_t rank_count, IssueLog& log, R
       } else if (chakra::comm_type_name(*comm_type).find('(') != std::string::npos) {
         log.warning(fmt::format("{}: comm_type {} is not a known CollectiveCommType", where(), *comm_type));
       }
-      if (!view.comm_size_bytes()) log.error(where() + ": COMM_COLL_NODE without a comm_size attribute");
+      // A barrier moves no data of its own (snr sim runs one without a
+      // size as a one-byte all-reduce).
+      if (!view.comm_size_bytes() && comm_type != ChakraProtoMsg::BARRIER) {
+        log.error(where() + ": COMM_COLL_NODE without a comm_size attribute");
+      }
     }
     if (type == ChakraProtoMsg::COMM_SEND_NODE || type == ChakraProtoMsg::COMM_RECV_NODE) {
       const char* kind = type == ChakraProtoMsg::COMM_SEND_NODE ? "COMM_SEND_NODE" : "COMM_RECV_NODE";

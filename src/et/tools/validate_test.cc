@@ -79,6 +79,17 @@ TEST_F(ValidateTest, CommAttributeProblemsAreNamed) {
                               }));
 }
 
+// Chakra's generator writes a BARRIER without comm_size; a barrier moves
+// no data of its own. Any other collective needs its size.
+TEST_F(ValidateTest, ABarrierNeedsNoSize) {
+  auto barrier = make_node(1, "barrier", ChakraProtoMsg::COMM_COLL_NODE);
+  chakra::set_comm_type(barrier, ChakraProtoMsg::BARRIER);
+  auto all_reduce = make_node(2, "ar", ChakraProtoMsg::COMM_COLL_NODE);
+  chakra::set_comm_type(all_reduce, ChakraProtoMsg::ALL_REDUCE);
+  EXPECT_EQ(messages(validate({barrier, all_reduce})),
+            (std::vector<std::string>{"node 2: COMM_COLL_NODE without a comm_size attribute"}));
+}
+
 TEST_F(ValidateTest, TruncatedFileIsAnErrorWithOffset) {
   std::string bytes = chakra::encode_trace(chakra::testing::sample_metadata(), chakra::testing::sample_nodes());
   write_file_atomic(dir_ / "t.0.et", bytes.substr(0, bytes.size() - 2));
