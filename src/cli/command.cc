@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/spelling.h"
 #include "common/cli_numbers.h"
 #include "common/error.h"
 
@@ -79,21 +80,6 @@ void refuse_dash_outputs(CLI::App& app) {
         "", "not_dash"));
   }
   for (CLI::App* sub : app.get_subcommands({})) refuse_dash_outputs(*sub);
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "common/error.h"
+#include "common/error_of.h"
 #include "dsim/config/aux_config.h"
 #include "dsim/config/network_config.h"
 #include "dsim/config/system_config.h"
@@ -169,6 +171,38 @@ TEST(SystemConfig, KnownAstraSimKeysAreRefusedWithTheReasonTyposStayUnknown) {
       EXPECT_NE(std::string(e.what()).find(fmt::format("unknown key '{}'", typo)), std::string::npos) << e.what();
     }
   }
+}
+
+// The error parsing `json` gives, "" when it parses.
+std::string system_config_error(std::string_view json) {
+  return snr::testing::error_of([&] { (void)parse_system_config(json, "sys.json"); });
+}
+
+// ASTRA-sim ignores keys it does not know, so a misspelt key keeps its
+// default there without a word; snr refuses it and names the key meant.
+TEST(SystemConfig, AMisspeltKeyNamesTheKeyMeant) {
+  using ::testing::HasSubstr;
+  EXPECT_THAT(system_config_error(R"({"local_mem_bw": 50})"),
+              HasSubstr("unknown key 'local_mem_bw'; did you mean 'local-mem-bw'?"));
+  EXPECT_THAT(system_config_error(R"({"active-chunks-per-dimnesion": 1})"),
+              HasSubstr("did you mean 'active-chunks-per-dimension'?"));
+  EXPECT_THAT(system_config_error(R"({"all-reduce-implementation-custm": "x"})"),
+              HasSubstr("did you mean 'all-reduce-implementation-custom'?"));  // a key an algorithm owns
+  EXPECT_EQ(system_config_error(R"({"bandwidth": [1]})"), "system configuration sys.json: unknown key 'bandwidth'");
+}
+
+// ASTRA-sim 2.0's chunk schedulers: the values that mean what current
+// ASTRA-sim and snr run are read, the others refused with what runs.
+TEST(SystemConfig, DimensionSchedulingKeysOfAstraSim2) {
+  using ::testing::HasSubstr;
+  EXPECT_EQ(system_config_error(R"({"intra-dimension-scheduling": "FIFO", "inter-dimension-scheduling": "baseline"})"),
+            "");
+  EXPECT_EQ(system_config_error(R"({"inter-dimension-scheduling": "ascending"})"), "");
+  EXPECT_THAT(system_config_error(R"({"intra-dimension-scheduling": "SCF"})"),
+              HasSubstr("not modelled by snr: intra-dimension-scheduling 'SCF'"));
+  EXPECT_THAT(system_config_error(R"({"inter-dimension-scheduling": "themis"})"),
+              HasSubstr("set baseline or remove the key"));
+  EXPECT_THAT(system_config_error(R"({"inter-dimension-scheduling": 1})"), HasSubstr("inter-dimension-scheduling"));
 }
 
 TEST(SystemConfig, RatesHaveRangesAndInjectionScaleMultipliesAGivenEndpointDelay) {

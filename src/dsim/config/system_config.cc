@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "common/file_io.h"
-#include "dsim/system/algorithm_registry.h"
 #include "common/json_input.h"
+#include "common/spelling.h"
+#include "dsim/system/algorithm_registry.h"
 
 namespace snr::dsim {
 namespace {
@@ -80,6 +83,41 @@ constexpr int64_t kMaxChunks = 1 << 16;
 constexpr std::string_view kSharedBusReason =
     "a parameter of ASTRA-sim's shared memory-bus (LogGP) model, used only with model-shared-bus: 1, which snr "
     "does not model; without it the key has no effect in ASTRA-sim either, so remove it";
+
+// The keys the parser below reads itself (algorithms add theirs): what a
+// mistyped key is compared with.
+constexpr std::string_view kSystemKeys[] = {
+    "scheduling-policy", "collective-optimization", "active-chunks-per-dimension", "preferred-dataset-splits",
+    "endpoint-delay", "local-mem-bw", "peak-perf", "roofline-enabled", "track-local-mem", "local-mem-trace-filename",
+    "trace-enabled", "replay-only", "boost-mode", "model-shared-bus", "all-reduce-implementation",
+    "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
+    "intra-dimension-scheduling", "inter-dimension-scheduling", "local-reduction-delay"};
+
+std::string unknown_key_message(const std::string& key) {
+  const std::vector<std::string> owned = collective_algorithm_config_keys();
+  std::vector<std::string_view> names(std::begin(kSystemKeys), std::end(kSystemKeys));
+  names.insert(names.end(), owned.begin(), owned.end());
+  const std::string nearest = nearest_name(key, names, 2);
+  // (ASTRA-sim ignores a key it does not know, so a misspelt one would
+  // silently keep its default there.)
+  return nearest.empty() ? fmt::format("unknown key '{}'", key)
+                         : fmt::format("unknown key '{}'; did you mean '{}'?", key, nearest);
+}
+
+// ASTRA-sim 2.0's chunk schedulers, which current ASTRA-sim no longer reads:
+// the values that mean what both run are accepted, the others refused.
+void check_dimension_scheduling(const std::string& key, const std::string& value) {
+  const bool intra = key == "intra-dimension-scheduling";
+  if (intra ? value == "FIFO" : (value == "baseline" || value == "ascending")) return;
+  throw Error(fmt::format(
+      "known ASTRA-sim key, not modelled by snr: {} '{}' (ASTRA-sim 2.0's {}; current ASTRA-sim ignores the key "
+      "and {}, as snr does: set {} or remove the key)",
+      key, value,
+      intra ? "order of the chunks waiting in one dimension, e.g. SCF, smallest chunk first"
+            : "order in which a chunk visits the dimensions, e.g. themis, Themis's load-balancing scheduler",
+      intra ? "runs a dimension's chunks first in, first out" : "runs every chunk through the dimensions in order",
+      intra ? "FIFO" : "baseline"));
+}
 
 // ASTRA-sim 1.0 and early 2.0 wrote the system file as "key: value" lines,
 // which current ASTRA-sim no longer reads; a JSON parse error there would not
@@ -185,6 +223,8 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
         config.trace_enabled = require_flag(value, key);
       } else if (key == "replay-only") {
         config.replay_only = require_flag(value, key);
+      } else if (key == "intra-dimension-scheduling" || key == "inter-dimension-scheduling") {
+        check_dimension_scheduling(key, require_string(value, key));
       } else if (key == "boost-mode" || key == "model-shared-bus") {
         // Accepted for compatibility only when off: the feature is not modelled.
         if (require_flag(value, key)) throw Error(fmt::format("key '{}' = 1 is not supported", key));
@@ -207,7 +247,7 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
                                 "collective); rename it",
                                 key, key.substr(0, key.size() - std::string_view("-chakra").size())));
       } else {
-        throw Error(fmt::format("unknown key '{}'", key));
+        throw Error(unknown_key_message(key));
       }
     }
     if (config.roofline_enabled && (!saw_peak_perf || config.peak_perf_tflops <= 0 ||

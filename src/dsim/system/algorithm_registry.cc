@@ -98,6 +98,14 @@ const CollectiveAlgorithmSpec* find_algorithm_owning_key(std::string_view key) {
   return nullptr;
 }
 
+std::vector<std::string> collective_algorithm_config_keys() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<std::string> keys;
+  for (const auto& spec : r.specs) keys.insert(keys.end(), spec->config_keys.begin(), spec->config_keys.end());
+  return keys;
+}
+
 std::vector<std::string> collective_algorithm_names() {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);

@@ -130,6 +130,8 @@ struct CollectiveAlgorithmSpec {
 const CollectiveAlgorithmSpec& find_collective_algorithm(std::string_view name);
 // The algorithm owning system-configuration key `key`, or nullptr.
 const CollectiveAlgorithmSpec* find_algorithm_owning_key(std::string_view key);
+// The system-configuration keys the registered algorithms own.
+std::vector<std::string> collective_algorithm_config_keys();
 // Registered names (listed ones as written in configurations), in order.
 std::vector<std::string> collective_algorithm_names();
 // Adds an algorithm; throws snr::Error when a name or key is taken.
