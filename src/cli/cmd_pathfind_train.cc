@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "common/file_io.h"
 #include "pathfind/llm/calculon.h"
 #include "pathfind/llm/report_json.h"
 
@@ -17,14 +18,17 @@ namespace {
 
 struct TrainArgs {
   std::string model, system, execution;
-  std::string hw = "a100-80gb";
+  std::string hw;  // "": the preset matching the system file (calculon_base_device)
   uint64_t vocab = 0;
   bool json = false;
 };
 
 int run_train(const TrainArgs& a) {
   using namespace snr::pathfind;
-  DeviceSpec device = load_calculon_system(a.system, load_device(a.hw));
+  const std::string system_json = snr::read_file(a.system);
+  const CalculonBase base = calculon_base_device(system_json, a.system, a.hw);
+  if (!base.note.empty()) fmt::print(stderr, "snr: note: {}\n", base.note);
+  DeviceSpec device = parse_calculon_system(system_json, a.system, base.device);
   TransformerModel model = load_calculon_model(a.model);
   model.vocab_size = a.vocab;
   CalculonExecution exec = load_calculon_execution(a.execution);
@@ -79,7 +83,9 @@ void setup_pathfind_train(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--model", args->model, "Calculon model JSON (hidden, feedforward, seq_size, ...)")->required();
   sub->add_option("--system", args->system, "Calculon system JSON (rates, memory, networks)")->required();
   sub->add_option("--execution", args->execution, "Calculon execution JSON (parallelism, batch, recompute)")->required();
-  sub->add_option("--hw", args->hw, "device preset or YAML giving the chip's insides")->capture_default_str();
+  sub->add_option("--hw", args->hw,
+                  "device preset or YAML giving the chip's insides (default: the GPU preset whose 16-bit peak is "
+                  "within 5% of the system file's matrix rate, else a100-80gb)");
   sub->add_option("--vocab", args->vocab,
                   "vocabulary of the output layer on the last stage (Calculon's model files have none; "
                   "Korthikanti et al. Table 5 used 51200); 0 leaves it out")

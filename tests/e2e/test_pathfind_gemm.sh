@@ -70,5 +70,15 @@ PY
     --execution "$WORK/oom_exec.json" >"$WORK/oom.txt" || status=$?
   ((status == 3)) || fail "expected exit 3 for out of memory, got $status"
   expect_contains "$WORK/oom.txt" "OUT OF MEMORY"
+  # A system of H100's matrix rate runs on the h100-sxm preset's insides
+  # unless --hw names another chip, and the note says which.
+  sed 's/"tflops": 312/"tflops": 1000/' "$C/systems/a100_80g.json" >"$WORK/h100_rate.json"
+  grep -q '"tflops": 1000' "$WORK/h100_rate.json" || fail "the system file's matrix rate was not replaced"
+  for hw in "" h100-sxm a100-80gb; do
+    "$SNR" pathfind train --model "$C/models/gpt3-175B.json" --system "$WORK/h100_rate.json"       --execution "$C/validation/seqsel/tab5/gpt3-175B_seqsel.json" ${hw:+--hw "$hw"} --json       >"$WORK/h100_$hw.json" 2>"$WORK/h100_$hw.err"
+  done
+  expect_contains "$WORK/h100_.err" "the chip's insides are h100-sxm's"
+  cmp <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration_s"])' "$WORK/h100_.json")     <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration_s"])' "$WORK/h100_h100-sxm.json")     || fail "the default chip for an H100-rate system is not h100-sxm"
+  expect_contains "$WORK/h100_a100-80gb.err" "run 3.21x as fast"
 fi
 echo ok

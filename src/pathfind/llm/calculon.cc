@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
@@ -138,6 +139,41 @@ TransformerModel parse_calculon_model(std::string_view json, std::string_view so
   o.finish();
   m.validate();
   return m;
+}
+
+CalculonBase calculon_base_device(std::string_view system_json, std::string_view source, const std::string& hw) {
+  // Only the matrix rate is read here; parse_calculon_system checks the rest.
+  Json j = parse_json_input(system_json, source);
+  Obj o(j, std::string(source));
+  const double system_flops = processor_float16_tflops(o.object("matrix")) * 1e12;
+  auto off_by = [&](const DeviceSpec& d) { return std::abs(system_flops / d.peak_flops_per_s(DType::kFp16) - 1); };
+  CalculonBase base;
+  std::string chosen = hw;
+  if (hw.empty()) {
+    chosen = "a100-80gb";
+    double best = kCalculonPresetMatch;
+    for (const std::string_view name : {"v100", "a100-80gb", "h100-sxm"}) {
+      const double off = off_by(device_preset(name));
+      if (off <= best) {
+        best = off;
+        chosen = std::string(name);
+      }
+    }
+  }
+  base.device = load_device(chosen);
+  const double peak_tflops = base.device.peak_flops_per_s(DType::kFp16) / 1e12;
+  if (off_by(base.device) > kCalculonPresetMatch) {
+    base.note = fmt::format(
+        "{}'s 16-bit matrix rate is {:.4g} TFLOP/s and {}'s peak {:.4g}: the chip's insides run {:.3g}x as fast "
+        "(its clock scaled) to reach the file's rate{}",
+        source, system_flops / 1e12, chosen, peak_tflops, system_flops / 1e12 / peak_tflops,
+        hw.empty() ? " (no preset's peak is within 5% of it; --hw names the chip)" : "");
+  } else if (hw.empty() && chosen != "a100-80gb") {
+    base.note = fmt::format("the chip's insides are {}'s, whose 16-bit peak ({:.4g} TFLOP/s) is within 5% of {}'s "
+                            "matrix rate ({:.4g}); --hw names another chip",
+                            chosen, peak_tflops, source, system_flops / 1e12);
+  }
+  return base;
 }
 
 DeviceSpec parse_calculon_system(std::string_view json, std::string_view source, const DeviceSpec& base) {

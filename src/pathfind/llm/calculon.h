@@ -23,6 +23,19 @@ TransformerModel parse_calculon_model(std::string_view json, std::string_view so
 // roofline derives efficiency from the kernel shape instead.
 DeviceSpec parse_calculon_system(std::string_view json, std::string_view source, const DeviceSpec& base);
 
+// The chip whose insides a Calculon system file runs on. Named (`hw`: a
+// preset or YAML file), that one; else the GPU preset whose 16-bit peak is
+// nearest the file's matrix rate, when within kCalculonPresetMatch of it,
+// else a100-80gb. `note` says which and, where the chip's clock is scaled
+// by more than that to reach the file's rate, by how much ("" when the
+// named chip matches).
+inline constexpr double kCalculonPresetMatch = 0.05;
+struct CalculonBase {
+  DeviceSpec device;
+  std::string note;
+};
+CalculonBase calculon_base_device(std::string_view system_json, std::string_view source, const std::string& hw);
+
 struct CalculonExecution {
   Parallelism parallelism;
   TrainingJob job;

@@ -46,6 +46,32 @@ TEST(PathfindCalculon, ReadsTheSharedFiles) {
   EXPECT_DOUBLE_EQ(s.network[1].operation_latency_s, 20e-6);
 }
 
+// A system file describes rates, not the chip: without --hw its insides
+// are the GPU preset whose 16-bit peak matches the file's matrix rate.
+TEST(PathfindCalculon, TheChipsInsidesFollowTheSystemsMatrixRate) {
+  const auto system = [](int tflops) {
+    return fmt::format(R"({{"matrix": {{"float16": {{"tflops": {}, "gflops_efficiency": [[0, 0.5]]}}}}}})", tflops);
+  };
+  const CalculonBase a100 = calculon_base_device(system(312), "a.json", "");
+  EXPECT_EQ(a100.device.name, device_preset("a100-80gb").name);
+  EXPECT_EQ(a100.note, "");
+  const CalculonBase h100 = calculon_base_device(system(1000), "h.json", "");  // Calculon's h100_80g_nvl8
+  EXPECT_EQ(h100.device.name, device_preset("h100-sxm").name);
+  EXPECT_NE(h100.note.find("the chip's insides are h100-sxm's"), std::string::npos) << h100.note;
+  const CalculonBase v100 = calculon_base_device(system(125), "v.json", "");
+  EXPECT_EQ(v100.device.name, device_preset("v100").name);
+  // No preset within 5%: a100-80gb, clocked up, and said so.
+  const CalculonBase scaled = calculon_base_device(system(600), "x.json", "");
+  EXPECT_EQ(scaled.device.name, device_preset("a100-80gb").name);
+  EXPECT_NE(scaled.note.find("run 1.92x as fast"), std::string::npos) << scaled.note;
+  EXPECT_NE(scaled.note.find("no preset's peak is within 5%"), std::string::npos) << scaled.note;
+  // A named chip is used as named; a mismatch is said.
+  const CalculonBase named = calculon_base_device(system(1000), "h.json", "a100-80gb");
+  EXPECT_EQ(named.device.name, device_preset("a100-80gb").name);
+  EXPECT_NE(named.note.find("run 3.21x as fast"), std::string::npos) << named.note;
+  EXPECT_EQ(calculon_base_device(system(1000), "h.json", "h100-sxm").note, "");
+}
+
 TEST(PathfindCalculon, NetworkOpsAreChecked) {
   const std::string head = R"({"matrix": {"float16": {"tflops": 312, "gflops_efficiency": [[0, 0.5]]}},
     "vector": {"float16": {"tflops": 78, "gflops_efficiency": [[0, 0.5]]}},
