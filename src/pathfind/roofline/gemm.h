@@ -63,8 +63,11 @@ struct GemmPrediction {
 };
 
 // Throws snr::Error for a zero dimension, an unsupported dtype or a device
-// with more than kMaxLevels levels. No heap allocation.
+// with more than kMaxLevels levels. No heap allocation: the prediction's
+// `bound` and level names are views of the device's level names, valid
+// while the device lives, so a temporary device is refused at compile time.
 GemmPrediction predict_gemm(const DeviceSpec& device, GemmShape shape, DType dtype);
+GemmPrediction predict_gemm(DeviceSpec&& device, GemmShape shape, DType dtype) = delete;
 
 // Bytes moved between a level holding `tile`-sized blocks and the level above
 // for the whole problem when tiles are walked in `loop_order` with one tile

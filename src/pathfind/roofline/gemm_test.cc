@@ -34,7 +34,8 @@ TEST(PathfindGemm, TileTrafficByHand) {
 // {4, 8} each; with 2-byte inputs and 4-byte accumulators only 4x4x4,
 // 8x4x4, 4x8x4 and 4x4x8 fit 256 B, each with 6 loop orders.
 TEST(PathfindGemm, SmallCaseEnumerationAndChoice) {
-  GemmPrediction p = predict_gemm(toy(), {8, 8, 8}, DType::kFp16);
+  const DeviceSpec device = toy();  // the prediction's names are views of it
+  GemmPrediction p = predict_gemm(device, {8, 8, 8}, DType::kFp16);
   EXPECT_EQ(p.tilings_enumerated, 24u);
   // Best DRAM traffic is 512 B (8x4x4 or 4x8x4, k innermost) = 51.2 ns at
   // 10 GB/s; compute is 1024 flop / 32 Gflop/s = 32 ns. Ties go to the
@@ -79,9 +80,10 @@ TEST(PathfindGemm, DeterministicAndOrderedByCost) {
 }
 
 TEST(PathfindGemm, RejectsBadShapes) {
-  EXPECT_THROW((void)predict_gemm(toy(), {0, 8, 8}, DType::kFp16), Error);
-  EXPECT_THROW((void)predict_gemm(toy(), {8, 8, 1ull << 41}, DType::kFp16), Error);
-  EXPECT_THROW((void)predict_gemm(device_preset("tpu-v4-like"), {8, 8, 8}, DType::kFp32), Error);
+  const DeviceSpec device = toy(), tpu = device_preset("tpu-v4-like");
+  EXPECT_THROW((void)predict_gemm(device, {0, 8, 8}, DType::kFp16), Error);
+  EXPECT_THROW((void)predict_gemm(device, {8, 8, 1ull << 41}, DType::kFp16), Error);
+  EXPECT_THROW((void)predict_gemm(tpu, {8, 8, 8}, DType::kFp32), Error);
 }
 
 // Every dimension within 2^40, but an operand of 2^80 elements: the tile
