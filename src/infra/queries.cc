@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <queue>
 #include <unordered_map>
@@ -204,30 +203,43 @@ double instance_egress_bits_per_s(const Graph& g, std::span<const NodeId> source
   return flow.run(s, t);
 }
 
-double instance_egress_latency_ns(const Graph& g, NodeId source,
-                                  const std::function<double(LinkId)>& link_latency_ns) {
+std::optional<std::vector<LinkId>> instance_egress_path(const Graph& g, NodeId source) {
   const uint32_t dev = g.device_instance_of(source);
-  // Dijkstra over the instance's nodes, from the source.
-  std::unordered_map<NodeId, double> dist{{source, 0.0}};
+  // Dijkstra over the instance's nodes from the source, each node keeping
+  // the edge it was reached by.
+  struct Reached {
+    double latency_ns;
+    uint32_t edge;  // kUnseen for the source
+  };
+  std::unordered_map<NodeId, Reached> reached{{source, {0.0, kUnseen}}};
   using Entry = std::pair<double, NodeId>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
   queue.push({0.0, source});
   while (!queue.empty()) {
     const auto [d, n] = queue.top();
     queue.pop();
-    if (d > dist.at(n)) continue;
-    for (const auto& adj : g.neighbours(n)) {
-      if (g.device_instance_of(adj.node) != dev) return d;  // the first settled node that links outside
+    if (d > reached.at(n).latency_ns) continue;
+    const bool exits = std::any_of(g.neighbours(n).begin(), g.neighbours(n).end(),
+                                   [&](const auto& adj) { return g.device_instance_of(adj.node) != dev; });
+    if (exits) {  // the first settled node that links outside: walk back
+      std::vector<LinkId> links;
+      for (NodeId at = n; reached.at(at).edge != kUnseen;) {
+        const auto& edge = g.edges()[reached.at(at).edge];
+        links.push_back(edge.link);
+        at = edge.a == at ? edge.b : edge.a;
+      }
+      std::reverse(links.begin(), links.end());
+      return links;
     }
     for (const auto& adj : g.neighbours(n)) {
-      const double next = d + link_latency_ns(g.edges()[adj.edge].link);
-      auto [it, fresh] = dist.try_emplace(adj.node, next);
-      if (!fresh && it->second <= next) continue;
-      it->second = next;
+      const double next = d + g.links()[g.edges()[adj.edge].link].latency_ns().value_or(0.0);
+      auto [it, fresh] = reached.try_emplace(adj.node, Reached{next, adj.edge});
+      if (!fresh && it->second.latency_ns <= next) continue;
+      it->second = Reached{next, adj.edge};
       queue.push({next, adj.node});
     }
   }
-  return std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
 
 }  // namespace snr::infra

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,11 +42,11 @@ Bisection bisection_bandwidth(const Graph& graph, std::span<const NodeId> endpoi
 // (a source that links outside directly, say); 0 when there is no way out.
 double instance_egress_bits_per_s(const Graph& graph, std::span<const NodeId> sources);
 
-// The least latency from `source` to a component of its device instance
-// that links outside it, over the instance's own edges, each costing
-// `link_latency_ns(link)` (a GPU's way through PCIe switches to its NIC):
-// 0 when `source` links outside itself, infinity when nothing does.
-double instance_egress_latency_ns(const Graph& graph, NodeId source,
-                                  const std::function<double(LinkId)>& link_latency_ns);
+// The links of the least-latency way from `source` to a component of its
+// device instance that links outside it, over the instance's own edges (a
+// GPU's way through PCIe switches to its NIC; a link without a latency
+// counts 0 ns), in order from the source: empty when `source` links
+// outside itself, nullopt when nothing on its way does.
+std::optional<std::vector<LinkId>> instance_egress_path(const Graph& graph, NodeId source);
 
 }  // namespace snr::infra

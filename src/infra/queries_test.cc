@@ -94,6 +94,43 @@ edges:
   EXPECT_THROW((void)instance_egress_bits_per_s(g, std::vector<NodeId>{x0, *g.find_node("h.0.xpu.1")}), Error);
 }
 
+TEST(InfraQueries, InstanceEgressPathIsTheLeastLatencyWayOut) {
+  // GPU 0 reaches the NIC directly in 500 ns or through the PCIe switch in
+  // 100 + 150 ns; GPU 1 only links to GPU 0; a third GPU links to nothing.
+  const Graph g = expand(infragraph::parse_infrastructure(R"(name: e
+devices:
+- name: host
+  components: [{name: xpu, count: 3, choice: xpu}, {name: pciesw, count: 1, choice: switch},
+               {name: nic, count: 1, choice: nic}]
+  links:
+  - {name: slow, physical: {latency: {choice: ns, ns: 500}}}
+  - {name: a, physical: {latency: {choice: ns, ns: 100}}}
+  - {name: b, physical: {latency: {choice: ns, ns: 150}}}
+  - {name: bare}
+  edges:
+  - {ep1: {component: "xpu[0]"}, ep2: {component: nic}, scheme: one2one, link: slow}
+  - {ep1: {component: "xpu[0]"}, ep2: {component: pciesw}, scheme: one2one, link: a}
+  - {ep1: {component: pciesw}, ep2: {component: nic}, scheme: one2one, link: b}
+  - {ep1: {component: "xpu[1]"}, ep2: {component: "xpu[0]"}, scheme: one2one, link: bare}
+links: [{name: up}]
+instances: [{name: h, device: host, count: 2}]
+edges:
+- {ep1: {instance: "h[0]", component: nic}, ep2: {instance: "h[1]", component: nic}, scheme: one2one, link: up}
+)",
+                                                                  "e.yaml"));
+  const auto names = [&](const std::optional<std::vector<LinkId>>& path) {
+    std::vector<std::string> out;
+    for (const LinkId l : path.value()) out.push_back(g.links()[l].qualified_name());
+    return out;
+  };
+  EXPECT_EQ(names(instance_egress_path(g, *g.find_node("h.0.xpu.0"))),
+            (std::vector<std::string>{"host/a", "host/b"}));
+  EXPECT_EQ(names(instance_egress_path(g, *g.find_node("h.0.xpu.1"))),
+            (std::vector<std::string>{"host/bare", "host/a", "host/b"}));
+  EXPECT_TRUE(instance_egress_path(g, *g.find_node("h.0.nic.0"))->empty());  // links outside itself
+  EXPECT_FALSE(instance_egress_path(g, *g.find_node("h.0.xpu.2")).has_value());
+}
+
 TEST(InfraQueries, UnreachablePairsAreCounted) {
   const Graph g = expand(infragraph::parse_infrastructure(
       "name: t\ndevices:\n- name: d\n  components: [{name: xpu, count: 1, choice: xpu}]\n  links: []\n  edges: []\n"

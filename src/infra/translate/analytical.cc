@@ -271,8 +271,15 @@ class AnalyticalTranslator final : public Translator {
     double host_exit_ns = 0;
     for (const auto& npus : host_npus) {
       for (const NodeId npu : npus) {
-        host_exit_ns = std::max(host_exit_ns,
-                                instance_egress_latency_ns(g, npu, [&](LinkId l) { return ctx.latency(l); }));
+        const auto path = instance_egress_path(g, npu);
+        if (!path) {
+          throw Error(fmt::format("analytical translation: {} has no path inside its host to a component that "
+                                  "links outside it",
+                                  g.node_name(npu)));
+        }
+        double exit_ns = 0;
+        for (const LinkId link : *path) exit_ns += ctx.latency(link);
+        host_exit_ns = std::max(host_exit_ns, exit_ns);
       }
     }
     const size_t nd = g.device_instance_count();
