@@ -187,7 +187,12 @@ void refuse_failing_plan(const ls::CollectivePlan& plan, const std::string& path
   options.collective = plan.collective;
   options.inplace = plan.buffers_alias;
   const uint64_t size_bytes = plan.default_input_bytes;
-  const ls::DataCheckResult result = ls::check_data_movement(plan.lower(size_bytes, wavefront_threads), options);
+  ls::DataCheckResult result;
+  try {
+    result = ls::check_data_movement(plan.lower(size_bytes, wavefront_threads), options);
+  } catch (const snr::Error& e) {  // a plan too large to check, say
+    throw snr::Error(fmt::format("{}: {}; --no-check times the plan without the data check", path, e.what()));
+  }
   if (result.ok()) return;
   throw snr::Error(fmt::format("{}: the plan fails the data check at {} B per GPU ({} error{}, the first: {}); "
                                "`snr collective check {}` lists them, --no-check times the plan anyway",
