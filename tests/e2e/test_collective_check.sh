@@ -134,8 +134,8 @@ expect_contains "$WORK/expect_fail.out" "chan_negative.xml:3: <tb>: gpu 0 thread
 sed '0,/<tb id="1" send="-1"/s//<tb id="1" send="1"/' "$X/ring_allreduce_3.xml" > "$WORK/two_senders.xml"
 expect_fail "$SNR" collective check "$WORK/two_senders.xml"
 expect_contains "$WORK/expect_fail.out" "two_senders.xml:11: gpu 0: threadblocks 0 and 1 both send to gpu 1 on channel 0"
-# A plan with more workgroups than the check tracks (8,400: 2 GPUs, a ring
-# threadblock and 4,199 empty ones each): refused with what to do, and
+# A plan with more workgroups than the check tracks (12,000: 2 GPUs, a ring
+# threadblock and 5,999 empty ones each): refused with what to do, and
 # timed with --no-check.
 python3 - "$WORK/wide.xml" <<'PY'
 import sys
@@ -147,13 +147,13 @@ for gpu in range(2):
               f'    <tb id="0" send="{peer}" recv="{peer}" chan="0">',
               step.format(0, "s", peer, peer, 1), step.format(1, "rrs", gpu, gpu, 1), step.format(2, "r", peer, peer, 1),
               '    </tb>']
-    for tb in range(1, 4200):
+    for tb in range(1, 6000):
         lines += [f'    <tb id="{tb}" send="-1" recv="-1" chan="0">', step.format(0, "nop", 0, 0, 0), '    </tb>']
     lines.append('  </gpu>')
 open(sys.argv[1], "w").write("\n".join(lines + ['</algo>']) + "\n")
 PY
 expect_fail "$SNR" collective "$WORK/wide.xml"
-expect_contains "$WORK/expect_fail.out" "8400 workgroups and 0 barriers are too many to track; --no-check times the plan without the data check"
+expect_contains "$WORK/expect_fail.out" "12000 workgroups and 0 barriers are too many to track; --no-check times the plan without the data check"
 "$SNR" collective "$WORK/wide.xml" --no-check --json >"$WORK/wide.json"
 expect_contains "$WORK/wide.json" '"time_ns"'
 echo "collective check: OK"

@@ -19,6 +19,9 @@ namespace {
 using Value = std::vector<uint32_t>;
 
 constexpr uint64_t kMaxElements = uint64_t{1} << 26;
+// Vector-clock components of the workgroups and barriers: 512 MiB, held by
+// one interleaving at a time.
+constexpr uint64_t kMaxClockElements = uint64_t{1} << 27;
 // Vector-clock components published (by signals still to be waited on and
 // packet stores still to be read) at once: 1 GiB.
 constexpr uint64_t kMaxLiveClockElements = uint64_t{1} << 28;
@@ -450,6 +453,21 @@ std::string Checker::describe_blocked(const State& s, uint32_t wg) const {
 
 void Checker::execute(State& s, bool round_robin) {
   const uint32_t n = static_cast<uint32_t>(p_.workgroups.size());
+  s.clock.assign(n, Clock(n, 0));
+  s.snapshot_of.assign(n, nullptr);
+  s.barrier_clock.assign(p_.barriers.size(), Clock(n, 0));
+  s.barrier_release.assign(p_.barriers.size(), Clock(n, 0));
+  struct DropClocks {  // when the interleaving ends, its happens-before state goes
+    State& s;
+    ~DropClocks() {
+      for (auto* clocks : {&s.clock, &s.barrier_clock, &s.barrier_release}) std::vector<Clock>().swap(*clocks);
+      std::vector<std::shared_ptr<const Clock>>().swap(s.snapshot_of);
+      s.semaphore_clock.assign(s.semaphore_clock.size(), Published{});
+      for (auto& spaces : s.access) {
+        for (auto& elements : spaces) std::vector<Access>(elements.size()).swap(elements);
+      }
+    }
+  } drop{s};
   for (uint32_t wg = 0; wg < n; ++wg) s.done[wg] = p_.workgroups[wg].op_count == 0;
   while (true) {
     bool progress = false;
@@ -586,19 +604,17 @@ DataCheckResult Checker::run() {
   s.waiting_generation.assign(wgs, kNone);
   s.registers.resize(wgs);
   s.done.assign(wgs, 0);
-  if (wgs * (wgs + 2 * p_.barriers.size()) > kMaxElements) {
+  if (wgs * (wgs + 2 * p_.barriers.size()) > kMaxClockElements) {
     throw Error(fmt::format("data-movement check: {} workgroups and {} barriers are too many to track", wgs,
                             p_.barriers.size()));
   }
-  s.clock.assign(wgs, std::vector<uint32_t>(wgs, 0));
-  s.snapshot_of.resize(wgs);
+  // The workgroups' clocks are made by each interleaving (execute) and
+  // dropped after it, so that one set lives at a time.
   s.semaphore_clock.resize(p_.semaphores.size());
   s.waits_left.assign(p_.semaphores.size(), 0);
   for (const GpuOp& op : p_.ops) {
     if (op.kind == OpKind::kSemaphoreAcquire) ++s.waits_left[op.sync];
   }
-  s.barrier_clock.assign(p_.barriers.size(), std::vector<uint32_t>(wgs, 0));
-  s.barrier_release.assign(p_.barriers.size(), std::vector<uint32_t>(wgs, 0));
   s.access.resize(gpus);
   for (uint32_t gpu = 0; gpu < gpus; ++gpu) {
     for (Space space : {Space::kInput, Space::kOutput, Space::kScratch}) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include "common/error_of.h"
 #include "dsim/loadstore/test_util.h"
 
 namespace snr::dsim::loadstore {
@@ -229,6 +230,24 @@ TEST(DataCheck, ManySemaphoresOfManyWorkgroupsAreTracked) {
   const DataCheckResult result = check_sync_only(program);
   EXPECT_TRUE(result.ok()) << joined(result);
   EXPECT_EQ(result.executed_ops, program.ops.size());
+}
+
+// One interleaving's clocks live at a time: 8,200 workgroups (67 M clock
+// components, over the 2^26 that three copies at once were held to) are
+// checked; 12,000 (144 M) are refused with the count.
+TEST(DataCheck, WorkgroupClocksOfOneInterleavingAtATime) {
+  HandBuilt wide(8200);
+  const uint32_t sem = wide.semaphore();
+  wide.copy(0, HandBuilt::at(Space::kInput, 0), HandBuilt::at(Space::kScratch, 0));
+  wide.sync(0, OpKind::kSemaphoreRelease, sem);
+  wide.sync(8199, OpKind::kSemaphoreAcquire, sem);
+  wide.copy(8199, HandBuilt::at(Space::kScratch, 0), HandBuilt::at(Space::kOutput, 0));
+  const DataCheckResult result = check_sync_only(wide.build());
+  EXPECT_TRUE(result.ok()) << joined(result);
+  EXPECT_EQ(result.executed_ops, 4u);
+  HandBuilt wider(12000);
+  EXPECT_THAT(snr::testing::error_of([&] { (void)check_sync_only(wider.build()); }),
+              HasSubstr("12000 workgroups and 0 barriers are too many to track"));
 }
 
 TEST(DataCheck, PacketReadWithoutWriterDeadlocks) {
