@@ -81,7 +81,9 @@ PY
 "$SNR" pathfind predict --tech n7 --arch gpu-16x16 --budget a100-like --model "$EX/llama-7b-decode.yaml" \
   --parallelism tp=2 -o "$WORK/out" >"$WORK/d.txt"
 expect_contains "$WORK/d.txt" "decode step"
-expect_contains "$WORK/d.txt" "bottleneck: memory:hbm"
+# At batch 32 a decode step's kernels are mostly their launch cost, then HBM.
+expect_contains "$WORK/d.txt" "bottleneck: kernel overhead"
+expect_contains "$WORK/d.txt" "  memory:hbm "
 expect_contains "$WORK/d.txt" "package_area-bound"
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert [c['name'] for c in j['generated']][0] == 'core'" "$WORK/out/prediction.json"
 for f in prediction.json kernels.csv device.yaml; do [[ -s "$WORK/out/$f" ]] || fail "missing $f"; done

@@ -23,15 +23,16 @@ struct ForwardBuilder {
   void gemm(std::string name, GemmShape shape) {
     const GemmPrediction& p = gemms.get(shape);
     out.push_back({std::move(name), KernelKind::kGemm, std::string(p.bound), p.time_s, 0, 0, CollectiveKind::kNone,
-                   CollectiveKind::kNone, 0});
+                   CollectiveKind::kNone, 0, device.kernel_overhead_s});
   }
   void stream(std::string name, double bytes, double flops) {
     out.push_back({std::move(name), KernelKind::kStream, device.main_memory().name,
-                   predict_streaming_s(device, bytes, flops), 0, 0, CollectiveKind::kNone, CollectiveKind::kNone, 0});
+                   predict_streaming_s(device, bytes, flops), 0, 0, CollectiveKind::kNone, CollectiveKind::kNone, 0,
+                   device.kernel_overhead_s});
   }
   void comm(std::string name, const NetworkTier& tier, double seconds, CollectiveKind collective, double bytes) {
     out.push_back({std::move(name), KernelKind::kComm, tier.name, seconds, 0, 0, collective, CollectiveKind::kNone,
-                   bytes});
+                   bytes, 0});
   }
 };
 

@@ -10,7 +10,8 @@ nlohmann::ordered_json kernel_times_json(const std::vector<KernelTime>& kernels)
                    {"bound", k.bound},
                    {"forward_s", k.forward_s},
                    {"backward_s", k.backward_s},
-                   {"recompute_s", k.recompute_s}});
+                   {"recompute_s", k.recompute_s},
+                   {"overhead_s", k.overhead_s}});
   }
   return out;
 }

@@ -165,7 +165,7 @@ struct BlockBuilder {
   std::vector<KernelTime>& out;
 
   KernelTime& add(std::string name, KernelKind kind) {
-    out.push_back(KernelTime{std::move(name), kind, "", 0, 0, 0, CollectiveKind::kNone, CollectiveKind::kNone, 0});
+    out.push_back(KernelTime{std::move(name), kind, "", 0, 0, 0, CollectiveKind::kNone, CollectiveKind::kNone, 0, 0});
     return out.back();
   }
 
@@ -176,6 +176,7 @@ struct BlockBuilder {
     k.forward_s = f.time_s;
     k.backward_s = gemms.get(bwd1).time_s + gemms.get(bwd2).time_s;
     if (recomputed) k.recompute_s = f.time_s;
+    k.overhead_s = device.kernel_overhead_s * (recomputed ? 4 : 3);  // forward, two backward, recompute
   }
 
   void stream(std::string name, double bytes, double flops, bool recomputed) {
@@ -185,6 +186,7 @@ struct BlockBuilder {
     double b = bytes * constants.elementwise_backward_ratio;
     k.backward_s = predict_streaming_s(device, b, flops * constants.elementwise_backward_ratio);
     if (recomputed) k.recompute_s = k.forward_s;
+    k.overhead_s = device.kernel_overhead_s * (recomputed ? 3 : 2);
   }
 
   // Forward collective and its backward counterpart (all-reduce <-> identity,
@@ -292,10 +294,11 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
                    2.0 * 2.0 * static_cast<double>(heads_batch * s * s * d);
   // Inference is the forward pass alone: no backward, recompute, gradient
   // all-reduce or optimizer step (Calculon's "training": false).
-  const auto forward_only = [](std::vector<KernelTime>& kernels) {
+  const auto forward_only = [&](std::vector<KernelTime>& kernels) {
     for (KernelTime& k : kernels) {
       k.backward_s = k.recompute_s = 0;
       k.backward_collective = CollectiveKind::kNone;
+      if (k.overhead_s > 0) k.overhead_s = device.kernel_overhead_s;  // the forward launch alone
     }
   };
   if (!job.training) forward_only(r.kernels);

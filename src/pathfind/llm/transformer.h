@@ -133,6 +133,10 @@ struct KernelTime {
   CollectiveKind forward_collective = CollectiveKind::kNone;
   CollectiveKind backward_collective = CollectiveKind::kNone;
   double comm_bytes = 0;
+  // The device's fixed per-kernel cost (kernel_overhead_s per launch)
+  // within forward_s + backward_s + recompute_s: launch and
+  // synchronisation, not the kernel's bound.
+  double overhead_s = 0;
 };
 
 struct MemoryFootprint {

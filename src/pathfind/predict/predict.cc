@@ -82,6 +82,17 @@ void add_cause(std::map<std::string, double>& causes, const std::string& cause, 
   if (seconds > 0) causes[cause] += seconds;
 }
 
+// A kernel's `seconds` (all its phases, overhead_s included), `times`
+// over, to its bound, but for the fixed per-kernel cost in them, which is a
+// cause of its own: a small kernel's time is mostly launch, and the memory
+// it reads would be the wrong thing to make faster.
+constexpr std::string_view kOverheadCause = "kernel overhead";
+void add_kernel_causes(std::map<std::string, double>& causes, const KernelTime& k, double seconds, double times) {
+  const double overhead = std::min(seconds, k.overhead_s);
+  add_cause(causes, std::string(kOverheadCause), overhead * times);
+  add_cause(causes, cause_of(k), (seconds - overhead) * times);
+}
+
 }  // namespace
 
 Prediction predict(const PredictInputs& in) {
@@ -170,14 +181,14 @@ Prediction predict(const PredictInputs& in) {
     r.gemm = predict_distributed_gemm(device, w.gemm, s.notation, w.dtype, &device.network[0], &device.network[1]);
     const GemmPrediction& k = r.gemm->kernel;
     r.kernels.push_back({"gemm", KernelKind::kGemm, std::string(k.bound), k.time_s, 0, 0, CollectiveKind::kNone,
-                         CollectiveKind::kNone, 0});
+                         CollectiveKind::kNone, 0, device.kernel_overhead_s});
     if (r.gemm->collective != CollectiveKind::kNone) {
       size_t tier = r.gemm->collective == CollectiveKind::kAllReduce ? 0 : 1;
       r.kernels.push_back({std::string(collective_kind_name(r.gemm->collective)), KernelKind::kComm,
                            device.network[tier].name, r.gemm->comm_s, 0, 0, r.gemm->collective, CollectiveKind::kNone,
-                           r.gemm->comm_bytes});
+                           r.gemm->comm_bytes, 0});
     }
-    for (const KernelTime& kt : r.kernels) add_cause(causes, cause_of(kt), kt.forward_s);
+    for (const KernelTime& kt : r.kernels) add_kernel_causes(causes, kt, kt.forward_s, 1);
     r.time_s = r.gemm->time_s;
     const double e = dtype_bytes(w.dtype);
     const GemmShape& l = r.gemm->local;
@@ -212,9 +223,9 @@ Prediction predict(const PredictInputs& in) {
       const double blocks = static_cast<double>(it.blocks_per_device);
       const double micro = static_cast<double>(it.microbatches);
       for (const KernelTime& k : it.kernels) {
-        add_cause(causes, cause_of(k), (k.forward_s + k.backward_s + k.recompute_s) * blocks * micro);
+        add_kernel_causes(causes, k, k.forward_s + k.backward_s + k.recompute_s, blocks * micro);
       }
-      for (const KernelTime& k : it.head_kernels) add_cause(causes, cause_of(k), (k.forward_s + k.backward_s) * micro);
+      for (const KernelTime& k : it.head_kernels) add_kernel_causes(causes, k, k.forward_s + k.backward_s, micro);
       add_cause(causes, "network:" + device.network[par.pp_tier].name, it.pipeline_p2p_s * micro);
       add_cause(causes, "pipeline bubble", it.bubble_s);
       add_cause(causes, "network:" + device.network[par.dp_tier].name, it.dp_allreduce_s);
@@ -231,8 +242,8 @@ Prediction predict(const PredictInputs& in) {
                        w.batch, w.model.seq_size, w.context, w.dtype};
       InferencePrediction inf = predict_inference(device, w.model, par, job);
       const double blocks = static_cast<double>(inf.blocks_per_device * par.pp);
-      for (const KernelTime& k : inf.kernels) add_cause(causes, cause_of(k), k.forward_s * blocks);
-      for (const KernelTime& k : inf.head_kernels) add_cause(causes, cause_of(k), k.forward_s);
+      for (const KernelTime& k : inf.kernels) add_kernel_causes(causes, k, k.forward_s, blocks);
+      for (const KernelTime& k : inf.head_kernels) add_kernel_causes(causes, k, k.forward_s, 1);
       add_cause(causes, "network:" + device.network[par.pp_tier].name,
                 inf.pipeline_p2p_s * static_cast<double>(par.pp - 1));
       r.time_s = inf.step_s;
