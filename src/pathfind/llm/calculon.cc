@@ -167,11 +167,13 @@ CalculonBase calculon_base_device(std::string_view system_json, std::string_view
         "{}'s 16-bit matrix rate is {:.4g} TFLOP/s and {}'s peak {:.4g}: the chip's insides run {:.3g}x as fast "
         "(its clock scaled) to reach the file's rate{}",
         source, system_flops / 1e12, chosen, peak_tflops, system_flops / 1e12 / peak_tflops,
-        hw.empty() ? " (no preset's peak is within 5% of it; --hw names the chip)" : "");
+        hw.empty() ? fmt::format(" (no preset's peak is within {:.0f}% of it; --hw names the chip)",
+                                 100 * kCalculonPresetMatch)
+                   : "");
   } else if (hw.empty() && chosen != "a100-80gb") {
-    base.note = fmt::format("the chip's insides are {}'s, whose 16-bit peak ({:.4g} TFLOP/s) is within 5% of {}'s "
-                            "matrix rate ({:.4g}); --hw names another chip",
-                            chosen, peak_tflops, source, system_flops / 1e12);
+    base.note = fmt::format("the chip's insides are {}'s, whose 16-bit peak ({:.4g} TFLOP/s) is within {:.0f}% of "
+                            "{}'s matrix rate ({:.4g}); --hw names another chip",
+                            chosen, peak_tflops, 100 * kCalculonPresetMatch, source, system_flops / 1e12);
   }
   return base;
 }
