@@ -15,8 +15,22 @@
 namespace snr::dsim::loadstore {
 namespace {
 
-// The contributions an element holds, sorted; empty = never written.
-using Value = std::vector<uint32_t>;
+// The contributions an element holds, sorted; empty = never written. Shared,
+// not copied: a copy or store moves the same set (an all-reduce's sums land
+// on every GPU), so memory follows the distinct sets.
+class Value {
+ public:
+  Value() = default;
+  explicit Value(std::vector<uint32_t> ids)
+      : ids_(ids.empty() ? nullptr : std::make_shared<const std::vector<uint32_t>>(std::move(ids))) {}
+  [[nodiscard]] bool empty() const { return ids_ == nullptr; }
+  [[nodiscard]] const std::vector<uint32_t>& ids() const { return ids_ ? *ids_ : kNoIds; }
+  friend bool operator==(const Value& a, const Value& b) { return a.ids_ == b.ids_ || a.ids() == b.ids(); }
+
+ private:
+  static inline const std::vector<uint32_t> kNoIds;
+  std::shared_ptr<const std::vector<uint32_t>> ids_;
+};
 
 constexpr uint64_t kMaxElements = uint64_t{1} << 26;
 // Vector-clock components of the workgroups and barriers: 512 MiB, held by
@@ -169,26 +183,28 @@ Checker::Published Checker::publish(State& s, uint32_t wg) {
 
 std::string Checker::describe(const Value& v) const {
   if (v.empty()) return "nothing";
+  const std::vector<uint32_t>& ids = v.ids();
   std::string out = "{";
-  for (size_t i = 0; i < v.size() && i < 4; ++i) {
-    out += fmt::format("{}gpu {} input+{}", i ? ", " : "", v[i] / input_elements_max_,
-                       (v[i] % input_elements_max_) * granule_);
+  for (size_t i = 0; i < ids.size() && i < 4; ++i) {
+    out += fmt::format("{}gpu {} input+{}", i ? ", " : "", ids[i] / input_elements_max_,
+                       (ids[i] % input_elements_max_) * granule_);
   }
-  if (v.size() > 4) out += fmt::format(", ... {} in all", v.size());
+  if (ids.size() > 4) out += fmt::format(", ... {} in all", ids.size());
   return out + "}";
 }
 
 Value Checker::merge(const Value& a, const Value& b, uint32_t op_index) {
-  Value out;
-  out.reserve(a.size() + b.size());
-  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  const std::vector<uint32_t>&x = a.ids(), &y = b.ids();
+  std::vector<uint32_t> out;
+  out.reserve(x.size() + y.size());
+  std::merge(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
   const auto dup = std::adjacent_find(out.begin(), out.end());
   if (dup != out.end()) {
     error(fmt::format("{}: reduces the contribution of gpu {} input+{} twice", p_.where(op_index),
                       *dup / input_elements_max_, (*dup % input_elements_max_) * granule_));
     out.erase(std::unique(out.begin(), out.end()), out.end());
   }
-  return out;
+  return Value(std::move(out));
 }
 
 bool Checker::packets_ready(const State& s, const MemRange& r, uint64_t count) const {
@@ -506,21 +522,21 @@ void Checker::check_expected(const State& s) {
     auto id = [&](uint64_t gpu, uint64_t e) { return static_cast<uint32_t>(gpu * input_elements_max_ + e); };
     if (c == "allreduce" && in == out) {
       expected = [&](uint64_t e) {
-        Value v;
+        std::vector<uint32_t> v;
         for (uint64_t r = 0; r < n; ++r) v.push_back(id(r, e));
-        return v;
+        return Value(std::move(v));
       };
     } else if (c == "allgather" && out == n * in && in > 0) {
-      expected = [&](uint64_t e) { return Value{id(e / in, e % in)}; };
+      expected = [&](uint64_t e) { return Value({id(e / in, e % in)}); };
     } else if (c == "reducescatter" && in == n * out) {
       expected = [&](uint64_t e) {
-        Value v;
+        std::vector<uint32_t> v;
         for (uint64_t r = 0; r < n; ++r) v.push_back(id(r, g * out + e));
-        return v;
+        return Value(std::move(v));
       };
     } else if (c == "alltoall" && in == out && in % n == 0) {
       const uint64_t block = in / n;
-      expected = [&, block](uint64_t e) { return Value{id(e / block, g * block + e % block)}; };
+      expected = [&, block](uint64_t e) { return Value({id(e / block, g * block + e % block)}); };
     } else if (c == "allreduce" || c == "allgather" || c == "reducescatter" || c == "alltoall") {
       error(fmt::format("gpu {}: input {} B and output {} B do not have the shape of an {} over {} GPUs", g,
                         p_.gpus[g].input_bytes, p_.gpus[g].output_bytes, c, n));
@@ -593,7 +609,7 @@ DataCheckResult Checker::run() {
   }
   for (uint32_t gpu = 0; gpu < gpus; ++gpu) {
     for (uint64_t e = 0; e < p_.gpus[gpu].input_bytes / g; ++e) {
-      at(s, gpu, Space::kInput, e) = Value{static_cast<uint32_t>(gpu * input_elements_max_ + e)};
+      at(s, gpu, Space::kInput, e) = Value({static_cast<uint32_t>(gpu * input_elements_max_ + e)});
     }
   }
   for (const Semaphore& sem : p_.semaphores) s.semaphores.push_back(sem.initial_value);
