@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "common/spelling.h"
 #include "common/cli_numbers.h"
 #include "common/error.h"
+#include "common/spelling.h"
 
 namespace snr::cli {
 namespace {
