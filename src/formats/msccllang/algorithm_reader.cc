@@ -123,13 +123,33 @@ Buffer Reader::buffer(const pugi::xml_node& node, const char* name) const {
 
 Algorithm Reader::read() {
   pugi::xml_document doc;
-  const pugi::xml_parse_result parsed = doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+  // A fragment keeps text outside the root element, which a document drops.
+  const pugi::xml_parse_result parsed =
+      doc.load_buffer(text_.data(), text_.size(), pugi::parse_default | pugi::parse_fragment, pugi::encoding_utf8);
   if (!parsed) {
     fail_line(line_at(parsed.offset), fmt::format("not valid XML: {}", parsed.description()));
   }
   const pugi::xml_node algo = doc.document_element();
+  if (!algo) throw Error(fmt::format("{}: no <algo> element (an MSCCLang XML file holds one)", source_));
   if (std::string_view(algo.name()) != "algo") {
     throw Error(fmt::format("{}: the root element is <{}>, expected <algo>", source_, algo.name()));
+  }
+  // XML has one root; the parser keeps reading after it, so a second
+  // algorithm or a program's own output would otherwise be dropped.
+  for (const pugi::xml_node& top : doc.children()) {
+    if (top == algo) continue;
+    if (top.type() == pugi::node_element) {
+      fail(top, fmt::format("a second root element <{}> after <algo>: one algorithm per file", top.name()));
+    }
+    if (top.type() == pugi::node_pcdata || top.type() == pugi::node_cdata) {
+      std::string_view text = top.value();
+      const size_t start = std::min(text.find_first_not_of(" \t\r\n"), text.size());
+      text = text.substr(start);
+      fail_line(line_at(static_cast<size_t>(top.offset_debug()) + start),
+                fmt::format("text outside <algo> (\"{}\"): a generator's printed output, such as MSCCLang's own "
+                            "failed Check(), must not be part of the file",
+                            text.substr(0, std::min<size_t>(text.find('\n'), 60))));
+    }
   }
   check_attributes(algo, {"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll", "inplace", "outofplace",
                           "minBytes", "maxBytes", "redop"});

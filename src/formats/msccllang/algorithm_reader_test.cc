@@ -81,6 +81,15 @@ TEST(MsccllangReader, Errors) {
                         "gives a (peer, channel) one connection"));
   EXPECT_THAT(error_of("<algo"), HasSubstr("a.xml:1: not valid XML"));
   EXPECT_THAT(error_of("<mscclang/>"), HasSubstr("the root element is <mscclang>, expected <algo>"));
+  // Whatever follows </algo> was dropped by the parser: msccl-tools' PCIe
+  // example prints its own failed Check() there; a second algorithm would
+  // have been ignored.
+  const std::string ring = text_of(testdata("ring_allreduce_3.xml"));
+  EXPECT_THAT(error_of(ring + "Check failed: chunk reduced twice\n"),
+              HasSubstr("text outside <algo> (\"Check failed: chunk reduced twice\")"));
+  EXPECT_THAT(error_of(ring + ring), HasSubstr("a second root element <algo> after <algo>"));
+  EXPECT_EQ(error_of(ring + "\n<!-- generated -->\n  \n"), "no error");  // comments and blanks are fine
+  EXPECT_THAT(error_of(""), HasSubstr("a.xml: no <algo> element"));
 }
 
 // MSCCLang's all-pairs algorithms for 32 GPUs are 10 MB of one-step lines;
