@@ -95,10 +95,12 @@ uint64_t checked_bytes(uint64_t bytes, const char* attribute) {
 }
 
 // What a node does when simulated (not replayed): its action, lane, time
-// or bytes, peer and group, from its type and attributes.
-void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, const chakra::NodeView& view, bool cpu,
+// or bytes, peer and group, from its type and attributes. True for a
+// barrier, which runs as an all-reduce (counted for a note).
+bool read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, const chakra::NodeView& view, bool cpu,
                          const SystemConfig& system, const CommGroups& groups, uint64_t npus_count,
                          RemoteMemoryType memory) {
+  bool barrier = false;
   switch (proto.type()) {
     case ChakraProtoMsg::COMP_NODE: {
       node.action = NodeAction::kCompute;
@@ -146,10 +148,11 @@ void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, cons
             node.peer = *root;
           }
         }
-        if (*type == ChakraProtoMsg::BARRIER) {
-          // Its size when the trace gives one, else the smallest all-reduce
-          // (one byte, which the system's chunking rounds up).
+        if (!chakra::collective_needs_size(*type)) {
+          // A barrier: its size when the trace gives one, else the smallest
+          // all-reduce (one byte, which the system's chunking rounds up).
           node.comm_bytes = std::max<uint64_t>(node.comm_bytes, 1);
+          barrier = true;
         } else if (node.comm_bytes == 0) {
           throw Error("collective without a positive comm_size");
         }
@@ -183,6 +186,7 @@ void read_simulated_node(WorkNode& node, const ChakraProtoMsg::Node& proto, cons
       node.node_class = NodeClass::kInstant;
       break;
   }
+  return barrier;
 }
 
 }  // namespace
@@ -227,8 +231,7 @@ RankGraph load_rank_graph(const std::filesystem::path& prefix, uint32_t rank, co
       if (system.replay_only) {
         make_replayed(node, proto, cpu);
       } else {
-        read_simulated_node(node, proto, view, cpu, system, groups, npus_count, memory);
-        if (proto.type() == ChakraProtoMsg::COMM_COLL_NODE && view.comm_type() == ChakraProtoMsg::BARRIER) {
+        if (read_simulated_node(node, proto, view, cpu, system, groups, npus_count, memory)) {
           ++graph.barriers_run_as_all_reduce;
         }
       }

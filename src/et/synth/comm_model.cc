@@ -77,8 +77,7 @@ MasterTrace extract_master_trace(const Workload& workload) {
         }
         const auto type = view.comm_type();
         const auto size = view.comm_size_bytes();
-        // A barrier needs no size (snr sim runs one without as a one-byte all-reduce).
-        if (!type || (!size && *type != ChakraProtoMsg::BARRIER)) {
+        if (!type || (!size && chakra::collective_needs_size(*type))) {
           throw Error(fmt::format("rank 0 node {}: collective without comm_type or comm_size", node.id()));
         }
         master.records.push_back(MasterRecord{*type, std::max<uint64_t>(1, size.value_or(0)), *scope, gap});

@@ -77,9 +77,7 @@ void check_comm_attributes(const Node& node, size_t rank_count, IssueLog& log, R
       } else if (chakra::comm_type_name(*comm_type).find('(') != std::string::npos) {
         log.warning(fmt::format("{}: comm_type {} is not a known CollectiveCommType", where(), *comm_type));
       }
-      // A barrier moves no data of its own (snr sim runs one without a
-      // size as a one-byte all-reduce).
-      if (!view.comm_size_bytes() && comm_type != ChakraProtoMsg::BARRIER) {
+      if (!view.comm_size_bytes() && (!comm_type || chakra::collective_needs_size(*comm_type))) {
         log.error(where() + ": COMM_COLL_NODE without a comm_size attribute");
       }
     }

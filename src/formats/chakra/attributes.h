@@ -97,4 +97,11 @@ void set_involved_dim(ChakraProtoMsg::Node& node, const std::vector<bool>& dims)
 std::string node_type_name(int type);
 std::string comm_type_name(int64_t type);
 
+// Whether a collective of `comm_type` needs comm_size: every one but a
+// barrier, which moves no data of its own (Chakra's generator writes none;
+// snr sim runs one as a one-byte all-reduce).
+[[nodiscard]] constexpr bool collective_needs_size(int64_t comm_type) {
+  return comm_type != ChakraProtoMsg::BARRIER;
+}
+
 }  // namespace snr::chakra
