@@ -191,14 +191,6 @@ TEST(SystemConfig, AMisspeltKeyNamesTheKeyMeant) {
   EXPECT_EQ(system_config_error(R"({"bandwidth": [1]})"), "system configuration sys.json: unknown key 'bandwidth'");
 }
 
-TEST(NetworkConfig, AMisspeltKeyNamesTheKeyMeant) {
-  using ::testing::HasSubstr;
-  const std::string error = snr::testing::error_of([] {
-    (void)parse_network_config("topology: [Ring]\nnpu_count: [4]\nbandwidth: [50]\nlatency: [500]\n", "n.yml");
-  });
-  EXPECT_THAT(error, HasSubstr("unknown key 'npu_count' (line 2); did you mean 'npus_count'?"));
-}
-
 // ASTRA-sim 2.0's chunk schedulers: the values that mean what current
 // ASTRA-sim and snr run are read, the others refused with what runs.
 TEST(SystemConfig, DimensionSchedulingKeysOfAstraSim2) {

@@ -11,7 +11,6 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
-#include "common/spelling.h"
 #include "common/yaml_input.h"
 
 namespace snr::dsim {
@@ -86,13 +85,7 @@ NetworkConfig parse_network_config(std::string_view yaml_text, std::string_view 
       else if (key == "bandwidth") bandwidth = require_list(entry.second, key);
       else if (key == "latency") latency = require_list(entry.second, key);
       else if (std::find(backend_keys.begin(), backend_keys.end(), key) != backend_keys.end()) continue;
-      else {
-        std::vector<std::string_view> known = {"topology", "npus_count", "bandwidth", "latency"};
-        known.insert(known.end(), backend_keys.begin(), backend_keys.end());
-        const std::string nearest = nearest_name(key, known, 2);
-        throw Error(fmt::format("unknown key '{}' (line {}){}", key, entry.first.Mark().line + 1,
-                                nearest.empty() ? "" : fmt::format("; did you mean '{}'?", nearest)));
-      }
+      else throw Error(fmt::format("unknown key '{}' (line {})", key, entry.first.Mark().line + 1));
     }
     std::vector<std::string_view> missing;  // (an empty list is an error of its own above)
     for (const auto& [key, list] : {std::pair<std::string_view, const std::vector<YAML::Node>*>{"topology", &topology},

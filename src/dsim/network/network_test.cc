@@ -191,6 +191,12 @@ TEST(NetworkRegistry, ABackendsOwnKeysAreCheckedAndOthersNamed) {
                       "(its keys: topology, npus_count, bandwidth, latency)"),
             std::string::npos)
       << what;
+  // A misspelt key (ASTRA-sim ignores one) names the key meant.
+  const std::string typo =
+      backend_config_error(spec, "topology: [Ring]\nnpu_count: [4]\nbandwidth: [50]\nlatency: [5]\n", "net.yml");
+  EXPECT_NE(typo.find("unknown key 'npu_count' (line 2)"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("; did you mean 'npus_count'?"), std::string::npos) << typo;
+  EXPECT_EQ(what.find("did you mean"), std::string::npos) << what;  // 'routing' is near no key
 }
 
 TEST(NetworkRegistry, AstraSim1NetworkJsonIsNamed) {

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/spelling.h"
 #include "common/yaml_input.h"
 #include "dsim/network/analytical_aware/aware_network.h"
 #include "dsim/network/analytical_unaware/unaware_network.h"
@@ -124,9 +125,12 @@ NetworkConfig parse_backend_config(const NetworkBackendSpec& spec, std::string_v
             std::end(kAstraSim1NetworkKeys)) {
           refuse_astra_sim_1_network(source, key, entry.first.Mark().line + 1);
         }
+        const std::vector<std::string_view> known(spec.config_keys.begin(), spec.config_keys.end());
+        const std::string nearest = nearest_name(key, known, 2);
         throw Error(fmt::format("network configuration {}: unknown key '{}' (line {}) for network backend '{}' "
-                                "(its keys: {})",
-                                source, key, entry.first.Mark().line + 1, spec.name, fmt::join(spec.config_keys, ", ")));
+                                "(its keys: {}){}",
+                                source, key, entry.first.Mark().line + 1, spec.name, fmt::join(spec.config_keys, ", "),
+                                nearest.empty() ? "" : fmt::format("; did you mean '{}'?", nearest)));
       }
     }
   }
