@@ -73,6 +73,11 @@ if [[ -f "$X" ]]; then
   "$SNR" collective check "$X" > "$WORK/xml.out"
   expect_contains "$WORK/xml.out" "allreduce over 8 GPUs"
   expect_contains "$WORK/xml.out" "hold exactly what the allreduce requires"
+  # A generator's printed output after </algo> (msccl-tools' PCIe example
+  # prints its failed Check() there) is named, not dropped.
+  { cat "$X"; echo "Check failed: chunk reduced twice"; } > "$WORK/trailing.xml"
+  expect_fail "$SNR" collective "$WORK/trailing.xml"
+  expect_contains "$WORK/expect_fail.out" 'text outside <algo> ("Check failed: chunk reduced twice")'
 fi
 
 # Rejected schema variants and malformed plans.
