@@ -48,8 +48,10 @@ void print_summary(const Prediction& r, const DeviceSpec& device, const Workload
              device.mcu_count(), device.frequency_hz / 1e9, device.peak_flops_per_s(w.dtype) / 1e12,
              dtype_name(w.dtype), device.main_memory().capacity_bytes / gib,
              device.main_memory().bandwidth_bytes_per_s / 1e9);
-  fmt::print("workload {} ({}), parallelism {} on {} devices, mapping {}{}\n", w.name,
-             w.kind == WorkloadKind::kGemm ? "gemm" : workload_phase_name(w.phase), s.to_string(), r.devices,
+  const double parameters = workload_parameters(w);
+  fmt::print("workload {} ({}{}), parallelism {} on {} devices, mapping {}{}\n", w.name,
+             w.kind == WorkloadKind::kGemm ? "gemm" : workload_phase_name(w.phase),
+             parameters > 0 ? fmt::format(", {:.4g} B parameters", parameters / 1e9) : "", s.to_string(), r.devices,
              order_name(r.mapping.order), r.orderings.size() > 1 ? fmt::format(" (best of {})", r.orderings.size()) : "");
   fmt::print("  {:<11} {:>6} {:<28} {:>6} {:>8} {:>14}\n", "dimension", "size", "tier", "hops", "sharing",
              "eff. GB/s");

@@ -213,9 +213,15 @@ sed 's/tied_embeddings: false/tied_embeddings: true/' "$EX/llama-7b-decode.yaml"
 python3 - "$WORK/untied.json" "$WORK/tied.json" <<'PY' || fail "untied embeddings"
 import json, sys
 untied, tied = (json.load(open(p))["memory"]["weights_bytes"] for p in sys.argv[1:3])
-assert abs(untied / 2 - 6.738e9) < 2e6, untied
+assert untied == 2 * 6738415616, untied  # Llama-2-7B's published count, its 65 RMSNorm gains included
 assert untied - tied == 32000 * 4096 * 2, (untied, tied)
+assert json.load(open(sys.argv[1]))["parameters"] == 6738415616
 PY
+"$SNR" pathfind predict --hw a100-80gb --model "$EX/llama-7b-decode.yaml" --parallelism tp=1 >"$WORK/untied.txt"
+expect_contains "$WORK/untied.txt" "workload llama-7b (decode, 6.738 B parameters)"
+sed 's/tied_embeddings: false/tied_embeddings: false, norm: groupnorm/' "$EX/llama-7b-decode.yaml" >"$WORK/groupnorm.yaml"
+expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$WORK/groupnorm.yaml" --parallelism tp=1
+expect_contains "$WORK/expect_fail.out" "model.norm: 'groupnorm' is not layernorm or rmsnorm"
 sed 's/tied_embeddings: false/tied_embeddings: no/' "$EX/llama-7b-decode.yaml" >"$WORK/no.yaml"
 expect_fail "$SNR" pathfind predict --hw a100-80gb --model "$WORK/no.yaml" --parallelism tp=1
 expect_contains "$WORK/expect_fail.out" "tied_embeddings: 'no' is not a boolean: expected true or false"

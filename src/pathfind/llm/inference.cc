@@ -126,16 +126,23 @@ InferencePrediction predict_inference(const DeviceSpec& device, const Transforme
   r.tokens_per_s = static_cast<double>(job.batch * s) / r.step_s;
 
   const double blocks = static_cast<double>(r.blocks_per_device);
-  const double ah = static_cast<double>(model.attn_heads * d);
-  // Per device: the key/value projections of its kv_dev heads, which with
-  // fewer heads than ranks are copies (the kernels read them whole), and a
-  // 1/t share of everything else.
-  const double kv_params_per_device = static_cast<double>(h) * 2 * static_cast<double>(kv_dev * d);
-  const double split_block_params = static_cast<double>(h) * ah + ah * static_cast<double>(h) +
-                                    static_cast<double>((up + 1) * h * f);
+  const double hd = static_cast<double>(h), fd = static_cast<double>(f), upd = static_cast<double>(up);
+  const double q_width = static_cast<double>(model.attn_heads * d);
+  const double kv_width_per_device = 2.0 * static_cast<double>(kv_dev * d);  // this device's K and V heads
+  // Per device and block: the column-parallel matrices (Q, MLP up/gate) and
+  // the row-parallel ones (projection, MLP down) split t ways; the K/V
+  // projections of its kv_dev heads, which with fewer heads than ranks are
+  // copies (the kernels read them whole); biases of column-parallel layers
+  // split, of row-parallel ones (added after the all-reduce) and the norms
+  // whole on every rank.
+  double block_params = (hd * q_width + q_width * hd + upd * hd * fd + fd * hd) / static_cast<double>(t) +
+                        hd * kv_width_per_device + 2 * model.norm_parameters();
+  if (model.biases != LinearBiases::kNone) block_params += q_width / static_cast<double>(t) + kv_width_per_device;
+  if (model.biases == LinearBiases::kAll) block_params += hd + upd * fd / static_cast<double>(t) + hd;
   MemoryFootprint& mem = r.memory;
-  mem.weights_bytes = (blocks * (split_block_params / static_cast<double>(t) + kv_params_per_device) +
-                       model.embedding_parameters_per_stage(par.pp) / static_cast<double>(t)) *
+  // The final norm sits with the output layer on the last stage.
+  mem.weights_bytes = (blocks * block_params + model.embedding_parameters_per_stage(par.pp) / static_cast<double>(t) +
+                       model.norm_parameters()) *
                       e;
   const double cached_tokens = static_cast<double>(prefill ? job.prompt : job.context + 1);
   r.kv_cache_bytes = blocks * static_cast<double>(b * 2 * kv_dev * d) * cached_tokens * e;

@@ -20,6 +20,9 @@ TransformerModel llama() {
   m.kv_heads = 8;
   m.num_blocks = 32;
   m.vocab_size = 32000;
+  m.gated_mlp = true;
+  m.norm = NormKind::kRmsNorm;
+  m.biases = LinearBiases::kNone;
   return m;
 }
 
@@ -82,8 +85,9 @@ TEST(PathfindInference, UntiedEmbeddingsAreASecondMatrixUnlessPipelined) {
   // Llama-2-7B unpipelined: its blocks plus the embedding and the output layer.
   EXPECT_DOUBLE_EQ(predict_inference(a100, untied, par(1, 1, 1), job).memory.weights_bytes,
                    tied_weights + matrix_bytes);
-  EXPECT_DOUBLE_EQ(predict_inference(a100, untied, par(2, 1, 1), job).memory.weights_bytes,
-                   (tied_weights + matrix_bytes) / 2);
+  EXPECT_DOUBLE_EQ(predict_inference(a100, untied, par(2, 1, 1), job).memory.weights_bytes -
+                       predict_inference(a100, llama(), par(2, 1, 1), job).memory.weights_bytes,
+                   matrix_bytes / 2);
   // Two stages: the first holds the embedding, the last the output layer.
   EXPECT_DOUBLE_EQ(predict_inference(a100, untied, par(1, 2, 1), job).memory.weights_bytes,
                    predict_inference(a100, llama(), par(1, 2, 1), job).memory.weights_bytes);
@@ -111,7 +115,55 @@ TEST(PathfindInference, ReplicatedKeyValueHeadsAreWholeCopies) {
   TransformerModel m = llama();  // 8 heads: split over 8 ranks, copied over 16
   const double at8 = predict_inference(a100, m, par(8, 1, 1), job).memory.weights_bytes;
   const double at16 = predict_inference(a100, m, par(16, 1, 1), job).memory.weights_bytes;
-  EXPECT_NEAR(at8 - at16, (at8 - kv_head_bytes) / 2, 1.0);
+  const double norm_bytes = (layers * 2 + 1) * h * e;  // RMSNorm gains, whole on every rank
+  EXPECT_NEAR(at8 - at16, (at8 - kv_head_bytes - norm_bytes) / 2, 1.0);
+}
+
+// Published parameter counts: Llama-2-7B (RMSNorm, no biases, untied) is
+// 6,738,415,616 (its 65 norms of 4096 were once missing from inference's
+// weights); GPT-3 175B (LayerNorm, biases, tied; h = 12288, 96 blocks,
+// vocabulary 50257) is 96 (12h^2 + 13h) + 50257 h + 2h without its learned
+// position embeddings. Unsharded, inference holds exactly the model.
+TEST(PathfindInference, WeightsAreThePublishedParameterCounts) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  TransformerModel l2 = llama();
+  l2.kv_heads = 32;
+  l2.tied_embeddings = false;
+  EXPECT_DOUBLE_EQ(l2.total_parameters(), 6738415616.0);
+  const InferenceJob job{InferencePhase::kDecode, 1, 1, 127, DType::kBf16};
+  EXPECT_DOUBLE_EQ(predict_inference(a100, l2, par(1, 1, 1), job).memory.weights_bytes, 2 * 6738415616.0);
+
+  TransformerModel gpt;
+  gpt.name = "gpt3";
+  gpt.hidden = 12288;
+  gpt.feedforward = 4 * 12288;
+  gpt.seq_size = 2048;
+  gpt.attn_heads = 96;
+  gpt.attn_size = 128;
+  gpt.num_blocks = 96;
+  gpt.vocab_size = 50257;
+  const double h = 12288;
+  EXPECT_DOUBLE_EQ(gpt.total_parameters(), 96 * (12 * h * h + 13 * h) + 50257 * h + 2 * h);
+  // Qwen2-style: RMSNorm, biases on Q, K and V only (GQA: 512 wide for K and V together here).
+  TransformerModel qwen = llama();
+  qwen.biases = LinearBiases::kQkv;
+  EXPECT_DOUBLE_EQ(qwen.block_parameters() - llama().block_parameters(), 4096 + 2 * 8 * 128);
+}
+
+// Each rank holds its share of the split matrices and column-parallel
+// biases, and whole copies of the norms and of the row-parallel layers'
+// biases (added after the all-reduce).
+TEST(PathfindInference, NormsAndRowParallelBiasesAreWholeOnEveryRank) {
+  DeviceSpec a100 = device_preset("a100-80gb");
+  const InferenceJob job{InferencePhase::kDecode, 1, 1, 127, DType::kBf16};
+  TransformerModel layer = llama();
+  layer.biases = LinearBiases::kAll;
+  layer.norm = NormKind::kLayerNorm;
+  const double at1 = predict_inference(a100, layer, par(1, 1, 1), job).memory.weights_bytes;
+  const double at2 = predict_inference(a100, layer, par(2, 1, 1), job).memory.weights_bytes;
+  const double h = 4096, e = 2;
+  const double whole = (32 * (2 * 2 * h + 2 * h) + 2 * h) * e;  // two LayerNorms, two row biases; the final norm
+  EXPECT_NEAR(at2, (at1 - whole) / 2 + whole, 1.0);
 }
 
 TEST(PathfindInference, PrefillIsComputeBoundAndPipelineAddsStages) {

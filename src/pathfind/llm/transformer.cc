@@ -57,11 +57,32 @@ void TransformerModel::validate() const {
   }
 }
 
+std::string_view norm_kind_name(NormKind n) { return n == NormKind::kLayerNorm ? "layernorm" : "rmsnorm"; }
+
+std::string_view linear_biases_name(LinearBiases b) {
+  switch (b) {
+    case LinearBiases::kAll: return "all";
+    case LinearBiases::kQkv: return "qkv";
+    case LinearBiases::kNone: return "none";
+  }
+  return "?";
+}
+
 double TransformerModel::block_parameters() const {
   const double h = static_cast<double>(hidden), f = static_cast<double>(feedforward);
   const double ah = static_cast<double>(attn_heads * attn_size);
+  const double qkv = ah + 2.0 * static_cast<double>(key_value_heads() * attn_size);
   const double up = gated_mlp ? 2.0 : 1.0;  // matrices before the activation
-  return h * 3 * ah + 3 * ah + ah * h + h + up * (h * f + f) + f * h + h + 4 * h;
+  const double weights = h * qkv + ah * h + up * h * f + f * h;
+  double bias = 0;
+  if (biases != LinearBiases::kNone) bias += qkv;
+  if (biases == LinearBiases::kAll) bias += h + up * f + h;
+  return weights + bias + 2 * norm_parameters();
+}
+
+double TransformerModel::total_parameters() const {
+  const double embeddings = (tied_embeddings ? 1.0 : 2.0) * static_cast<double>(vocab_size * hidden);
+  return static_cast<double>(num_blocks) * block_parameters() + embeddings + norm_parameters();
 }
 
 void Parallelism::validate(const TransformerModel& model, const DeviceSpec& device) const {
@@ -223,8 +244,16 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   }
   IterationPrediction r;
   const uint64_t t = par.tp;
+  // Grouped-query attention: Megatron splits the key/value groups over the
+  // tensor-parallel ranks and refuses fewer groups than ranks.
+  if (model.key_value_heads() % t != 0) {
+    throw Error(fmt::format("{}: {}: {} key/value heads do not split {} ways (training splits them; inference "
+                            "replicates them)",
+                            par.names.where, par.names.tp, model.key_value_heads(), t));
+  }
   const uint64_t b = job.microbatch, s = model.seq_size, h = model.hidden, f = model.feedforward;
   const uint64_t ah = model.attn_heads * model.attn_size, d = model.attn_size;
+  const uint64_t qkv = ah + 2 * model.key_value_heads() * d;  // the query, key and value projections' width
   const uint64_t tokens = b * s;
   const uint64_t heads_batch = b * model.attn_heads / t;  // attention matrices per device
   const double e = dtype_bytes(job.dtype);
@@ -271,7 +300,7 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
 
   blk.stream("attn.layernorm", norm_bytes, norm_flops, full);
   tp_enter("attn.in");
-  blk.gemm("attn.qkv", {tokens, 3 * ah / t, h}, {tokens, h, 3 * ah / t}, {h, 3 * ah / t, tokens}, full);
+  blk.gemm("attn.qkv", {tokens, qkv / t, h}, {tokens, h, qkv / t}, {h, qkv / t, tokens}, full);
   blk.gemm("attn.scores", {heads_batch * s, s, d}, {heads_batch * s, d, s}, {heads_batch * s, d, s}, sel);
   blk.stream("attn.softmax", 2 * score_elems * e, 5 * score_elems, sel);
   blk.stream("attn.dropout", score_elems * (2 * e + 1), score_elems, sel);
@@ -290,8 +319,10 @@ IterationPrediction predict_training_iteration(const DeviceSpec& base_device, co
   blk.stream("mlp.dropout_residual", dropres_bytes, 2.0 * static_cast<double>(tokens * h) / sp_div, full);
 
   // Forward matrix flops of one block (model flops, no recompute).
-  const double gemm_flops_fwd = 2.0 * static_cast<double>(tokens) * (3.0 * ah / t * h + ah / t * h + (1.0 + static_cast<double>(up)) * f / t * h) +
-                   2.0 * 2.0 * static_cast<double>(heads_batch * s * s * d);
+  const double gemm_flops_fwd =
+      2.0 * static_cast<double>(tokens) *
+          (static_cast<double>(qkv / t * h) + ah / t * h + (1.0 + static_cast<double>(up)) * f / t * h) +
+      2.0 * 2.0 * static_cast<double>(heads_batch * s * s * d);
   // Inference is the forward pass alone: no backward, recompute, gradient
   // all-reduce or optimizer step (Calculon's "training": false).
   const auto forward_only = [&](std::vector<KernelTime>& kernels) {

@@ -20,6 +20,15 @@
 
 namespace snr::pathfind {
 
+// How a block normalizes its input: LayerNorm (GPT, Megatron: a gain and a
+// bias per feature) or RMSNorm (Llama: a gain only).
+enum class NormKind : uint8_t { kLayerNorm, kRmsNorm };
+// Which linear layers add a bias: all of them (GPT, Megatron), only the
+// query/key/value projection (Qwen2), none (Llama).
+enum class LinearBiases : uint8_t { kAll, kQkv, kNone };
+std::string_view norm_kind_name(NormKind n);
+std::string_view linear_biases_name(LinearBiases b);
+
 struct TransformerModel {
   std::string name;
   uint64_t hidden = 0;
@@ -31,8 +40,10 @@ struct TransformerModel {
   // Vocabulary of the embedding and the output layer (0: no embedding/head).
   // The output layer runs on the last pipeline stage, making it the slowest.
   uint64_t vocab_size = 0;
-  // Key/value heads (grouped-query attention); 0 means attn_heads. Only
-  // inference reads it: the training model keeps full multi-head attention.
+  // Key/value heads (grouped-query attention); 0 means attn_heads. Training
+  // splits them over the tensor-parallel ranks (its stored activations stay
+  // Korthikanti et al.'s multi-head figures, an upper bound); inference
+  // replicates them when there are fewer than ranks.
   uint64_t kv_heads = 0;
   // Gated MLP (SwiGLU: gate and up projections, then down) instead of two
   // matrices around a GeLU: the first GEMM is twice as wide.
@@ -40,9 +51,21 @@ struct TransformerModel {
   // The input embedding and the output layer share one vocab x hidden
   // matrix (GPT, Megatron) or have one each (Llama).
   bool tied_embeddings = true;
+  NormKind norm = NormKind::kLayerNorm;
+  LinearBiases biases = LinearBiases::kAll;
   void validate() const;
-  // Weights of one block: QKV, projection, two MLP matrices, biases and two layer norms.
+  // Weights of one block: the query/key/value projection (key_value_heads()
+  // of them for K and V), the output projection, the MLP matrices, the
+  // biases the model has and two norms.
   [[nodiscard]] double block_parameters() const;
+  // One norm's weights (the final norm after the last block is one more).
+  [[nodiscard]] double norm_parameters() const {
+    return (norm == NormKind::kLayerNorm ? 2.0 : 1.0) * static_cast<double>(hidden);
+  }
+  // The whole model: blocks, the embedding (and an untied output layer) and
+  // the final norm. Learned position embeddings (GPT-2/3: sequence x hidden)
+  // are not modelled and not counted.
+  [[nodiscard]] double total_parameters() const;
   // Embedding and output-layer weights on the device that holds the most of
   // them: the first stage holds the embedding, the last the output layer
   // (Megatron keeps a copy of a tied matrix on both), so only an untied

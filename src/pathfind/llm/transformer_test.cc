@@ -102,6 +102,31 @@ TEST(PathfindTraining, BubbleAndRecomputeStructure) {
   EXPECT_TRUE(full.memory.fits);
 }
 
+// Grouped-query attention in training: the key/value projections are
+// kv_heads wide, split over the tensor-parallel ranks (Megatron refuses
+// fewer groups than ranks); model flops and weights follow.
+TEST(PathfindTraining, GroupedQueryAttentionNarrowsTheQkvProjection) {
+  DeviceSpec d = device_preset("a100-80gb");
+  TrainingJob job{64, 1, DType::kFp16, true};
+  TransformerModel gqa = gpt3();
+  gqa.kv_heads = 8;
+  const IterationPrediction mha = predict_training_iteration(d, gpt3(), tab5(false), job);
+  const IterationPrediction grouped = predict_training_iteration(d, gqa, tab5(false), job);
+  const double h = 12288, tokens = 2048, t = 8, blocks = 12, microbatches = 64;
+  const double narrower = 2 * (96 - 8) * 128.0;  // K and V columns the groups leave out
+  EXPECT_DOUBLE_EQ(gpt3().block_parameters() - gqa.block_parameters(), narrower * h + narrower);
+  EXPECT_NEAR(mha.model_flops_per_device - grouped.model_flops_per_device,
+              3 * 2 * tokens * narrower / t * h * blocks * microbatches, 1.0);
+  EXPECT_LT(grouped.block_forward_s, mha.block_forward_s);
+  gqa.kv_heads = 4;
+  try {
+    predict_training_iteration(d, gqa, tab5(false), job);
+    FAIL() << "4 key/value heads over tp 8 were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tp: 4 key/value heads do not split 8 ways"), std::string::npos) << e.what();
+  }
+}
+
 // A fused MLP activation keeps no input for backward: every stored block
 // loses 2·sbh·(f/h)/t bytes (8sbh/t for GPT-3's f = 4h); the time is the same.
 TEST(PathfindTraining, FusedActivationKeepsNoActivationInput) {

@@ -63,6 +63,21 @@ TEST(PathfindPredictInputs, WorkloadReads) {
                                      "vocab: 51200, tied_embeddings: false"),
       "w.yaml");
   EXPECT_FALSE(untied.model.tied_embeddings);
+  // Norms and biases follow the family of the activation unless given.
+  EXPECT_EQ(w.model.norm, NormKind::kLayerNorm);
+  EXPECT_EQ(w.model.biases, LinearBiases::kAll);
+  auto model_with = [&](std::string_view extra) {
+    std::string text(kWorkload);
+    text.replace(text.find("vocab: 51200"), 12, "vocab: 51200, " + std::string(extra));
+    return parse_workload_yaml(text, "w.yaml").model;
+  };
+  const TransformerModel llama = model_with("activation: silu");
+  EXPECT_EQ(llama.norm, NormKind::kRmsNorm);
+  EXPECT_EQ(llama.biases, LinearBiases::kNone);
+  const TransformerModel qwen = model_with("activation: silu, biases: qkv");
+  EXPECT_EQ(qwen.biases, LinearBiases::kQkv);
+  EXPECT_EQ(model_with("norm: rmsnorm").norm, NormKind::kRmsNorm);
+  EXPECT_DOUBLE_EQ(workload_parameters(w), w.model.total_parameters());
   Workload g = parse_workload_yaml("workload: {name: g, kind: gemm, gemm: {m: 8, n: 16, k: 32}}", "g.yaml");
   EXPECT_EQ(g.gemm.k, 32u);
 }
@@ -89,6 +104,10 @@ TEST(PathfindPredictInputs, WorkloadErrorsNameTheField) {
   EXPECT_NE(error(with("kind: transformer", "kind: rnn")).find("kind"), std::string::npos);
   EXPECT_NE(error(with("kind: transformer", "kind: lstm")).find("model.heads"), std::string::npos);
   EXPECT_NE(error(with("vocab: 51200", "vocab: 51200, tied_embeddings: no")).find("tied_embeddings"),
+            std::string::npos);
+  EXPECT_NE(error(with("vocab: 51200", "vocab: 51200, norm: batchnorm")).find("model.norm: 'batchnorm' is not"),
+            std::string::npos);
+  EXPECT_NE(error(with("vocab: 51200", "vocab: 51200, biases: some")).find("model.biases: 'some' is not all, qkv"),
             std::string::npos);
   // A decode step's cache and new token must fit the sequence (a context of
   // 17 on a sequence of 16 was predicted as given).

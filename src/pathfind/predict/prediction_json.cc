@@ -14,6 +14,7 @@ nlohmann::ordered_json prediction_json(const PredictInputs& in, const Prediction
   j["bottleneck"] = r.bottleneck;
   j["workload"] = w.name;
   j["phase"] = w.kind == WorkloadKind::kGemm ? "gemm" : std::string(workload_phase_name(w.phase));
+  if (w.kind != WorkloadKind::kGemm) j["parameters"] = workload_parameters(w);
   j["parallelism"] = s.to_string();
   j["devices"] = r.devices;
   j["device"] = {{"name", device.name},

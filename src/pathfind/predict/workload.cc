@@ -17,6 +17,15 @@ std::string_view workload_phase_name(WorkloadPhase phase) {
   return "?";
 }
 
+double workload_parameters(const Workload& w) {
+  switch (w.kind) {
+    case WorkloadKind::kTransformer: return w.model.total_parameters();
+    case WorkloadKind::kLstm: return w.lstm.parameters();
+    case WorkloadKind::kGemm: return 0;
+  }
+  return 0;
+}
+
 namespace {
 
 constexpr uint64_t kMaxDimension = uint64_t{1} << 24;
@@ -61,6 +70,26 @@ Workload parse_workload_yaml(const YAML::Node& root, std::string_view source) {
     }
     t.gated_mlp = activation == "silu";
     t.tied_embeddings = m.boolean_or("tied_embeddings", true);
+    // The two families' conventions by default: GPT/Megatron (gelu) have
+    // LayerNorm and biases everywhere, Llama (silu) RMSNorm and none.
+    const std::string norm = m.string_or("norm", t.gated_mlp ? "rmsnorm" : "layernorm");
+    if (norm == "layernorm") {
+      t.norm = NormKind::kLayerNorm;
+    } else if (norm == "rmsnorm") {
+      t.norm = NormKind::kRmsNorm;
+    } else {
+      throw_with_where(m.where("norm"), fmt::format("'{}' is not layernorm or rmsnorm", norm));
+    }
+    const std::string biases = m.string_or("biases", t.gated_mlp ? "none" : "all");
+    if (biases == "all") {
+      t.biases = LinearBiases::kAll;
+    } else if (biases == "qkv") {
+      t.biases = LinearBiases::kQkv;
+    } else if (biases == "none") {
+      t.biases = LinearBiases::kNone;
+    } else {
+      throw_with_where(m.where("biases"), fmt::format("'{}' is not all, qkv or none", biases));
+    }
     m.finish();
     out.phase = parse_phase(w);
     out.batch = w.count("batch", 1, kMaxDimension);

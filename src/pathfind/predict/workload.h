@@ -37,6 +37,10 @@ struct Workload {
   DType dtype = DType::kBf16;
 };
 
+// The model's weights in parameters (a transformer's or an LSTM's); 0 for
+// a GEMM, which has none of its own.
+double workload_parameters(const Workload& w);
+
 Workload parse_workload_yaml(std::string_view text, std::string_view source);
 // The same from a document already parsed (snr sweep edits one per point).
 Workload parse_workload_yaml(const YAML::Node& document, std::string_view source);
