@@ -55,7 +55,8 @@ std::string unknown_verb_error(const CLI::App& app, const std::vector<std::strin
 int main(int argc, char** argv) {
   CLI::App app{
       "snr — find why ML workloads run slower than the hardware allows, and what to change.\n"
-      "Run `snr <verb> --help` (or `snr help <verb>`) for the options and examples of one verb."};
+      "Run `snr <verb> --help` (or `snr help <verb>`) for the options and examples of one verb.",
+      "snr"};
   app.require_subcommand(1);
   app.fallthrough(false);
   app.set_version_flag("--version", fmt::format("snr {}", SNR_VERSION), "Print the snr version and exit");
