@@ -33,7 +33,8 @@ void add_common_options(CLI::App* sub, const std::shared_ptr<CollectiveArgs>& ar
   sub->add_option("plan", args->plan, "MSCCL++ execution plan (.json) or MSCCLang algorithm (.xml)")->required();
   sub->add_option("--size", args->size_bytes,
                   "per-GPU input buffer bytes to lower at (default: the smallest size every chunk and "
-                  "threadblock-group slice splits into whole buffer_alignment units)");
+                  "threadblock-group slice splits into whole buffer_alignment units); e.g. 1048576 or 1MiB")
+      ->transform(snr::cli::bytes_in_range(1, uint64_t{1} << 40));
   sub->add_option("--wavefront-threads", args->wavefront_threads, "threads per wavefront (warp)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
@@ -231,8 +232,9 @@ void add_run_options(CLI::App* app, RunArgs& args, bool plan_required) {
   if (plan_required) plan->required();
   // Up to 1 TiB per GPU: the run is request by request, so far beyond a
   // real buffer only takes forever.
-  app->add_option("--size", args.size_bytes, "per-GPU input buffer bytes (default: the plan's smallest exact size)")
-      ->check(snr::cli::in_range(1, uint64_t{1} << 40));
+  app->add_option("--size", args.size_bytes,
+                  "per-GPU input buffer bytes, e.g. 1048576 or 1MiB (default: the plan's smallest exact size)")
+      ->transform(snr::cli::bytes_in_range(1, uint64_t{1} << 40));
   app->add_option("--protocol", args.protocol, "Simple or LL: checked against the plan's own protocol");
   app->add_flag("--no-check", args.no_check,
                 "time the plan even if it fails the data check (by default a plan that does not move exactly its "

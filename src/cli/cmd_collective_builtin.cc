@@ -178,9 +178,9 @@ void setup_verb(CLI::App& parent, snr::cli::CommandContext& ctx) {
   sub->add_option("--gpus", args->gpus, "GPUs taking part")->required()->check(snr::cli::in_range(2, 4096));
   sub->add_option("--size", args->size_bytes,
                   "per-GPU buffer bytes, the larger of input and output (all-gather: output, reduce-scatter: input); "
-                  "a multiple of 4 B per GPU")
+                  "a multiple of 4 B per GPU; e.g. 1048576 or 1MiB")
       ->required()
-      ->check(snr::cli::in_range(1, uint64_t{1} << 40));
+      ->transform(snr::cli::bytes_in_range(1, uint64_t{1} << 40));
   sub->add_option("--system", args->system, "the GPU and network presets to run on (generic-448, dgx-a100, dgx-h100)")
       ->capture_default_str();
   sub->add_option("--algorithm", args->algorithm,

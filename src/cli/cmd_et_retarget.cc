@@ -37,7 +37,7 @@ void setup_et_retarget(CLI::App& parent, snr::cli::CommandContext& ctx) {
       ->check(ranks);
   sub->add_option("--activation-bytes", args->options.activation_bytes,
                   "bytes a pipeline stage sends to the next (default: the last collective's output tensor)")
-      ->check(snr::cli::in_range(1, snr::dsim::kMaxMessageBytes));  // the largest message snr sim takes
+      ->transform(snr::cli::bytes_in_range(1, snr::dsim::kMaxMessageBytes));  // the largest message snr sim takes
   sub->add_option("-o,--output", args->output, "output trace prefix (OUT.<rank>.et)")->required();
   snr::cli::set_examples(sub, {"snr et retarget decode --npus 64 -o decode64",
                                "snr et retarget decode --npus 16 --tp 2 -o decode16",

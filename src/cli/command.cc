@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <charconv>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/spelling.h"
+#include "common/units.h"
 
 namespace snr::cli {
 namespace {
@@ -91,6 +93,33 @@ CLI::Validator in_range(uint64_t min, uint64_t max) {
         return parsed.ok() ? std::string() : parsed.error().what();
       },
       max == UINT64_MAX ? "" : fmt::format("{}..{}", min, max), "in_range");
+}
+
+CLI::Validator bytes_in_range(uint64_t min, uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        // Decimal or 0x hex as in_range reads them; anything else is a size with a unit.
+        const auto all_of = [&](size_t from, int (*is)(int)) {
+          return text.size() > from &&
+                 std::all_of(text.begin() + static_cast<std::ptrdiff_t>(from), text.end(),
+                             [is](char c) { return is(static_cast<unsigned char>(c)) != 0; });
+        };
+        const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+        const bool plain = hex ? all_of(2, std::isxdigit) : all_of(0, std::isdigit);
+        if (plain) {
+          const auto parsed = snr::parse_unsigned(text, min, max);
+          return parsed.ok() ? std::string() : parsed.error().what();
+        }
+        const auto bytes = snr::parse_bytes(text);
+        if (!bytes.ok()) return bytes.error().what();
+        if (bytes.value().count < min || bytes.value().count > max) {
+          return fmt::format("'{}' is {} bytes, out of range: expected {} to {} bytes", text, bytes.value().count,
+                             min, max);
+        }
+        text = std::to_string(bytes.value().count);
+        return std::string();
+      },
+      fmt::format("BYTES {}..{}", min, max), "bytes_in_range");
 }
 
 CLI::Validator not_dash_for_stdout() {

@@ -60,6 +60,10 @@ inline constexpr int kUsageExitCode = 2;
 // An integer option's range (decimal or 0x hex, no sign), checked while
 // parsing so a bad value is a usage error naming the option.
 CLI::Validator in_range(uint64_t min, uint64_t max);
+// A byte count's range, as in_range or with a size unit ("64KiB", "1MiB",
+// "1.5GB"; common/units.h): use it with ->transform(), which leaves the
+// option's text as the plain number of bytes.
+CLI::Validator bytes_in_range(uint64_t min, uint64_t max);
 // A real option's range: finite, min .. max (above min when `above_min`).
 // CLI::Range lets NaN through, and a NaN then fails every later test of
 // the value, so it would read as "not given".

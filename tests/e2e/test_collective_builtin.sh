@@ -138,6 +138,12 @@ expect_error "use 4 or 8 GPUs" reducescatter --gpus 6 --size 6144 --algorithm ha
 expect_error "double-binary-tree allreduce: no get-based variant" allreduce --gpus 4 --size 4096 --algorithm double-binary-tree --transfer get
 expect_error "does not split into 3 chunks" alltoall --gpus 3 --size 1000
 expect_error "unknown transfer 'push' (put or get)" allgather --gpus 4 --size 4096 --transfer push
+expect_error "'2TiB' is 2199023255552 bytes, out of range" allgather --gpus 4 --size 2TiB
+expect_error "unknown size unit 'M'" allgather --gpus 4 --size 1M
+# Sizes take a unit as in every other snr option: 64KiB is 65536 bytes.
+"$SNR" collective allgather --gpus 4 --size 64KiB --json | grep -v wall_s >"$WORK/unit.json"
+"$SNR" collective allgather --gpus 4 --size 65536 --json | grep -v wall_s >"$WORK/plain.json"
+cmp -s "$WORK/unit.json" "$WORK/plain.json" || fail "--size 64KiB differs from --size 65536"
 expect_error "unknown protocol 'LL64' (Simple, LL or LL128)" allgather --gpus 4 --size 4096 --protocol LL64
 expect_error "ring allgather: no put-based variant with the LL128 protocol" allgather --gpus 4 --size 4096 --protocol LL128
 expect_error "--gpus" allgather --gpus 1 --size 4096
