@@ -90,6 +90,15 @@ std::string chunk_order_hint(const SystemConfig& system, const NetworkConfig& ne
         "chunks run at a time: active-chunks-per-dimension at least preferred-dataset-splits avoids that kind",
         network.dimensions.size(), system.active_chunks_per_dimension, system.preferred_dataset_splits));
   }
+  // Node ids are per rank (a microbenchmark's one collective is node r on
+  // rank r): a member whose node id is not listed runs the native algorithm
+  // and never meets the others' custom program.
+  if (!system.per_node_custom.empty()) {
+    kinds.emplace_back(
+        "per-node-custom-implementation is looked up by each rank's own node id, so every member's node of a "
+        "custom collective must be listed (a rank whose id is missing runs the native algorithm and waits for peers "
+        "that run the program)");
+  }
   return fmt::format("{}", fmt::join(kinds, "; "));
 }
 
@@ -100,8 +109,8 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
                           const CustomCollectives* custom, const Perturbations* perturbations,
                           const RemoteMemoryConfig* remote_memory) {
   const NetworkBackendSpec& backend_spec = find_network_backend(backend);
-  if (!system.all_reduce_custom.empty() && (custom == nullptr || custom->all_reduce.empty())) {
-    throw Error("the system configuration names a custom all-reduce, but its programs were not loaded");
+  if (system.names_custom_collectives() && (custom == nullptr || custom->empty())) {
+    throw Error("the system configuration names custom collectives, but their programs were not loaded");
   }
   if (graphs.size() != network.npus_count()) {
     throw Error(fmt::format("{} rank traces for a network of {} NPUs", graphs.size(), network.npus_count()));
@@ -220,10 +229,7 @@ SimulationResult simulate_documents(const SimulationInputs& inputs, const Simula
     perturbations = resolve_perturbations(
         parse_perturbation_config(documents.perturbation->text, documents.perturbation->source), network);
   }
-  CustomCollectives custom;
-  if (!system.all_reduce_custom.empty()) {
-    custom = load_custom_all_reduce(system.all_reduce_custom.front(), network.npus_count());
-  }
+  const CustomCollectives custom = load_custom_collectives(system, network.npus_count());
   // Without a communicator-group file, the groups the traces describe
   // themselves (their "## process_group:init ##" METADATA nodes).
   const CommGroups groups =
@@ -238,7 +244,7 @@ SimulationResult simulate_documents(const SimulationInputs& inputs, const Simula
   }
   apply_workload_scales(graphs, inputs.scales);
   return simulate(system, network, groups, std::move(graphs), inputs.backend, inputs.record_timeline,
-                  custom.all_reduce.empty() ? nullptr : &custom, &perturbations, &remote_memory);
+                  custom.empty() ? nullptr : &custom, &perturbations, &remote_memory);
 }
 
 std::string astra_summary_lines(const SimulationResult& result) {

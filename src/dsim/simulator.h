@@ -67,8 +67,8 @@ struct SimulationResult {
 
 // Runs a simulation from in-memory inputs (tests, benchmarks) on the
 // network backend registered as `backend`. `custom` holds the custom
-// all-reduce programs when the system configuration names one (see
-// load_custom_all_reduce). `perturbations` (optional) slows NPUs' compute
+// collectives' programs when the system configuration names any (see
+// load_custom_collectives). `perturbations` (optional) slows NPUs' compute
 // and scales link bandwidths (dsim/perturbation). `remote_memory`
 // (optional) serves MEM_LOAD / MEM_STORE nodes (dsim/remote_memory); the
 // graphs must have been loaded with its type.

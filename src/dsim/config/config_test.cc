@@ -2,6 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "common/error.h"
@@ -68,6 +72,52 @@ TEST(SystemConfig, AstraSim1TextIsNamed) {
                 .find("key 'all-reduce-implementation-chakra' is ASTRA-sim's former name of "
                       "'all-reduce-implementation-custom'"),
             std::string::npos);
+}
+
+// ASTRA-sim's custom keys: one prefix per collective, beside native lists
+// (the custom one wins when simulating), and per-node-custom-implementation,
+// a YAML file of workload node ids to prefixes resolved beside it.
+TEST(SystemConfig, CustomCollectiveKeys) {
+  using ::testing::HasSubstr;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("custom_keys_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "algo");
+  std::ofstream(dir / "algo" / "ring.0.et") << "x";
+  std::ofstream(dir / "algo" / "tree.0.et") << "x";
+  std::ofstream(dir / "nodes.yaml") << "12: algo/ring\n40: algo/tree\n";
+  const auto config = parse_system_config(R"({"all-reduce-implementation": ["ring"],
+    "all-reduce-implementation-custom": ["algo/ring"], "all-to-all-implementation-custom": ["algo/tree"],
+    "per-node-custom-implementation": "nodes.yaml"})",
+                                          "sys.json", dir);
+  EXPECT_EQ(config.all_reduce.size(), 1u);
+  EXPECT_EQ(config.all_reduce_custom, dir / "algo" / "ring");
+  EXPECT_EQ(config.all_to_all_custom, dir / "algo" / "tree");
+  EXPECT_TRUE(config.all_gather_custom.empty());
+  ASSERT_EQ(config.per_node_custom.size(), 2u);
+  EXPECT_EQ(config.per_node_custom.at(40), dir / "algo" / "tree");
+  EXPECT_TRUE(config.names_custom_collectives());
+  const auto error_with_nodes = [&](std::string_view yaml) {
+    std::ofstream(dir / "nodes.yaml") << yaml;
+    return snr::testing::error_of([&] {
+      (void)parse_system_config(R"({"per-node-custom-implementation": "nodes.yaml"})", "sys.json", dir);
+    });
+  };
+  EXPECT_THAT(error_with_nodes("12: algo/ring\n-3: algo/tree\n"),
+              HasSubstr("nodes.yaml:2: '-3' is not a workload node id"));
+  EXPECT_THAT(error_with_nodes("12: algo/ring\n12: algo/tree\n"), HasSubstr("nodes.yaml:2: node 12 is given twice"));
+  EXPECT_THAT(error_with_nodes("12: [algo/ring]\n"), HasSubstr("nodes.yaml:1: a node id must map to one trace prefix"));
+  EXPECT_THAT(error_with_nodes("12: algo/none\n"), HasSubstr("nodes.yaml:1: node 12"));
+  EXPECT_THAT(error_with_nodes("- algo/ring\n"), HasSubstr("expected a mapping of workload node ids"));
+  EXPECT_THAT(snr::testing::error_of([&] {
+                (void)parse_system_config(R"({"per-node-custom-implementation": "missing.yaml"})", "sys.json", dir);
+              }),
+              HasSubstr("missing.yaml': cannot read the file"));
+  EXPECT_THAT(snr::testing::error_of([&] {
+                (void)parse_system_config(R"({"all-gather-implementation-custom": ["algo/ring", "algo/tree"]})",
+                                          "sys.json", dir);
+              }),
+              HasSubstr("must be a list with one trace prefix"));
+  fs::remove_all(dir);
 }
 
 TEST(NetworkConfig, ParsesMultiDimensional) {

@@ -254,9 +254,6 @@ SystemConfig parse_system_config(std::string_view json_text, std::string_view so
                                     config.local_mem_bytes_per_ns <= 0)) {
       throw Error("roofline-enabled needs positive peak-perf and local-mem-bw");
     }
-    if (!config.all_reduce_custom.empty() && !config.all_reduce.empty()) {
-      throw Error("all-reduce-implementation and all-reduce-implementation-custom contradict each other");
-    }
     // Each algorithm whose keys were given checks them together, once.
     std::vector<const CollectiveAlgorithmSpec*> checked;
     for (const auto& [key, value] : config.algorithm_settings) {

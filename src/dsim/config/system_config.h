@@ -53,9 +53,17 @@ struct SystemConfig {
   std::vector<CollectiveImplementation> all_gather;
   std::vector<CollectiveImplementation> reduce_scatter;
   std::vector<CollectiveImplementation> all_to_all;
-  // Per-rank Chakra trace prefixes of custom collectives, resolved to paths
-  // (the key belongs to the custom algorithm, system/custom_collective.cc).
-  std::vector<std::filesystem::path> all_reduce_custom;
+  // Custom collectives, their keys owned by the custom algorithm
+  // (system/custom_collective.cc), trace prefixes resolved to paths: per
+  // collective its *-implementation-custom prefix (empty: none), and per
+  // workload node (its Chakra id) the prefix per-node-custom-implementation's
+  // file gives it.
+  std::filesystem::path all_reduce_custom, all_gather_custom, reduce_scatter_custom, all_to_all_custom;
+  std::map<uint64_t, std::filesystem::path> per_node_custom;
+  [[nodiscard]] bool names_custom_collectives() const {
+    return !all_reduce_custom.empty() || !all_gather_custom.empty() || !reduce_scatter_custom.empty() ||
+           !all_to_all_custom.empty() || !per_node_custom.empty();
+  }
   // Keys owned by algorithms registered outside the built-in set (the
   // load-store model's load-store-*, system/load_store/), as their
   // parse_key checked and normalized them (paths made absolute).

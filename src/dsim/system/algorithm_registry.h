@@ -90,8 +90,6 @@ using Phase = std::variant<RingPhase, DirectPhase, HalvingDoublingPhase, DoubleB
 struct PhaseContext {
   const PhasePlan& plan;
   NpuId npu = 0;
-  // Programs of all-reduce-implementation-custom, or nullptr.
-  const CustomCollectives* custom = nullptr;
   // The algorithm's run state (its spec's create_run), or nullptr.
   AlgorithmRun* run = nullptr;
 };

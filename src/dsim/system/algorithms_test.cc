@@ -162,9 +162,10 @@ TEST(CustomCollective, ProgramStepsDriveTheCollective) {
   // messages arrive at 119, the receives complete, the reduction ends at 2119.
   SystemConfig system = system_with("ring");
   system.all_reduce.clear();
-  system.all_reduce_custom = {"unused-prefix"};
+  system.all_reduce_custom = "unused-prefix";
   CustomCollectives custom;
-  custom.all_reduce = {exchange_then_reduce(0), exchange_then_reduce(1)};
+  custom.by_kind[0] = std::make_shared<const CustomPrograms>(
+      CustomPrograms{exchange_then_reduce(0), exchange_then_reduce(1)});
   for (const std::string_view backend : {kUnaware, kAware}) {
     std::vector<RankGraph> graphs(2, one_collective(CollectiveKind::kAllReduce, 1 << 20));
     const auto result = simulate(system, fully_connected(2), {}, std::move(graphs), backend, false, &custom);
@@ -173,13 +174,47 @@ TEST(CustomCollective, ProgramStepsDriveTheCollective) {
   }
 }
 
+// A custom collective is one stream running its program once, however
+// many chunks preferred-dataset-splits asks for (ASTRA-sim's rule since its
+// November 2025 collective lookup): 2 messages, done at 2119 as above.
+// Programs are found per workload node first, then per collective.
+TEST(CustomCollective, OneStreamAndPerNodePrograms) {
+  SystemConfig system = system_with("ring");
+  system.preferred_dataset_splits = 4;
+  system.all_reduce_custom = "unused-prefix";
+  CustomCollectives custom;
+  custom.by_kind[static_cast<size_t>(CollectiveKind::kAllReduce)] =
+      std::make_shared<const CustomPrograms>(CustomPrograms{exchange_then_reduce(0), exchange_then_reduce(1)});
+  CustomPrograms longer{exchange_then_reduce(0), exchange_then_reduce(1)};
+  for (CustomProgram& p : longer) p.steps[2].duration_ns = 5000;
+  custom.by_node[5] = std::make_shared<const CustomPrograms>(std::move(longer));
+  custom.by_kind[static_cast<size_t>(CollectiveKind::kAllGather)] = custom.by_kind[0];
+  const auto run_node = [&](CollectiveKind kind, uint64_t chakra_id) {
+    RankGraph graph = one_collective(kind, 1 << 20);
+    graph.nodes[0].chakra_id = chakra_id;
+    return simulate(system, fully_connected(2), {}, std::vector<RankGraph>(2, graph), kAware, false, &custom);
+  };
+  const auto by_kind = run_node(CollectiveKind::kAllReduce, 6);
+  EXPECT_EQ(by_kind.finish_ns(), 2119u);
+  EXPECT_EQ(by_kind.messages_sent, 2u);
+  EXPECT_EQ(run_node(CollectiveKind::kAllReduce, 5).finish_ns(), 5119u);
+  EXPECT_EQ(run_node(CollectiveKind::kAllGather, 6).finish_ns(), 2119u);
+  // A reduce-scatter has no custom program: the native ring runs.
+  EXPECT_NE(run_node(CollectiveKind::kReduceScatter, 6).messages_sent, 2u);
+  // The per-node program wins over a collective without a key of its own.
+  EXPECT_EQ(run_node(CollectiveKind::kReduceScatter, 5).finish_ns(), 5119u);
+}
+
 TEST(CustomCollective, PeerOutsideTheCollectiveIsAnError) {
   SystemConfig system = system_with("ring");
   system.all_reduce.clear();
-  system.all_reduce_custom = {"unused-prefix"};
+  system.all_reduce_custom = "unused-prefix";
   CustomCollectives custom;
-  custom.all_reduce = {exchange_then_reduce(0), exchange_then_reduce(1)};
-  custom.all_reduce[1].steps[0].peer = 5;
+  custom.by_kind[0] = std::make_shared<const CustomPrograms>(
+      CustomPrograms{exchange_then_reduce(0), exchange_then_reduce(1)});
+  CustomPrograms bad{exchange_then_reduce(0), exchange_then_reduce(1)};
+  bad[1].steps[0].peer = 5;
+  custom.by_kind[0] = std::make_shared<const CustomPrograms>(std::move(bad));
   std::vector<RankGraph> graphs(2, one_collective(CollectiveKind::kAllReduce, 1 << 20));
   EXPECT_THROW((void)simulate(system, fully_connected(2), {}, std::move(graphs), kAware, false,
                               &custom),

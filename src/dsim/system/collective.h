@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "dsim/config/system_config.h"
 #include "dsim/core/event_queue.h"
@@ -76,6 +77,8 @@ struct PacketRounds {
   }
 };
 
+struct CustomProgram;  // custom_collective.h
+
 struct PhasePlan {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   const CollectiveAlgorithmSpec* algorithm = nullptr;  // system/algorithm_registry.h
@@ -84,6 +87,9 @@ struct PhasePlan {
   uint64_t input_bytes = 0;
   PhaseRing ring;
   uint32_t root_position = 0;  // rooted collectives: the root's position in `ring`
+  // The custom algorithm's programs by rank position (custom_collective.h),
+  // when a custom key names this collective.
+  const std::vector<CustomProgram>* custom_programs = nullptr;
   // This NPU's phases of the same algorithm in the same queue planned
   // before this one, counted as streams are created (ASTRA-sim's double
   // binary tree alternates its two trees by it: its topology hands them

@@ -79,6 +79,11 @@ std::vector<std::string> CollectiveEngine::notes() const {
                                   "the first {} are not used",
                                   dashed_name(kind), impls.size(), layout_.dims(), layout_.dims()));
     }
+    if (!impls.empty() && custom_ != nullptr && custom_->by_kind[static_cast<size_t>(kind)] != nullptr) {
+      notes.push_back(fmt::format("{0}-implementation is not used: {0}-implementation-custom runs every {0} "
+                                  "(ASTRA-sim's priority: per-node programs, the collective's custom key, the list)",
+                                  dashed_name(kind)));
+    }
     if ((extended_lists_ & (1U << static_cast<unsigned>(kind))) == 0) continue;
     notes.push_back(fmt::format(
         "{}-implementation lists {} algorithm(s) for a {}-dimensional network; {} ran in the dimensions "
@@ -86,6 +91,18 @@ std::vector<std::string> CollectiveEngine::notes() const {
         "collectives stay inside the first {} dimension(s) and never reach the other NPUs: list one "
         "algorithm per dimension to compare with it",
         dashed_name(kind), impls.size(), layout_.dims(), impls.back().algorithm->name, impls.size()));
+  }
+  if (custom_ != nullptr && !custom_->by_node.empty()) {
+    std::vector<uint64_t> unused;
+    for (const auto& [chakra_id, programs] : custom_->by_node) {
+      if (!per_node_custom_run_.contains(chakra_id)) unused.push_back(chakra_id);
+    }
+    std::sort(unused.begin(), unused.end());
+    if (!unused.empty()) {
+      notes.push_back(fmt::format("per-node-custom-implementation names {} node id(s) no collective of the workload "
+                                  "has, so their programs never ran: {}",
+                                  unused.size(), fmt::join(unused, ", ")));
+    }
   }
   return notes;
 }
@@ -126,14 +143,14 @@ uint32_t CollectiveEngine::allocate_stream() {
   return static_cast<uint32_t>(streams_.size() - 1);
 }
 
-void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest& request) {
+void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest& request,
+                                        const CustomPrograms* custom_programs) {
   const NpuId npu = request.npu;
   const auto& impls = implementations(request.kind);
   const size_t dims = layout_.dims();
   uint64_t bytes = stream.phases[0].input_bytes;
   uint32_t root_position = 0;
-  const bool custom = request.kind == CollectiveKind::kAllReduce && custom_ != nullptr &&
-                      !custom_->all_reduce.empty();
+  const bool custom = custom_programs != nullptr;
   auto push = [&](CollectiveKind kind, size_t dim, PhaseRing ring) {
     if (stream.phase_count >= kMaxPhases) throw Error("too many collective phases");
     PhasePlan& plan = stream.phases[stream.phase_count++];
@@ -145,7 +162,10 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
       plan.algorithm = impl.algorithm;
       plan.parameter = impl.parameter;
     }
-    if (custom) plan.algorithm = custom_algorithm_;
+    if (custom) {
+      plan.algorithm = custom_algorithm_;
+      plan.custom_programs = custom_programs;
+    }
     plan.queue = static_cast<uint16_t>(dim);
     plan.input_bytes = bytes;
     plan.ring = ring;
@@ -250,6 +270,11 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
 }
 
 void CollectiveEngine::start_collective(const CollectiveRequest& request) {
+  const CustomPrograms* custom_programs = nullptr;
+  if (custom_ != nullptr) {
+    custom_programs = custom_->find(request.kind, request.chakra_id);
+    if (custom_->by_node.contains(request.chakra_id)) per_node_custom_run_.insert(request.chakra_id);
+  }
   const auto splits = static_cast<uint64_t>(system_.preferred_dataset_splits);
   uint64_t size = request.bytes;
   uint64_t chunk = size / splits;
@@ -258,7 +283,12 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
   // (All-gather, gather and scatter sizes are one rank's block: exempt.)
   const bool per_rank_block = request.kind == CollectiveKind::kAllGather || request.kind == CollectiveKind::kGather ||
                               request.kind == CollectiveKind::kScatter;
-  if (!per_rank_block && total_nodes > chunk) {
+  if (custom_programs != nullptr) {
+    // One stream runs the program once, whatever the size (its messages
+    // carry their own) and preferred-dataset-splits (ASTRA-sim since its
+    // collective lookup of November 2025).
+    size = chunk = std::max<uint64_t>(size, 1);
+  } else if (!per_rank_block && total_nodes > chunk) {
     chunk = total_nodes;
     size = splits * chunk;
   }
@@ -276,6 +306,7 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
     }
   }
   for (const auto& impl : implementations(request.kind)) {
+    if (custom_programs != nullptr) break;  // the native list is not used
     if (!impl.algorithm->implements_kind(request.kind)) {
       std::vector<std::string> implemented;
       for (const CollectiveKind kind : impl.algorithm->implements) implemented.push_back(dashed_name(kind));
@@ -314,7 +345,7 @@ void CollectiveEngine::start_collective(const CollectiveRequest& request) {
     stream.tag = request.group ? ((request.group_index + 1) << 24) | (counter & 0xFFFFFF) : counter;
     stream.priority = priority;
     stream.phases[0].input_bytes = chunk;
-    fill_phase_rings(stream, request);
+    fill_phase_rings(stream, request, custom_programs);
     count_planned_phases(request.npu, stream);
     if (stream.phase_count == 0) {
       free_streams_.push_back(id);
@@ -367,7 +398,7 @@ void CollectiveEngine::init_stream(uint32_t stream_id) {
 
 Phase CollectiveEngine::make_phase(NpuId npu, const PhasePlan& plan) {
   AlgorithmRun* run = plan.algorithm->index < runs_.size() ? runs_[plan.algorithm->index].get() : nullptr;
-  return plan.algorithm->create(PhaseContext{plan, npu, custom_, run});
+  return plan.algorithm->create(PhaseContext{plan, npu, run});
 }
 
 void CollectiveEngine::count_planned_phases(NpuId npu, Stream& stream) {

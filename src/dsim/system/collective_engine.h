@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -55,13 +56,14 @@ struct CollectiveRequest {
   const std::vector<uint32_t>* group = nullptr;  // communicator group, or nullptr
   uint32_t group_index = 0;
   uint64_t node_index = 0;
+  uint64_t chakra_id = 0;  // the workload node's id (per-node custom collectives are keyed by it)
   int64_t root = -1;  // rooted collectives: the root NPU (-1: the group's first member, or NPU 0)
 };
 
 class CollectiveEngine final : public PhaseActions, public EventHandler {
  public:
-  // `custom` holds the custom all-reduce programs when the system
-  // configuration names one (all-reduce-implementation-custom). Registers
+  // `custom` holds the custom collectives' programs when the system
+  // configuration names any (custom_collective.h). Registers
   // the engine's handler on `loop`.
   CollectiveEngine(const SystemConfig& system, const NetworkConfig& network, EventLoop& loop,
                    NetworkBackend& backend, SystemClient& client, TrafficCounters& traffic,
@@ -216,7 +218,7 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
     cache.bytes = key.bytes;
   }
   Phase make_phase(NpuId npu, const PhasePlan& plan);
-  void fill_phase_rings(Stream& stream, const CollectiveRequest& request);
+  void fill_phase_rings(Stream& stream, const CollectiveRequest& request, const CustomPrograms* custom);
   void count_planned_phases(NpuId npu, Stream& stream);
   [[nodiscard]] uint64_t reduction_ns(uint64_t bytes) {
     return bytes == reduction_cached_bytes_ ? reduction_cached_ns_ : reduction_ns_uncached(bytes);
@@ -247,6 +249,9 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
   MessageId free_message_ = kNoMessage;
   MessageMatcher matcher_;
   const CustomCollectives* custom_ = nullptr;
+  // Workload node ids whose per-node custom program ran (for the note on
+  // ids the workload does not have).
+  std::unordered_set<uint64_t> per_node_custom_run_;
   // Run state of the configured algorithms that keep one, by spec index.
   std::vector<std::unique_ptr<AlgorithmRun>> runs_;
   uint64_t streams_run_ = 0;

@@ -3,8 +3,15 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include "common/cli_numbers.h"
 #include "common/error.h"
+#include "common/file_io.h"
 #include "dsim/system/algorithm_registry.h"
 
 namespace snr::dsim {
@@ -60,27 +67,118 @@ void CustomPhase::on_step_done(uint32_t stream, uint32_t step_index, PhaseAction
   if (--steps_left_ == 0) actions.phase_finished(stream);  // replaces this phase: touch nothing after
 }
 
+bool CustomCollectives::empty() const {
+  return by_node.empty() && std::all_of(by_kind.begin(), by_kind.end(), [](const auto& p) { return p == nullptr; });
+}
+
+const CustomPrograms* CustomCollectives::find(CollectiveKind kind, uint64_t chakra_id) const {
+  if (!by_node.empty()) {
+    if (const auto it = by_node.find(chakra_id); it != by_node.end()) return it->second.get();
+  }
+  const auto index = static_cast<size_t>(kind);
+  return index < by_kind.size() ? by_kind[index].get() : nullptr;
+}
+
+namespace {
+
+// The custom key of each collective, in CollectiveKind order.
+constexpr std::array<std::string_view, 4> kCustomKeys = {
+    "all-reduce-implementation-custom", "all-gather-implementation-custom", "reduce-scatter-implementation-custom",
+    "all-to-all-implementation-custom"};
+constexpr std::string_view kPerNodeKey = "per-node-custom-implementation";
+
+std::filesystem::path& custom_prefix_of(SystemConfig& config, std::string_view key) {
+  if (key == kCustomKeys[0]) return config.all_reduce_custom;
+  if (key == kCustomKeys[1]) return config.all_gather_custom;
+  if (key == kCustomKeys[2]) return config.reduce_scatter_custom;
+  return config.all_to_all_custom;
+}
+
+// ASTRA-sim's per-node file: a YAML mapping of workload node ids to trace
+// prefixes (relative ones tried as given, then beside the file).
+std::map<uint64_t, std::filesystem::path> read_per_node_file(const std::filesystem::path& path) {
+  // A map of node ids is small; anything else (a device, a huge file) is a
+  // wrong path, refused before it is read.
+  constexpr uintmax_t kMaxBytes = uintmax_t{16} << 20;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(fmt::format("'{}': cannot read the file (not a regular file)", path.string()));
+  }
+  if (std::filesystem::file_size(path, ec) > kMaxBytes) {
+    throw Error(fmt::format("'{}': larger than {} MiB, not a per-node map", path.string(), kMaxBytes >> 20));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(read_file(path));
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("{}:{}: {}", path.string(), e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap() || root.size() == 0) {
+    throw Error(fmt::format("{}: expected a mapping of workload node ids to custom-collective trace prefixes",
+                            path.string()));
+  }
+  std::map<uint64_t, std::filesystem::path> prefixes;
+  for (const auto& entry : root) {
+    const auto line = entry.first.Mark().line + 1;
+    if (!entry.first.IsScalar() || !entry.second.IsScalar()) {
+      throw Error(fmt::format("{}:{}: a node id must map to one trace prefix", path.string(), line));
+    }
+    const std::string id_text = entry.first.Scalar();
+    const auto id = parse_unsigned(id_text);
+    if (!id.ok()) {
+      throw Error(fmt::format("{}:{}: '{}' is not a workload node id (a non-negative integer)", path.string(), line,
+                              id_text));
+    }
+    const std::string prefix = entry.second.Scalar();
+    const auto resolved = with_error_context(fmt::format("{}:{}: node {}", path.string(), line, id.value()),
+                                             [&] { return resolve_custom_prefix(prefix, path.parent_path()); });
+    if (!prefixes.emplace(id.value(), resolved).second) {
+      throw Error(fmt::format("{}:{}: node {} is given twice", path.string(), line, id.value()));
+    }
+  }
+  return prefixes;
+}
+
+}  // namespace
+
 CollectiveAlgorithmSpec custom_algorithm_spec() {
   CollectiveAlgorithmSpec spec;
   spec.name = "custom";
-  spec.summary = "per-rank Chakra programs of sends, receives and reductions (all-reduce-implementation-custom)";
-  spec.listed = false;  // chosen by its own key, not in the *-implementation lists
-  spec.implements = {CollectiveKind::kAllReduce};
-  spec.config_keys = {"all-reduce-implementation-custom"};
+  spec.summary =
+      "per-rank Chakra programs of sends, receives and reductions (*-implementation-custom, "
+      "per-node-custom-implementation)";
+  spec.listed = false;  // chosen by its own keys, not in the *-implementation lists
+  spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                     CollectiveKind::kAllToAll};
+  spec.config_keys = {std::string(kCustomKeys[0]), std::string(kCustomKeys[1]), std::string(kCustomKeys[2]),
+                      std::string(kCustomKeys[3]), std::string(kPerNodeKey)};
   spec.parse_key = [](const nlohmann::json& value, std::string_view key, const std::filesystem::path& base_dir,
                       SystemConfig& config) {
+    if (key == kPerNodeKey) {
+      if (!value.is_string()) throw Error(fmt::format("key '{}' must be the path of a YAML file", key));
+      std::filesystem::path file(value.get<std::string>());
+      if (file.is_relative() && !std::filesystem::exists(file) && std::filesystem::exists(base_dir / file)) {
+        file = base_dir / file;
+      }
+      config.per_node_custom = read_per_node_file(file);
+      return;
+    }
+    // ASTRA-sim takes exactly one prefix: in a multi-dimensional network
+    // the one program covers every dimension.
     if (!value.is_array() || value.size() != 1 || !value[0].is_string()) {
       throw Error(fmt::format("key '{}' must be a list with one trace prefix", key));
     }
-    config.all_reduce_custom.push_back(resolve_custom_prefix(value[0].get<std::string>(), base_dir));
+    custom_prefix_of(config, key) = resolve_custom_prefix(value[0].get<std::string>(), base_dir);
   };
   spec.create = [](const PhaseContext& context) -> Phase {
+    const CustomPrograms* programs = context.plan.custom_programs;
     const uint32_t position = context.plan.ring.my_position;
-    if (context.custom == nullptr || position >= context.custom->all_reduce.size()) {
-      throw Error(fmt::format("custom all-reduce has {} rank programs, rank position {} needs one",
-                              context.custom == nullptr ? 0 : context.custom->all_reduce.size(), position));
+    if (programs == nullptr || position >= programs->size()) {
+      throw Error(fmt::format("custom {} has {} rank programs, rank position {} needs one",
+                              collective_name(context.plan.kind), programs == nullptr ? 0 : programs->size(),
+                              position));
     }
-    return CustomPhase(context.plan, context.custom->all_reduce[position]);
+    return CustomPhase(context.plan, (*programs)[position]);
   };
   return spec;
 }

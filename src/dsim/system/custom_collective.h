@@ -1,14 +1,19 @@
-// Custom collectives (ASTRA-sim's all-reduce-implementation-custom): the
-// algorithm is itself a Chakra graph per rank position — COMM_SEND and
-// COMM_RECV nodes with their own sizes and tags (the workload's collective
-// size is ignored, as in ASTRA-sim), and COMP nodes that stand for
-// reductions (duration_micros, 1 ns when zero). Peers are algorithm ranks,
-// mapped to NPUs through the phase's members. Every chunk of the workload
-// collective runs the whole program; it is finished when every node is.
+// Custom collectives (ASTRA-sim's *-implementation-custom and
+// per-node-custom-implementation): the algorithm is itself a Chakra graph
+// per rank position — COMM_SEND and COMM_RECV nodes with their own sizes and
+// tags (the workload's collective size is ignored, as in ASTRA-sim), and
+// COMP nodes that stand for reductions (duration_micros, 1 ns when zero).
+// Peers are algorithm ranks, mapped to NPUs through the phase's members. A
+// workload collective that runs one is a single stream (whatever
+// preferred-dataset-splits says) running the whole program once; it is
+// finished when every node is.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dsim/system/collective.h"
@@ -34,9 +39,23 @@ struct CustomProgram {
   std::vector<CustomStep> steps;
 };
 
-// Programs by rank position (position in the communicator group, or NPU id).
+// One custom algorithm: its programs by rank position (position in the
+// communicator group, or NPU id).
+using CustomPrograms = std::vector<CustomProgram>;
+
+// The custom algorithms a system configuration names, shared where two
+// keys name the same prefix. ASTRA-sim's priority: a per-node program,
+// then the collective's own custom key, then the native lists.
 struct CustomCollectives {
-  std::vector<CustomProgram> all_reduce;
+  // By CollectiveKind (only the four with a *-implementation-custom key).
+  std::array<std::shared_ptr<const CustomPrograms>, 4> by_kind;
+  // By the workload node's Chakra id (per-node-custom-implementation).
+  std::unordered_map<uint64_t, std::shared_ptr<const CustomPrograms>> by_node;
+
+  [[nodiscard]] bool empty() const;
+  // The programs a collective of `kind` at workload node `chakra_id` runs,
+  // or nullptr for a native algorithm.
+  [[nodiscard]] const CustomPrograms* find(CollectiveKind kind, uint64_t chakra_id) const;
 };
 
 // Runs one program inside a stream: issues steps whose parents are done and

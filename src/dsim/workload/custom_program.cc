@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 
@@ -116,17 +118,35 @@ CustomProgram parse_custom_program(const std::vector<ChakraProtoMsg::Node>& node
   return program;
 }
 
-CustomCollectives load_custom_all_reduce(const std::filesystem::path& prefix, uint64_t npus_count) {
-  CustomCollectives result;
-  result.all_reduce.reserve(npus_count);
+CustomPrograms load_custom_programs(const std::filesystem::path& prefix, uint64_t npus_count) {
+  CustomPrograms programs;
+  programs.reserve(npus_count);
   for (uint64_t rank = 0; rank < npus_count; ++rank) {
     const auto path = chakra::rank_trace_path(prefix, rank);
     // Communicator groups need only as many programs as members; a missing
     // position is reported when a collective needs it.
     if (rank > 0 && !std::filesystem::exists(path)) break;
-    result.all_reduce.push_back(load_custom_program(path));
+    programs.push_back(load_custom_program(path));
   }
-  return result;
+  return programs;
+}
+
+CustomCollectives load_custom_collectives(const SystemConfig& system, uint64_t npus_count) {
+  std::map<std::filesystem::path, std::shared_ptr<const CustomPrograms>> loaded;
+  const auto programs_of = [&](const std::filesystem::path& prefix) {
+    auto& slot = loaded[prefix];
+    if (slot == nullptr) slot = std::make_shared<const CustomPrograms>(load_custom_programs(prefix, npus_count));
+    return slot;
+  };
+  CustomCollectives custom;
+  const std::filesystem::path* by_kind[] = {&system.all_reduce_custom, &system.all_gather_custom,
+                                            &system.reduce_scatter_custom, &system.all_to_all_custom};
+  static_assert(std::size(by_kind) == std::tuple_size_v<decltype(custom.by_kind)>);
+  for (size_t kind = 0; kind < std::size(by_kind); ++kind) {
+    if (!by_kind[kind]->empty()) custom.by_kind[kind] = programs_of(*by_kind[kind]);
+  }
+  for (const auto& [chakra_id, prefix] : system.per_node_custom) custom.by_node.emplace(chakra_id, programs_of(prefix));
+  return custom;
 }
 
 }  // namespace snr::dsim

@@ -1,6 +1,7 @@
-// Reads the Chakra traces of a custom collective (ASTRA-sim's
-// all-reduce-implementation-custom: `<prefix>.<rank>.et`, one per rank
-// position) into the system layer's CustomProgram form.
+// Reads the Chakra traces of custom collectives (ASTRA-sim's
+// *-implementation-custom and per-node-custom-implementation:
+// `<prefix>.<rank>.et`, one per rank position) into the system layer's
+// CustomProgram form.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dsim/config/system_config.h"
 #include "dsim/system/custom_collective.h"
 #include "formats/chakra/et_def.pb.h"
 
@@ -24,6 +26,8 @@ CustomProgram parse_custom_program(const std::vector<ChakraProtoMsg::Node>& node
 
 // Programs for rank positions 0, 1, ... up to npus_count or the first
 // missing file (rank 0 must exist).
-CustomCollectives load_custom_all_reduce(const std::filesystem::path& prefix, uint64_t npus_count);
+CustomPrograms load_custom_programs(const std::filesystem::path& prefix, uint64_t npus_count);
+// Every custom collective the configuration names, each prefix read once.
+CustomCollectives load_custom_collectives(const SystemConfig& system, uint64_t npus_count);
 
 }  // namespace snr::dsim

@@ -355,6 +355,7 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
         request.group_index = static_cast<uint32_t>(node.group);
       }
       request.node_index = node_index;
+      request.chakra_id = node.chakra_id;
       request.root = node.peer;
       // A collective the system layer cannot run (an algorithm without it,
       // a size or group a load-store plan cannot split) names its node.
