@@ -253,6 +253,18 @@ std::string astra_summary_lines(const SimulationResult& result) {
     const auto& r = result.npus[npu];
     out += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", npu, r.finish_ns,
                        r.finish_ns - r.compute_ns);
+    // ASTRA-sim's statistics report (its operator types in declaration
+    // order, those the NPU ran; the overlap only when there is one).
+    out += fmt::format("sys[{}], Wall time: {}\n", npu, r.finish_ns);
+    static constexpr std::pair<NodeActivity, std::string_view> kActivityLines[] = {
+        {NodeActivity::kCpu, "CPU time"},
+        {NodeActivity::kGpu, "GPU time"},
+        {NodeActivity::kCommunication, "Comm time"},
+        {NodeActivity::kRemoteMemory, "Remote mem time"}};
+    for (const auto& [activity, label] : kActivityLines) {
+      if (r.saw(activity)) out += fmt::format("sys[{}], {}: {}\n", npu, label, r.busy(activity));
+    }
+    if (r.overlap_ns > 0) out += fmt::format("sys[{}], Total compute-communication overlap: {}\n", npu, r.overlap_ns);
     if (npu < result.memory.size()) {
       out += fmt::format("sys[{}] peak memory usage: {}\n", npu, format_peak_memory(result.memory[npu].peak_bytes));
     }
@@ -288,7 +300,11 @@ nlohmann::ordered_json npus_json(const SimulationResult& result) {
                     {"compute_ns", r.compute_ns},
                     {"exposed_communication_ns", r.finish_ns - r.compute_ns},
                     {"bytes_sent", result.bytes_sent_per_npu[i]},
-                    {"nodes_completed", r.nodes_completed}});
+                    {"nodes_completed", r.nodes_completed},
+                    {"cpu_ns", r.busy(NodeActivity::kCpu)},
+                    {"communication_ns", r.busy(NodeActivity::kCommunication)},
+                    {"remote_memory_ns", r.busy(NodeActivity::kRemoteMemory)},
+                    {"overlap_ns", r.overlap_ns}});
     if (i < result.memory.size()) {
       npus.back()["peak_memory_bytes"] = result.memory[i].peak_bytes;
       npus.back()["peak_memory_ns"] = result.memory[i].peak_ns;
@@ -338,11 +354,14 @@ nlohmann::ordered_json summary_json(const SimulationResult& result) {
 
 void write_result_files(const SimulationResult& result, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  std::string csv = "npu,total_ns,compute_ns,exposed_communication_ns,bytes_sent,nodes_completed\n";
+  std::string csv =
+      "npu,total_ns,compute_ns,exposed_communication_ns,bytes_sent,nodes_completed,cpu_ns,communication_ns,"
+      "remote_memory_ns,overlap_ns\n";
   for (size_t i = 0; i < result.npus.size(); ++i) {
     const auto& r = result.npus[i];
-    csv += fmt::format("{},{},{},{},{},{}\n", i, r.finish_ns, r.compute_ns, r.finish_ns - r.compute_ns,
-                       result.bytes_sent_per_npu[i], r.nodes_completed);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", i, r.finish_ns, r.compute_ns, r.finish_ns - r.compute_ns,
+                       result.bytes_sent_per_npu[i], r.nodes_completed, r.busy(NodeActivity::kCpu),
+                       r.busy(NodeActivity::kCommunication), r.busy(NodeActivity::kRemoteMemory), r.overlap_ns);
   }
   std::string links = "link,bytes,messages,busy_ns\n";
   for (const auto& link : result.links) {

@@ -107,14 +107,17 @@ SimulationDocuments read_simulation_documents(const SimulationInputs& inputs,
 SimulationResult simulate_documents(const SimulationInputs& inputs, const SimulationDocuments& documents);
 
 // The lines ASTRA-sim prints per NPU:
-// "sys[R] finished, T cycles, exposed communication E cycles." and, with
-// track-local-mem, "sys[R] peak memory usage: 1.50 MB" after it.
+// "sys[R] finished, T cycles, exposed communication E cycles.", ASTRA-sim's
+// statistics lines ("sys[R], Wall time: T", "sys[R], GPU time: G", ...,
+// "sys[R], Total compute-communication overlap: O") and, with
+// track-local-mem, "sys[R] peak memory usage: 1.50 MB" after them.
 std::string astra_summary_lines(const SimulationResult& result);
 // With track-local-mem: each NPU's memory trace, <prefix>.<npu>.json
 // (parent folders created); returns the paths written. No-op otherwise.
 std::vector<std::filesystem::path> write_memory_traces(const SimulationResult& result);
 // What npus.json and summary.json hold (per NPU: total_ns, compute_ns,
-// exposed_communication_ns, bytes_sent, nodes_completed, and with
+// exposed_communication_ns, bytes_sent, nodes_completed, cpu_ns,
+// communication_ns, remote_memory_ns, overlap_ns, and with
 // track-local-mem peak_memory_bytes and peak_memory_ns; the run: backend,
 // npus, finish_ns, messages, events, skipped_records,
 // dangling_dependencies_dropped, and with track-local-mem "memory").

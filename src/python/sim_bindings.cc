@@ -69,7 +69,8 @@ Arguments:
 
 Returns {"summary": {backend, npus, finish_ns, messages, events,
 skipped_records, dangling_dependencies_dropped}, "npus": [{npu, total_ns,
-compute_ns, exposed_communication_ns, bytes_sent, nodes_completed}]} — the
+compute_ns, exposed_communication_ns, bytes_sent, nodes_completed, cpu_ns,
+communication_ns, remote_memory_ns, overlap_ns}]} — the
 summary.json and npus.json `snr sim -o DIR` writes; times in ns, sizes in
 bytes. Raises snr.Error for bad inputs. The GIL is released while it runs.)";
 

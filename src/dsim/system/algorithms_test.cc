@@ -205,6 +205,42 @@ TEST(CustomCollective, OneStreamAndPerNodePrograms) {
   EXPECT_EQ(run_node(CollectiveKind::kReduceScatter, 5).finish_ns(), 5119u);
 }
 
+// Busy time per kind and the compute/communication overlap (ASTRA-sim's
+// statistics): 1000 ns of GPU compute beside an all-reduce, then 500 ns of
+// compute after both.
+TEST(NpuStatistics, BusyTimesAndOverlap) {
+  RankGraph graph = one_collective(CollectiveKind::kAllReduce, 1 << 20);
+  WorkNode compute;
+  compute.name = "compute";
+  compute.node_class = NodeClass::kGpuCompute;
+  compute.action = NodeAction::kCompute;
+  compute.duration_ns = 1000;
+  WorkNode after = compute;
+  after.duration_ns = 500;
+  after.parents = 2;
+  graph.nodes.push_back(compute);
+  graph.nodes.push_back(after);
+  graph.nodes[0].children = {2};
+  graph.nodes[1].children = {2};
+  const auto result =
+      simulate(system_with("ring"), fully_connected(2), {}, std::vector<RankGraph>(2, graph), kAware, false);
+  for (const NpuResult& npu : result.npus) {
+    const TimeNs comm = npu.busy(NodeActivity::kCommunication);
+    EXPECT_GT(comm, 1000u);
+    EXPECT_EQ(npu.busy(NodeActivity::kGpu), 1500u);
+    EXPECT_EQ(npu.overlap_ns, 1000u);  // the first compute lies inside the all-reduce
+    EXPECT_EQ(npu.finish_ns, comm + 500);
+    EXPECT_EQ(npu.busy(NodeActivity::kGpu) + comm - npu.overlap_ns, npu.finish_ns);  // ASTRA-sim's identity
+    EXPECT_TRUE(npu.saw(NodeActivity::kGpu));
+    EXPECT_FALSE(npu.saw(NodeActivity::kCpu));
+  }
+  const std::string lines = astra_summary_lines(result);
+  EXPECT_NE(lines.find("sys[1], Total compute-communication overlap: 1000\n"), std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find("sys[0], GPU time: 1500\n"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("CPU time"), std::string::npos) << lines;
+}
+
 TEST(CustomCollective, PeerOutsideTheCollectiveIsAnError) {
   SystemConfig system = system_with("ring");
   system.all_reduce.clear();

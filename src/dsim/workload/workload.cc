@@ -53,6 +53,19 @@ uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tens
 // COMM_RECV_NODE the same way). Holding it would deadlock every pipeline:
 // a stage posts its next receive as soon as it has no dependencies, and the
 // send its peer is waiting for could then never be issued behind it.
+// Which busy time a node counts in (none for instant nodes).
+NodeActivity activity_of(const WorkNode& node) {
+  switch (node.action) {
+    case NodeAction::kCompute: return node.node_class == NodeClass::kCpu ? NodeActivity::kCpu : NodeActivity::kGpu;
+    case NodeAction::kCollective:
+    case NodeAction::kSend:
+    case NodeAction::kRecv: return NodeActivity::kCommunication;
+    case NodeAction::kRemoteMemory: return NodeActivity::kRemoteMemory;
+    case NodeAction::kInstant: break;
+  }
+  return NodeActivity::kCount;
+}
+
 bool holds_lane(const WorkNode& node) {
   return node.node_class != NodeClass::kInstant && node.action != NodeAction::kRecv;
 }
@@ -322,10 +335,36 @@ void Workload::issue_ready(NpuId npu) {
   }
 }
 
+void Workload::activity_started(NpuId npu, const WorkNode& node) {
+  const NodeActivity activity = activity_of(node);
+  if (activity == NodeActivity::kCount) return;
+  NpuState& s = state_[npu];
+  const auto a = static_cast<int>(activity);
+  results_[npu].activities_seen |= static_cast<uint8_t>(1U << a);
+  if (s.active[a]++ != 0) return;
+  s.active_since_ns[a] = loop_.now();
+  const auto gpu = static_cast<int>(NodeActivity::kGpu), comm = static_cast<int>(NodeActivity::kCommunication);
+  if ((a == gpu || a == comm) && s.active[gpu] > 0 && s.active[comm] > 0) s.overlap_since_ns = loop_.now();
+}
+
+void Workload::activity_ended(NpuId npu, const WorkNode& node) {
+  const NodeActivity activity = activity_of(node);
+  if (activity == NodeActivity::kCount) return;
+  NpuState& s = state_[npu];
+  const auto a = static_cast<int>(activity);
+  if (--s.active[a] != 0) return;
+  const TimeNs now = loop_.now();
+  results_[npu].busy_ns[a] += now - s.active_since_ns[a];
+  const auto gpu = static_cast<int>(NodeActivity::kGpu), comm = static_cast<int>(NodeActivity::kCommunication);
+  if (a == gpu && s.active[comm] > 0) results_[npu].overlap_ns += now - s.overlap_since_ns;
+  if (a == comm && s.active[gpu] > 0) results_[npu].overlap_ns += now - s.overlap_since_ns;
+}
+
 void Workload::issue(NpuId npu, uint32_t node_index) {
   NpuState& s = state_[npu];
   const WorkNode& node = graphs_[npu].nodes[node_index];
   s.started_ns[node_index] = loop_.now();
+  activity_started(npu, node);
   if (holds_lane(node)) ++s.in_flight[static_cast<int>(node.node_class)];
   if (node.replayed) {
     loop_.schedule(loop_.now() + node.duration_ns, handler_, ComputeDone{npu, node_index});
@@ -386,6 +425,7 @@ void Workload::complete(NpuId npu, uint32_t node_index) {
   // every replayed GPU node's (communication included), which can exceed
   // the finish time and wrap its exposed-communication figure below zero.
   if (node.node_class == NodeClass::kGpuCompute) results_[npu].compute_ns += now - s.started_ns[node_index];
+  activity_ended(npu, node);
   if (memory_) memory_->node_finished(npu, node_index, s.started_ns[node_index], now);
   if (record_timeline_ && node.node_class != NodeClass::kInstant) {
     timeline_[npu].push_back(TimelineSlice{s.started_ns[node_index], now, node_index, node.node_class});

@@ -79,11 +79,24 @@ struct TimelineSlice {
   NodeClass lane = NodeClass::kGpuCompute;
 };
 
+// What kind of work a node is, for the busy times below (ASTRA-sim's
+// statistics operator types; instant nodes such as METADATA are none).
+enum class NodeActivity : uint8_t { kCpu, kGpu, kCommunication, kRemoteMemory, kCount };
+
 struct NpuResult {
   TimeNs finish_ns = 0;
-  TimeNs compute_ns = 0;
+  TimeNs compute_ns = 0;  // GPU compute nodes' durations (one at a time: also their busy time)
+  // Per NodeActivity, the time at least one node of it was in flight (issue
+  // to finish; overlapping nodes counted once), as ASTRA-sim's "CPU / GPU /
+  // Comm / Remote mem time"; and the time GPU compute and communication were
+  // both in flight.
+  TimeNs busy_ns[static_cast<int>(NodeActivity::kCount)] = {};
+  TimeNs overlap_ns = 0;
+  uint8_t activities_seen = 0;  // bit per NodeActivity that had a node
   uint64_t nodes_completed = 0;
   bool finished = false;
+  [[nodiscard]] TimeNs busy(NodeActivity a) const { return busy_ns[static_cast<int>(a)]; }
+  [[nodiscard]] bool saw(NodeActivity a) const { return (activities_seen >> static_cast<int>(a) & 1) != 0; }
 };
 
 class Workload final : public SystemClient, public RemoteMemoryClient, public EventHandler {
@@ -132,6 +145,11 @@ class Workload final : public SystemClient, public RemoteMemoryClient, public Ev
     std::vector<uint32_t> parents_left;  // kFinished once the node is done
     std::vector<TimeNs> started_ns;
     uint32_t in_flight[3] = {0, 0, 0};
+    // Per NodeActivity the nodes in flight and since when the count is
+    // above zero; since when GPU compute and communication both are.
+    uint32_t active[static_cast<int>(NodeActivity::kCount)] = {};
+    TimeNs active_since_ns[static_cast<int>(NodeActivity::kCount)] = {};
+    TimeNs overlap_since_ns = 0;
     uint64_t remaining = 0;
   };
   static constexpr uint32_t kFinished = UINT32_MAX;
@@ -142,6 +160,9 @@ class Workload final : public SystemClient, public RemoteMemoryClient, public Ev
   void issue_ready(NpuId npu);
   void issue(NpuId npu, uint32_t node);
   void complete(NpuId npu, uint32_t node);
+  // The busy-time bookkeeping of a node's start and end.
+  void activity_started(NpuId npu, const WorkNode& node);
+  void activity_ended(NpuId npu, const WorkNode& node);
 
   std::vector<RankGraph> graphs_;
   std::vector<std::vector<uint32_t>> group_members_;
