@@ -88,6 +88,56 @@ TEST(ClosFatTree, ParametersAreChecked) {
   }
 }
 
+// Dragonfly counts by formula, for InfraGraph's balanced shapes (a = 2p =
+// 2h) and others: with a·h + 1 groups every pair of groups has exactly one
+// global link and every router port is used once. Between host xpus a path
+// crossing S routers has 5 + 3S hops (as in the Clos test); same router
+// S = 1, same group or the two ends of a global link S = 2, one end on a
+// global link's router S = 3 (or two global links through one router of a
+// third group), else local-global-local S = 4 at most.
+TEST(Dragonfly, CountsAndHopsByFormula) {
+  struct Shape {
+    uint64_t a, p, h;
+  };
+  for (const Shape s : {Shape{2, 1, 1}, Shape{4, 2, 2}, Shape{3, 1, 2}, Shape{4, 3, 1}}) {
+    SCOPED_TRACE(testing::Message() << "a=" << s.a << " p=" << s.p << " h=" << s.h);
+    const auto infra = build_blueprint(
+        "dragonfly", {{"a", std::to_string(s.a)}, {"p", std::to_string(s.p)}, {"h", std::to_string(s.h)}});
+    EXPECT_EQ(infragraph::parse_infrastructure(infragraph::to_yaml(infra), "df.yaml"), infra);
+    const Graph g = expand(infra);
+    const Annotations a = annotate(g);
+    const uint64_t groups = s.a * s.h + 1, routers = groups * s.a, hosts = routers * s.p;
+    EXPECT_EQ(count_role(g, a, Role::kHost), hosts);
+    EXPECT_EQ(count_role(g, a, Role::kSwitch), routers);
+    EXPECT_EQ(fabric_links(g), hosts + groups * pairs(s.a) + pairs(groups));
+    for (NodeId n = 0; n < g.node_count(); ++n) {
+      if (g.node_type(n).choice == infragraph::ComponentChoice::kPort) {
+        ASSERT_EQ(g.neighbours(n).size(), 2u);
+      }
+    }
+    const auto hist = hop_histogram(g, a.ranked_nodes);
+    EXPECT_EQ(hist.unreachable_pairs, 0u);
+    EXPECT_EQ(hist.pairs_by_hops.count(8) ? hist.pairs_by_hops.at(8) : 0u, routers * pairs(s.p));
+    // Same group on two routers, and the p² host pairs at the two ends of each global link.
+    EXPECT_EQ(hist.pairs_by_hops.at(11), groups * pairs(s.a) * s.p * s.p + pairs(groups) * s.p * s.p);
+    EXPECT_LE(hist.pairs_by_hops.rbegin()->first, 17u);
+    uint64_t total = 0;
+    for (const auto& [hops, n] : hist.pairs_by_hops) total += n;
+    EXPECT_EQ(total, pairs(hosts));
+  }
+}
+
+TEST(Dragonfly, FewerGroupsLeaveGlobalPortsFreeAndParametersAreChecked) {
+  const Graph g = expand(build_blueprint("dragonfly", {{"groups", "3"}}));  // a=4, h=2: 9 at most
+  const Annotations a = annotate(g);
+  EXPECT_EQ(count_role(g, a, Role::kSwitch), 12u);
+  EXPECT_EQ(fabric_links(g), 24u + 3u * 6u + 3u);  // terminals, local, one global per group pair
+  EXPECT_EQ(hop_histogram(g, a.ranked_nodes).unreachable_pairs, 0u);
+  EXPECT_THROW((void)build_blueprint("dragonfly", {{"groups", "10"}}), Error);
+  EXPECT_THROW((void)build_blueprint("dragonfly", {{"a", "1"}, {"h", "0"}}), Error);
+  EXPECT_THROW((void)build_blueprint("dragonfly", {{"p", "3"}, {"nics_per_host", "2"}}), Error);
+}
+
 TEST(SingleTier, HostsOnOneSwitch) {
   const auto infra = build_blueprint("single-tier", {{"hosts", "6"}, {"nics_per_host", "2"}});
   const Graph g = expand(infra);
@@ -131,7 +181,8 @@ TEST(Blueprints, RegisteredByNameWithTheirParameters) {
     names.push_back(std::string(bp->name()));
     EXPECT_FALSE(bp->parameters().empty());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"clos-fat-tree", "host", "noc-gpu", "server-8gpu", "single-tier", "switch"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"clos-fat-tree", "dragonfly", "host", "noc-gpu", "server-8gpu",
+                                             "single-tier", "switch"}));
 }
 
 }  // namespace

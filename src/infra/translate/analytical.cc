@@ -291,6 +291,21 @@ class AnalyticalTranslator final : public Translator {
       direct_host_dimension(g, ctx, hosts, per_host, egress_per_npu, host_exit_ns, dims);
       return;
     }
+    // A tree of tiers has no link between two switches of one tier (a
+    // dragonfly's local and global links, a torus of switches, an MLAG peer
+    // link): merging groups through it would make one flat Switch dimension
+    // of what is several switch hops with less bandwidth between groups.
+    for (const auto& e : g.edges()) {
+      const uint32_t da = g.device_instance_of(e.a), db = g.device_instance_of(e.b);
+      if (da == db || a.device_role[da] != Role::kSwitch || a.device_role[db] != Role::kSwitch) continue;
+      if (a.device_tier[da] != a.device_tier[db]) continue;
+      throw Error(fmt::format(
+          "analytical translation: {} and {} are both tier-{} switches joined by a link ({} - {}); the analytical "
+          "backends take a tree of switch tiers, where links join adjacent tiers only. Use --network-backend noc "
+          "or ns3, which route over any graph",
+          g.device_instance_name(da), g.device_instance_name(db), a.device_tier[da], g.node_name(e.a),
+          g.node_name(e.b)));
+    }
     std::vector<uint32_t> parent(nd);
     auto find = [&](uint32_t x) {
       while (parent[x] != x) x = parent[x] = parent[parent[x]];

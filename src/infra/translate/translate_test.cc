@@ -120,6 +120,24 @@ TEST(AnalyticalTranslator, ServersOnASingleSwitch) {
                "GB/s (1 GB = 2^30 B)\nlatency: [ 0, 0 ]  # ns\n");
 }
 
+// Links between switches of one tier are not a tree: a dragonfly (all its
+// routers are tier 1) was read as one flat switch of every host.
+TEST(AnalyticalTranslator, LateralSwitchLinksAreRefused) {
+  const auto dragonfly = build_blueprint("dragonfly", {{"a", "2"}, {"p", "1"}, {"h", "1"}});
+  const std::string message = [&] {
+    try {
+      (void)network_yml(dragonfly);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_NE(message.find("router.0 and router.1 are both tier-1 switches joined by a link"), std::string::npos)
+      << message;
+  // A Clos fabric's links join adjacent tiers: still translated.
+  EXPECT_NE(network_yml(build_blueprint("clos-fat-tree", {{"k", "4"}})).find("Switch"), std::string::npos);
+}
+
 TEST(AnalyticalTranslator, IrregularOrMissingFactsAreErrors) {
   // Three hosts on one switch, a fourth on a second, both under a third: no regular split.
   const auto infra = infragraph::parse_infrastructure(R"(name: odd
