@@ -61,6 +61,17 @@ done
 expect_contains "$WORK/clos_analytical-congestion-aware/network.yml" "npus_count: [ 2, 4 ]"
 expect_contains "$WORK/clos_analytical-congestion-aware/network.yml" "latency: [ 500, 1000 ]"
 
+# A torus of direct links (the torus-rack blueprint, InfraGraph's
+# IronwoodRack: 64 XPUs in 4x4x4 on 1,400 Gb/s ICI) is three Ring dimensions.
+"$SNR" infra blueprint torus-rack -o "$WORK/torus.yaml" > /dev/null
+printf 'topology: [ Ring, Ring, Ring ]\nnpus_count: [ 4, 4, 4 ]\nbandwidth: [ 162.981450558, 162.981450558, 162.981450558 ]\nlatency: [ 0, 0, 0 ]\n' \
+  > "$WORK/torus.hand.yml"
+"$SNR" et generate --pattern allreduce --npus 64 --layers 1 --size 1MiB -o "$WORK/ar64" > /dev/null
+same_run torus "$WORK/ar64" "$A/system/native_collectives/Ring_4chunks.json" "$WORK/torus.hand.yml" "$WORK/torus.yaml" \
+  analytical-congestion-aware
+expect_contains "$WORK/torus/network.yml" "torus dimension 2 of 3 (4x4x4)"
+expect_contains "$WORK/torus.translated.txt" "sys[63] finished, 10736 cycles"
+
 # A run re-simulated from its directory reads the translated network.
 "$SNR" et critical-path "$WORK/ring.direct" > "$WORK/ring.critical.txt" || fail "critical path of an --infragraph run"
 

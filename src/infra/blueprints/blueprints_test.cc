@@ -1,5 +1,6 @@
 #include "infra/blueprints/blueprint.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "common/error.h"
@@ -175,6 +176,23 @@ TEST(DeviceBlueprints, Server8GpuAndNocGpu) {
   (void)a;
 }
 
+// IronwoodRack's counts: 64 XPUs with 3 torus links each, 32 CPUs with 2
+// XPUs and a NIC each; every XPU has 6 torus neighbours and its CPU.
+TEST(TorusRack, IronwoodRackCounts) {
+  const auto rack = build_blueprint("torus-rack", {});
+  ASSERT_TRUE(rack.bare_device);
+  const Graph g = expand(rack);
+  EXPECT_EQ(g.node_count(), 64u + 32u + 32u);
+  EXPECT_EQ(g.edge_count(), 64u * 3 + 64u + 32u);
+  const auto xpu = [&](int i) { return *g.find_node(fmt::format("torus_rack.0.xpu.{}", i)); };
+  EXPECT_EQ(g.neighbours(xpu(0)).size(), 7u);
+  EXPECT_EQ(g.neighbours(xpu(63)).size(), 7u);
+  EXPECT_EQ(shortest_path(g, xpu(0), xpu(42)).size(), 1u + 2u + 2u + 2u);  // (0,0,0) to (2,2,2): 6 hops
+  EXPECT_EQ(shortest_path(g, xpu(0), xpu(3)).size(), 2u);                  // the wrap-around link
+  EXPECT_THROW((void)build_blueprint("torus-rack", {{"z", "2"}}), Error);
+  EXPECT_THROW((void)build_blueprint("torus-rack", {{"xpus_per_cpu", "3"}}), Error);
+}
+
 TEST(Blueprints, RegisteredByNameWithTheirParameters) {
   std::vector<std::string> names;
   for (const auto* bp : all_blueprints()) {
@@ -182,7 +200,7 @@ TEST(Blueprints, RegisteredByNameWithTheirParameters) {
     EXPECT_FALSE(bp->parameters().empty());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"clos-fat-tree", "dragonfly", "host", "noc-gpu", "server-8gpu",
-                                             "single-tier", "switch"}));
+                                             "single-tier", "switch", "torus-rack"}));
 }
 
 }  // namespace

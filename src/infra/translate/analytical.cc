@@ -4,7 +4,8 @@
 //
 // Dimension 0 is the NPUs inside one device instance: a full mesh of direct
 // links, a ring of direct links in rank order, or a set of switch
-// components every NPU links to. Further dimensions come from the fabric:
+// components every NPU links to; a torus of direct links in rank order (TPU
+// ICI) is one Ring dimension per torus dimension. Further dimensions come from the fabric:
 // hosts that meet at switches of tier ≤ t form the groups of level t, and
 // each level that merges groups is a Switch dimension whose size is the
 // number of level t-1 groups per group. Without switches, hosts joined
@@ -20,6 +21,7 @@
 // joined directly are one hop of both hosts' ways out and the link. Links
 // that state no latency count 0 ns and are listed in translation.json.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -71,8 +73,43 @@ class Context {
   std::set<std::string> missing_latency_;
 };
 
-// Dimension 0 for the NPUs `npus` (rank order) of one device instance.
-Dimension local_dimension(const Graph& g, Context& ctx, const std::vector<NodeId>& npus) {
+// The sizes of the k-ary torus that the direct links `direct` (pairs i < j)
+// make of NPUs 0 .. n-1 in rank order, dimension 0 fastest, every dimension
+// a ring of 3 or more; empty when they are not one. Each size is the
+// smallest that divides what is left and that NPU 0's links close as a ring
+// (0 to stride and to (size - 1) * stride); the whole link set is then
+// checked against that torus.
+std::vector<size_t> torus_sizes(size_t n, const std::set<std::pair<size_t, size_t>>& direct) {
+  std::vector<size_t> sizes;
+  const auto linked = [&](size_t a, size_t b) { return direct.contains({std::min(a, b), std::max(a, b)}); };
+  size_t stride = 1, left = n;
+  while (left > 1) {
+    if (!linked(0, stride)) return {};
+    size_t size = 3;
+    while (size <= left && (left % size != 0 || !linked(0, (size - 1) * stride))) ++size;
+    if (size > left) return {};
+    sizes.push_back(size);
+    stride *= size;
+    left /= size;
+  }
+  if (sizes.size() < 2) return {};
+  size_t links = 0;
+  stride = 1;
+  for (const size_t size : sizes) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t coordinate = i / stride % size;
+      const size_t next = i - coordinate * stride + (coordinate + 1) % size * stride;
+      if (!linked(i, next)) return {};
+    }
+    links += n;
+    stride *= size;
+  }
+  return links == direct.size() ? sizes : std::vector<size_t>{};
+}
+
+// The dimensions of the NPUs `npus` (rank order) of one device instance:
+// one, or a torus's rings (dimension 0 fastest).
+std::vector<Dimension> local_dimensions(const Graph& g, Context& ctx, const std::vector<NodeId>& npus) {
   const size_t n = npus.size();
   std::map<NodeId, size_t> pos;
   for (size_t i = 0; i < n; ++i) pos[npus[i]] = i;
@@ -89,11 +126,35 @@ Dimension local_dimension(const Graph& g, Context& ctx, const std::vector<NodeId
     }
   }
   const std::string host = g.device_instance_name(g.device_instance_of(npus[0]));
-  if (direct.size() == n * (n - 1) / 2) return {"FullyConnected", n, direct_bw, direct_lat, host + ": full mesh of direct links"};
+  if (direct.size() == n * (n - 1) / 2) {
+    return {{"FullyConnected", n, direct_bw, direct_lat, host + ": full mesh of direct links"}};
+  }
   if (n >= 3 && direct.size() == n) {
     bool ring = true;
     for (size_t i = 0; i < n; ++i) ring = ring && direct.contains({std::min(i, (i + 1) % n), std::max(i, (i + 1) % n)});
-    if (ring) return {"Ring", n, direct_bw, direct_lat, host + ": ring of direct links in rank order"};
+    if (ring) return {{"Ring", n, direct_bw, direct_lat, host + ": ring of direct links in rank order"}};
+  }
+  if (const std::vector<size_t> sizes = torus_sizes(n, direct); !sizes.empty()) {
+    // Each ring of the torus at its own links' bandwidth and latency.
+    std::vector<Dimension> rings;
+    size_t stride = 1;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      double bw = std::numeric_limits<double>::infinity(), lat = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const size_t coordinate = i / stride % sizes[d];
+        const NodeId next = npus[i - coordinate * stride + (coordinate + 1) % sizes[d] * stride];
+        for (const auto& adj : g.neighbours(npus[i])) {
+          if (adj.node != next) continue;
+          bw = std::min(bw, ctx.bandwidth(g.edges()[adj.edge].link));
+          lat = std::max(lat, ctx.latency(g.edges()[adj.edge].link));
+        }
+      }
+      rings.push_back({"Ring", sizes[d], bw, lat,
+                       fmt::format("{}: torus dimension {} of {} ({}) of direct links in rank order", host, d,
+                                   sizes.size(), fmt::join(sizes, "x"))});
+      stride *= sizes[d];
+    }
+    return rings;
   }
   // Switch components every NPU links to.
   const uint32_t dev = g.device_instance_of(npus[0]);
@@ -132,11 +193,11 @@ Dimension local_dimension(const Graph& g, Context& ctx, const std::vector<NodeId
       }
       bw_min = std::min(bw_min, bw);
     }
-    return {"Switch", n, bw_min, lat, fmt::format("{}: {} switch component(s) shared by all NPUs", host, use.size())};
+    return {{"Switch", n, bw_min, lat, fmt::format("{}: {} switch component(s) shared by all NPUs", host, use.size())}};
   }
   throw Error(fmt::format(
-      "analytical translation: the {} NPUs of {} are joined neither by a full mesh, a ring in rank order, nor a "
-      "switch component they all link to",
+      "analytical translation: the {} NPUs of {} are joined neither by a full mesh, a ring in rank order, a torus "
+      "in rank order (rings of 3 or more, the first dimension fastest), nor a switch component they all link to",
       n, host));
 }
 
@@ -182,17 +243,27 @@ class AnalyticalTranslator final : public Translator {
     }
     std::vector<Dimension> dims;
     if (per_host > 1) {
-      Dimension d0 = local_dimension(g, ctx, host_npus[0]);
+      const std::vector<Dimension> local = local_dimensions(g, ctx, host_npus[0]);
+      const auto shape = [](const std::vector<Dimension>& ds) {
+        std::vector<std::string> parts;
+        for (const Dimension& d : ds) parts.push_back(fmt::format("{} {}", d.topology, d.npus));
+        return fmt::format("{}", fmt::join(parts, " x "));
+      };
       for (size_t h = 1; h < hosts.size(); ++h) {
-        const Dimension dh = local_dimension(g, ctx, host_npus[h]);
-        if (dh.topology != d0.topology || dh.bandwidth_bits_per_s != d0.bandwidth_bits_per_s ||
-            dh.latency_ns != d0.latency_ns) {
+        const std::vector<Dimension> other = local_dimensions(g, ctx, host_npus[h]);
+        const bool same = std::equal(local.begin(), local.end(), other.begin(), other.end(),
+                                     [](const Dimension& x, const Dimension& y) {
+                                       return x.topology == y.topology && x.npus == y.npus &&
+                                              x.bandwidth_bits_per_s == y.bandwidth_bits_per_s &&
+                                              x.latency_ns == y.latency_ns;
+                                     });
+        if (!same) {
           throw Error(fmt::format("analytical translation: {} is {} but {} is {}; every host must look the same",
-                                  g.device_instance_name(hosts[h]), dh.topology, g.device_instance_name(hosts[0]),
-                                  d0.topology));
+                                  g.device_instance_name(hosts[h]), shape(other), g.device_instance_name(hosts[0]),
+                                  shape(local)));
         }
       }
-      dims.push_back(d0);
+      dims.insert(dims.end(), local.begin(), local.end());
     }
     if (hosts.size() > 1) fabric_dimensions(g, a, ctx, host_npus, hosts, per_host, dims);
 

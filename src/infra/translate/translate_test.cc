@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/error_of.h"
 #include "dsim/network/ns3/ns3_config.h"
 #include "formats/infragraph/infragraph.h"
 #include "infra/blueprints/blueprint.h"
@@ -120,18 +121,32 @@ TEST(AnalyticalTranslator, ServersOnASingleSwitch) {
                "GB/s (1 GB = 2^30 B)\nlatency: [ 0, 0 ]  # ns\n");
 }
 
+// A torus of direct links in rank order (TPU ICI) is one Ring dimension per
+// torus dimension, the first fastest; a torus missing a link is not one.
+TEST(AnalyticalTranslator, TorusOfDirectLinksIsRingDimensions) {
+  const std::string three = network_yml(build_blueprint("torus-rack", {}));
+  EXPECT_NE(three.find("topology: [ Ring, Ring, Ring ]\nnpus_count: [ 4, 4, 4 ]"), std::string::npos) << three;
+  const std::string two =
+      network_yml(build_blueprint("torus-rack", {{"x", "5"}, {"y", "3"}, {"z", "1"}, {"xpus_per_cpu", "5"}}));
+  EXPECT_NE(two.find("topology: [ Ring, Ring ]\nnpus_count: [ 5, 3 ]"), std::string::npos) << two;
+  const std::string one = network_yml(build_blueprint("torus-rack", {{"x", "6"}, {"y", "1"}, {"z", "1"}}));
+  EXPECT_NE(one.find("topology: [ Ring ]\nnpus_count: [ 6 ]"), std::string::npos) << one;
+  // 3x4x5: sizes are found per dimension, not assumed equal.
+  const std::string mixed =
+      network_yml(build_blueprint("torus-rack", {{"x", "3"}, {"y", "4"}, {"z", "5"}, {"xpus_per_cpu", "3"}}));
+  EXPECT_NE(mixed.find("npus_count: [ 3, 4, 5 ]"), std::string::npos) << mixed;
+  auto broken = build_blueprint("torus-rack", {});
+  auto& edges = broken.devices[0].edges;
+  edges.erase(edges.begin() + 7);  // one ICI link less
+  const std::string message = snr::testing::error_of([&] { (void)network_yml(broken); });
+  EXPECT_NE(message.find("a torus in rank order"), std::string::npos) << message;
+}
+
 // Links between switches of one tier are not a tree: a dragonfly (all its
 // routers are tier 1) was read as one flat switch of every host.
 TEST(AnalyticalTranslator, LateralSwitchLinksAreRefused) {
   const auto dragonfly = build_blueprint("dragonfly", {{"a", "2"}, {"p", "1"}, {"h", "1"}});
-  const std::string message = [&] {
-    try {
-      (void)network_yml(dragonfly);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  }();
+  const std::string message = snr::testing::error_of([&] { (void)network_yml(dragonfly); });
   EXPECT_NE(message.find("router.0 and router.1 are both tier-1 switches joined by a link"), std::string::npos)
       << message;
   // A Clos fabric's links join adjacent tiers: still translated.
