@@ -49,13 +49,15 @@ int run_train(const TrainArgs& a) {
     j["blocks_per_device"] = r.blocks_per_device;
     j["model_flops_per_device"] = r.model_flops_per_device;
     j["mfu"] = r.mfu;
+    j["parameters"] = model.total_parameters();
     j["memory"] = memory_json(r.memory);
     j["kernels"] = kernel_times_json(r.kernels);
     j["head_kernels"] = kernel_times_json(r.head_kernels);
     fmt::print("{}\n", j.dump());
   } else {
-    fmt::print("{}: {} devices = tp {} x pp {} (interleave {}) x dp {}, {}, recompute {}\n", model.name, p.devices,
-               p.tp, p.pp, p.interleave, p.dp, p.sequence_parallel ? "sequence parallel" : "all-reduce TP",
+    fmt::print("{} ({:.4g} B parameters{}): {} devices = tp {} x pp {} (interleave {}) x dp {}, {}, recompute {}\n",
+               model.name, model.total_parameters() / 1e9, model.vocab_size == 0 ? " without an embedding: no --vocab" : "",
+               p.devices, p.tp, p.pp, p.interleave, p.dp, p.sequence_parallel ? "sequence parallel" : "all-reduce TP",
                recompute_name(p.recompute));
     fmt::print("iteration {:.3f} s  (pipeline {:.3f} s incl. bubble {:.3f} s, DP all-reduce {:.3f} s, optimizer {:.3f} s), MFU {:.1f}%\n",
                r.iteration_s, r.pipeline_s, r.bubble_s, r.dp_allreduce_s, r.optimizer_s, r.mfu * 100);

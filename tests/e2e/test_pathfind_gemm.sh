@@ -46,6 +46,8 @@ if [[ -d "$C" ]]; then
     --execution "$C/validation/seqsel/tab5/gpt3-175B_seqsel.json" >"$WORK/t.txt"
   expect_contains "$WORK/t.txt" "iteration"
   expect_contains "$WORK/t.txt" "fits"
+  # GPT-3 with the paper's vocabulary: 96 (12h^2 + 13h) + 51200 h + 2h.
+  expect_contains "$WORK/t.txt" "gpt3-175B (174.6 B parameters): 64 devices"
   # --json: the iteration is pipeline + DP all-reduce + optimizer, MFU is
   # model flops (with the output layer's share) over time x the 312 TFLOP/s peak.
   "$SNR" pathfind train --vocab 51200 --model "$C/models/gpt3-175B.json" --system "$C/systems/a100_80g.json" \
@@ -56,6 +58,8 @@ j = json.load(open(sys.argv[1]))
 assert abs(j["pipeline_s"] + j["dp_allreduce_s"] + j["optimizer_s"] - j["iteration_s"]) < 1e-9 * j["iteration_s"], j
 assert abs(j["model_flops_per_device"] / (j["iteration_s"] * 312e12) - j["mfu"]) < 1e-9, j
 assert j["head_s"] > 0 and [k["name"] for k in j["head_kernels"]] == ["head.logits", "head.cross_entropy"], j
+h = 12288
+assert j["parameters"] == 96 * (12 * h * h + 13 * h) + 51200 * h + 2 * h, j["parameters"]
 PY
   # A parallelism whose product differs from the device count names the field.
   sed 's/"num_procs": 64/"num_procs": 65/' "$C/validation/seqsel/tab5/gpt3-175B_seqsel.json" >"$WORK/bad_exec.json"
