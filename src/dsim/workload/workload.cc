@@ -47,12 +47,6 @@ uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tens
   return checked_node_ns(static_cast<double>(num_ops) / ops_per_ns, "roofline compute time");
 }
 
-// Whether `node` holds its class's one-at-a-time lane while in flight. A
-// posted receive only waits for its message, so it neither waits for the
-// communication lane nor holds it (ASTRA-sim's HardwareResource exempts
-// COMM_RECV_NODE the same way). Holding it would deadlock every pipeline:
-// a stage posts its next receive as soon as it has no dependencies, and the
-// send its peer is waiting for could then never be issued behind it.
 // Which busy time a node counts in (none for instant nodes).
 NodeActivity activity_of(const WorkNode& node) {
   switch (node.action) {
@@ -66,6 +60,12 @@ NodeActivity activity_of(const WorkNode& node) {
   return NodeActivity::kCount;
 }
 
+// Whether `node` holds its class's one-at-a-time lane while in flight. A
+// posted receive only waits for its message, so it neither waits for the
+// communication lane nor holds it (ASTRA-sim's HardwareResource exempts
+// COMM_RECV_NODE the same way). Holding it would deadlock every pipeline:
+// a stage posts its next receive as soon as it has no dependencies, and the
+// send its peer is waiting for could then never be issued behind it.
 bool holds_lane(const WorkNode& node) {
   return node.node_class != NodeClass::kInstant && node.action != NodeAction::kRecv;
 }

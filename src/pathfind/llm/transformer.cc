@@ -57,17 +57,6 @@ void TransformerModel::validate() const {
   }
 }
 
-std::string_view norm_kind_name(NormKind n) { return n == NormKind::kLayerNorm ? "layernorm" : "rmsnorm"; }
-
-std::string_view linear_biases_name(LinearBiases b) {
-  switch (b) {
-    case LinearBiases::kAll: return "all";
-    case LinearBiases::kQkv: return "qkv";
-    case LinearBiases::kNone: return "none";
-  }
-  return "?";
-}
-
 double TransformerModel::block_parameters() const {
   const double h = static_cast<double>(hidden), f = static_cast<double>(feedforward);
   const double ah = static_cast<double>(attn_heads * attn_size);

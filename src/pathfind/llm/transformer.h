@@ -26,8 +26,6 @@ enum class NormKind : uint8_t { kLayerNorm, kRmsNorm };
 // Which linear layers add a bias: all of them (GPT, Megatron), only the
 // query/key/value projection (Qwen2), none (Llama).
 enum class LinearBiases : uint8_t { kAll, kQkv, kNone };
-std::string_view norm_kind_name(NormKind n);
-std::string_view linear_biases_name(LinearBiases b);
 
 struct TransformerModel {
   std::string name;
