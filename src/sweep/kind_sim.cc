@@ -59,8 +59,11 @@ class SimRun final : public PreparedRun {
     const Loaded loaded = load(keys, values, false);
     const dsim::SimulationResult r = dsim::simulate_documents(loaded.inputs, loaded.documents);
     uint64_t compute_max = 0, exposed_max = 0, exposed_min = UINT64_MAX, finish_min = UINT64_MAX;
+    uint64_t communication_max = 0, overlap_min = UINT64_MAX;
     for (const auto& npu : r.npus) {
       compute_max = std::max<uint64_t>(compute_max, npu.compute_ns);
+      communication_max = std::max<uint64_t>(communication_max, npu.busy(dsim::NodeActivity::kCommunication));
+      overlap_min = std::min<uint64_t>(overlap_min, npu.overlap_ns);
       exposed_max = std::max<uint64_t>(exposed_max, npu.finish_ns - npu.compute_ns);
       exposed_min = std::min<uint64_t>(exposed_min, npu.finish_ns - npu.compute_ns);
       finish_min = std::min<uint64_t>(finish_min, npu.finish_ns);
@@ -77,6 +80,8 @@ class SimRun final : public PreparedRun {
     out["compute_ns_max"] = compute_max;
     out["exposed_communication_ns_max"] = exposed_max;
     out["exposed_communication_ns_min"] = any ? exposed_min : 0;
+    out["communication_ns_max"] = communication_max;
+    out["overlap_ns_min"] = any ? overlap_min : 0;
     out["bytes_sent"] = bytes;
     out["bytes_sent_max"] = bytes_max;
     out["npus"] = r.npus.size();
@@ -179,6 +184,8 @@ class SimKind final : public RunKind {
             {"compute_ns_max", kInteger, "the largest compute time of one NPU"},
             {"exposed_communication_ns_max", kInteger, "the largest exposed communication of one NPU"},
             {"exposed_communication_ns_min", kInteger, "the smallest exposed communication of one NPU"},
+            {"communication_ns_max", kInteger, "the longest time one NPU had communication in flight"},
+            {"overlap_ns_min", kInteger, "the least time one NPU overlapped GPU compute and communication"},
             {"bytes_sent", kInteger, "bytes sent by all NPUs"},
             {"bytes_sent_max", kInteger, "the most bytes one NPU sent"},
             {"npus", kInteger, "NPUs simulated"},

@@ -204,6 +204,10 @@ rows = sqlite3.connect(sys.argv[2]).execute(
     'select "system.all-reduce-implementation", "network.bandwidth", finish_ns, bytes_sent, npus from points').fetchall()
 finish = {(algo, bw): t for algo, bw, t, sent, npus in rows}
 assert all(npus == 4 and sent > 0 for _, _, _, sent, npus in rows), rows
+# Only collectives: communication the whole time on every NPU, no overlap.
+for t, comm, exposed, overlap in sqlite3.connect(sys.argv[2]).execute(
+        'select finish_ns, communication_ns_max, exposed_communication_ns_max, overlap_ns_min from points'):
+    assert comm == exposed == t and overlap == 0, (t, comm, exposed, overlap)
 for algo in ("[ring]", "[direct]", "[halvingDoubling]"):
     assert finish[algo, 100] < finish[algo, 25], (algo, finish)
 PY
