@@ -118,15 +118,21 @@ class Checker {
   static void join(Clock& into, const Clock& from) {
     for (size_t i = 0; i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
   }
-  // Joins into workgroup `wg`'s own clock.
+  static void join(Clock& into, const Published& from) {
+    if (!from.base) return;
+    join(into, *from.base);
+    if (from.wg != kNone) into[from.wg] = std::max(into[from.wg], from.epoch);
+  }
+  // Joins into workgroup `wg`'s own clock (nothing published: unchanged,
+  // and its snapshot stays).
   static void join_into_workgroup(State& s, uint32_t wg, const Clock& from) {
     join(s.clock[wg], from);
     s.snapshot_of[wg].reset();
   }
   static void join_into_workgroup(State& s, uint32_t wg, const Published& from) {
     if (!from.base) return;
-    join_into_workgroup(s, wg, *from.base);
-    if (from.wg != kNone) s.clock[wg][from.wg] = std::max(s.clock[wg][from.wg], from.epoch);
+    join(s.clock[wg], from);
+    s.snapshot_of[wg].reset();
   }
   // Workgroup `wg`'s clock as it is now.
   Published publish(State& s, uint32_t wg);
@@ -379,9 +385,8 @@ bool Checker::step(State& s, uint32_t wg) {
       } else {
         // A second release before the last wait: a clock of the
         // semaphore's own, the join of both.
-        auto merged = new_clock(*published.base);
-        if (published.wg != kNone) (*merged)[published.wg] = std::max((*merged)[published.wg], published.epoch);
-        join(*merged, mine);
+        auto merged = new_clock(mine);
+        join(*merged, published);
         published = Published{std::move(merged), kNone, 0};
       }
       break;

@@ -210,13 +210,8 @@ TEST(CustomCollective, OneStreamAndPerNodePrograms) {
 // compute after both.
 TEST(NpuStatistics, BusyTimesAndOverlap) {
   RankGraph graph = one_collective(CollectiveKind::kAllReduce, 1 << 20);
-  WorkNode compute;
-  compute.name = "compute";
-  compute.node_class = NodeClass::kGpuCompute;
-  compute.action = NodeAction::kCompute;
-  compute.duration_ns = 1000;
-  WorkNode after = compute;
-  after.duration_ns = 500;
+  const WorkNode compute = test_graphs::compute_node("compute", 1000);
+  WorkNode after = test_graphs::compute_node("after", 500);
   after.parents = 2;
   graph.nodes.push_back(compute);
   graph.nodes.push_back(after);

@@ -81,18 +81,7 @@ const CustomPrograms* CustomCollectives::find(CollectiveKind kind, uint64_t chak
 
 namespace {
 
-// The custom key of each collective, in CollectiveKind order.
-constexpr std::array<std::string_view, 4> kCustomKeys = {
-    "all-reduce-implementation-custom", "all-gather-implementation-custom", "reduce-scatter-implementation-custom",
-    "all-to-all-implementation-custom"};
 constexpr std::string_view kPerNodeKey = "per-node-custom-implementation";
-
-std::filesystem::path& custom_prefix_of(SystemConfig& config, std::string_view key) {
-  if (key == kCustomKeys[0]) return config.all_reduce_custom;
-  if (key == kCustomKeys[1]) return config.all_gather_custom;
-  if (key == kCustomKeys[2]) return config.reduce_scatter_custom;
-  return config.all_to_all_custom;
-}
 
 // ASTRA-sim's per-node file: a YAML mapping of workload node ids to trace
 // prefixes (relative ones tried as given, then beside the file).
@@ -150,8 +139,8 @@ CollectiveAlgorithmSpec custom_algorithm_spec() {
   spec.listed = false;  // chosen by its own keys, not in the *-implementation lists
   spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
                      CollectiveKind::kAllToAll};
-  spec.config_keys = {std::string(kCustomKeys[0]), std::string(kCustomKeys[1]), std::string(kCustomKeys[2]),
-                      std::string(kCustomKeys[3]), std::string(kPerNodeKey)};
+  for (const CustomKey& custom : kCustomKeys) spec.config_keys.emplace_back(custom.key);
+  spec.config_keys.emplace_back(kPerNodeKey);
   spec.parse_key = [](const nlohmann::json& value, std::string_view key, const std::filesystem::path& base_dir,
                       SystemConfig& config) {
     if (key == kPerNodeKey) {
@@ -168,7 +157,9 @@ CollectiveAlgorithmSpec custom_algorithm_spec() {
     if (!value.is_array() || value.size() != 1 || !value[0].is_string()) {
       throw Error(fmt::format("key '{}' must be a list with one trace prefix", key));
     }
-    custom_prefix_of(config, key) = resolve_custom_prefix(value[0].get<std::string>(), base_dir);
+    const auto* custom = std::find_if(kCustomKeys.begin(), kCustomKeys.end(),
+                                      [&](const CustomKey& k) { return k.key == key; });
+    config.*(custom->prefix) = resolve_custom_prefix(value[0].get<std::string>(), base_dir);
   };
   spec.create = [](const PhaseContext& context) -> Phase {
     const CustomPrograms* programs = context.plan.custom_programs;

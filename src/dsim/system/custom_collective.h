@@ -11,8 +11,10 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -43,12 +45,27 @@ struct CustomProgram {
 // communicator group, or NPU id).
 using CustomPrograms = std::vector<CustomProgram>;
 
+// The collectives with a custom key of their own, in CollectiveKind order:
+// the key and the SystemConfig field its trace prefix is kept in.
+struct CustomKey {
+  std::string_view key;
+  std::filesystem::path SystemConfig::*prefix;
+};
+inline constexpr std::array<CustomKey, 4> kCustomKeys = {{
+    {"all-reduce-implementation-custom", &SystemConfig::all_reduce_custom},
+    {"all-gather-implementation-custom", &SystemConfig::all_gather_custom},
+    {"reduce-scatter-implementation-custom", &SystemConfig::reduce_scatter_custom},
+    {"all-to-all-implementation-custom", &SystemConfig::all_to_all_custom},
+}};
+static_assert(static_cast<size_t>(CollectiveKind::kAllToAll) == kCustomKeys.size() - 1,
+              "the custom keys follow CollectiveKind's first kinds");
+
 // The custom algorithms a system configuration names, shared where two
 // keys name the same prefix. ASTRA-sim's priority: a per-node program,
 // then the collective's own custom key, then the native lists.
 struct CustomCollectives {
   // By CollectiveKind (only the four with a *-implementation-custom key).
-  std::array<std::shared_ptr<const CustomPrograms>, 4> by_kind;
+  std::array<std::shared_ptr<const CustomPrograms>, kCustomKeys.size()> by_kind;
   // By the workload node's Chakra id (per-node-custom-implementation).
   std::unordered_map<uint64_t, std::shared_ptr<const CustomPrograms>> by_node;
 

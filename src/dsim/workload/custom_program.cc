@@ -139,11 +139,9 @@ CustomCollectives load_custom_collectives(const SystemConfig& system, uint64_t n
     return slot;
   };
   CustomCollectives custom;
-  const std::filesystem::path* by_kind[] = {&system.all_reduce_custom, &system.all_gather_custom,
-                                            &system.reduce_scatter_custom, &system.all_to_all_custom};
-  static_assert(std::size(by_kind) == std::tuple_size_v<decltype(custom.by_kind)>);
-  for (size_t kind = 0; kind < std::size(by_kind); ++kind) {
-    if (!by_kind[kind]->empty()) custom.by_kind[kind] = programs_of(*by_kind[kind]);
+  for (size_t kind = 0; kind < kCustomKeys.size(); ++kind) {
+    const std::filesystem::path& prefix = system.*(kCustomKeys[kind].prefix);
+    if (!prefix.empty()) custom.by_kind[kind] = programs_of(prefix);
   }
   for (const auto& [chakra_id, prefix] : system.per_node_custom) custom.by_node.emplace(chakra_id, programs_of(prefix));
   return custom;

@@ -73,12 +73,19 @@ class Context {
   std::set<std::string> missing_latency_;
 };
 
+// NPU i's next neighbour along the torus dimension of `size` NPUs whose
+// coordinate steps by `stride` in rank order (wrapping around).
+size_t torus_next(size_t i, size_t stride, size_t size) {
+  const size_t coordinate = i / stride % size;
+  return i - coordinate * stride + (coordinate + 1) % size * stride;
+}
+
 // The sizes of the k-ary torus that the direct links `direct` (pairs i < j)
 // make of NPUs 0 .. n-1 in rank order, dimension 0 fastest, every dimension
-// a ring of 3 or more; empty when they are not one. Each size is the
-// smallest that divides what is left and that NPU 0's links close as a ring
-// (0 to stride and to (size - 1) * stride); the whole link set is then
-// checked against that torus.
+// a ring of 3 or more (one dimension: a ring); empty when they are not one.
+// Each size is the smallest that divides what is left and that NPU 0's
+// links close as a ring (0 to stride and to (size - 1) * stride); the whole
+// link set is then checked against that torus.
 std::vector<size_t> torus_sizes(size_t n, const std::set<std::pair<size_t, size_t>>& direct) {
   std::vector<size_t> sizes;
   const auto linked = [&](size_t a, size_t b) { return direct.contains({std::min(a, b), std::max(a, b)}); };
@@ -92,19 +99,14 @@ std::vector<size_t> torus_sizes(size_t n, const std::set<std::pair<size_t, size_
     stride *= size;
     left /= size;
   }
-  if (sizes.size() < 2) return {};
-  size_t links = 0;
   stride = 1;
   for (const size_t size : sizes) {
     for (size_t i = 0; i < n; ++i) {
-      const size_t coordinate = i / stride % size;
-      const size_t next = i - coordinate * stride + (coordinate + 1) % size * stride;
-      if (!linked(i, next)) return {};
+      if (!linked(i, torus_next(i, stride, size))) return {};
     }
-    links += n;
     stride *= size;
   }
-  return links == direct.size() ? sizes : std::vector<size_t>{};
+  return direct.size() == n * sizes.size() ? sizes : std::vector<size_t>{};
 }
 
 // The dimensions of the NPUs `npus` (rank order) of one device instance:
@@ -129,20 +131,16 @@ std::vector<Dimension> local_dimensions(const Graph& g, Context& ctx, const std:
   if (direct.size() == n * (n - 1) / 2) {
     return {{"FullyConnected", n, direct_bw, direct_lat, host + ": full mesh of direct links"}};
   }
-  if (n >= 3 && direct.size() == n) {
-    bool ring = true;
-    for (size_t i = 0; i < n; ++i) ring = ring && direct.contains({std::min(i, (i + 1) % n), std::max(i, (i + 1) % n)});
-    if (ring) return {{"Ring", n, direct_bw, direct_lat, host + ": ring of direct links in rank order"}};
-  }
-  if (const std::vector<size_t> sizes = torus_sizes(n, direct); !sizes.empty()) {
+  if (const std::vector<size_t> sizes = torus_sizes(n, direct); sizes.size() == 1) {
+    return {{"Ring", n, direct_bw, direct_lat, host + ": ring of direct links in rank order"}};
+  } else if (!sizes.empty()) {
     // Each ring of the torus at its own links' bandwidth and latency.
     std::vector<Dimension> rings;
     size_t stride = 1;
     for (size_t d = 0; d < sizes.size(); ++d) {
       double bw = std::numeric_limits<double>::infinity(), lat = 0;
       for (size_t i = 0; i < n; ++i) {
-        const size_t coordinate = i / stride % sizes[d];
-        const NodeId next = npus[i - coordinate * stride + (coordinate + 1) % sizes[d] * stride];
+        const NodeId next = npus[torus_next(i, stride, sizes[d])];
         for (const auto& adj : g.neighbours(npus[i])) {
           if (adj.node != next) continue;
           bw = std::min(bw, ctx.bandwidth(g.edges()[adj.edge].link));
