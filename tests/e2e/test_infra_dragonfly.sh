@@ -2,7 +2,8 @@
 # A dragonfly from its blueprint through the CLI: written and read back,
 # simulated on the backends that route over any graph (noc, and ns-3 when
 # built), refused by the analytical translation, which takes a tree of
-# switch tiers, with a message naming the lateral link.
+# switch tiers, with a message naming the lateral link; blueprint
+# parameters out of range refused.
 source "$(dirname "$0")/lib.sh"
 A="$DATA/astra-sim"
 if [[ ! -d "$A" ]]; then echo "SKIP: $A not present"; exit 77; fi
@@ -44,4 +45,14 @@ fi
 expect_fail sim "$WORK/df.yaml" analytical-congestion-aware
 expect_contains "$WORK/expect_fail.out" "router.0 and router.1 are both tier-1 switches joined by a link"
 expect_contains "$WORK/expect_fail.out" "Use --network-backend noc or ns3"
+# Parameters out of range are refused before anything is written.
+expect_fail "$SNR" infra blueprint dragonfly --set groups=100 -o "$WORK/bad.yaml"
+expect_contains "$WORK/expect_fail.out" "parameter 'groups': 100 is out of range [0, 9]"
+expect_fail "$SNR" infra blueprint dragonfly --set p=3 --set nics_per_host=2 -o "$WORK/bad.yaml"
+expect_contains "$WORK/expect_fail.out" "2 does not divide p = 3 terminal ports"
+expect_fail "$SNR" infra blueprint torus-rack --set y=2 -o "$WORK/bad.yaml"
+expect_contains "$WORK/expect_fail.out" "2 is not a torus ring"
+expect_fail "$SNR" infra blueprint torus-rack --set ici_gbps=0 -o "$WORK/bad.yaml"
+expect_contains "$WORK/expect_fail.out" "'ici_gbps': 0 is out of range"
+[[ ! -e "$WORK/bad.yaml" ]] || fail "a refused blueprint left a file"
 echo PASS
