@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
 #else
     inputs.backend = snr::dsim::parse_backend(backend);
 #endif
-    inputs.record_timeline = timeline || !output.empty();
+    inputs.record_details = timeline || !output.empty();
     const auto result = snr::dsim::simulate_files(inputs);
     if (timeline) {
       snr::dsim::write_timeline(result, output);

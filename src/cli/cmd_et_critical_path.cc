@@ -45,7 +45,7 @@ struct Baseline {
 };
 
 cp::TimedJob simulate(snr::dsim::SimulationInputs inputs) {
-  inputs.record_timeline = true;
+  inputs.record_details = true;
   return cp::from_simulation(snr::dsim::simulate_files(inputs));
 }
 

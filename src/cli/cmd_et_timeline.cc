@@ -41,7 +41,7 @@ void setup_timeline(CLI::App& parent, snr::cli::CommandContext& /*ctx*/) {
     snr::output::check_output_file(opts->output);
     opts->inputs.workload_prefix = opts->prefix;
     opts->inputs.backend = opts->backend;
-    opts->inputs.record_timeline = true;
+    opts->inputs.record_details = true;
     const auto result = snr::dsim::simulate_files(opts->inputs);
     snr::dsim::write_timeline(result, opts->output);
     fmt::print("{} NPUs, finish {} ns, timeline -> {}\n", result.npus.size(), result.finish_ns(), opts->output);

@@ -197,7 +197,7 @@ void setup_sim(CLI::App& app, snr::cli::CommandContext& /*ctx*/) {
     opts->inputs.comm_group_configuration = opts->comm_groups == "empty" ? std::string() : opts->comm_groups;
     opts->inputs.dangling_dependencies = snr::dsim::parse_dangling_dependencies(opts->dangling);
     opts->inputs.backend = opts->backend;
-    opts->inputs.record_timeline = !opts->output_dir.empty();
+    opts->inputs.record_details = !opts->output_dir.empty();
     if (opts->infragraph.empty() && opts->inputs.network_configuration.empty()) {
       throw snr::Error("sim: give the network as --network-configuration FILE or --infragraph FILE");
     }

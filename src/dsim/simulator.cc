@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -105,7 +106,7 @@ std::string chunk_order_hint(const SystemConfig& system, const NetworkConfig& ne
 }  // namespace
 
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
-                          std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
+                          std::vector<RankGraph> graphs, std::string_view backend, bool record_details,
                           const CustomCollectives* custom, const Perturbations* perturbations,
                           const RemoteMemoryConfig* remote_memory) {
   const NetworkBackendSpec& backend_spec = find_network_backend(backend);
@@ -125,8 +126,9 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   }
   if (perturbations != nullptr) apply_compute_slowdown(graphs, perturbations->compute_slowdown);
   EventLoop loop;
-  Workload workload(std::move(graphs), groups, loop, record_timeline, system.track_local_mem);
+  Workload workload(std::move(graphs), groups, loop, record_details, system.track_local_mem);
   const std::unique_ptr<NetworkBackend> net = backend_spec.create(network, loop);
+  if (FlowLog* flows = net->flow_log()) flows->keep_records(record_details);
   if (perturbations != nullptr && !perturbations->bandwidth.empty()) net->set_bandwidth_factors(perturbations->bandwidth);
   SystemLayer system_layer(system, network, loop, *net, workload, custom);
   workload.attach(system_layer);
@@ -151,7 +153,10 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   result.npus = workload.results();
   result.bytes_sent_per_npu = system_layer.traffic().bytes_sent_per_npu;
   result.links = net->link_stats();
-  result.flows = net->flow_stats();
+  if (FlowLog* flows = net->flow_log()) {
+    result.flow_totals = flows->totals();
+    result.flows = flows->take_records();
+  }
   result.packets = net->packet_stats();
   if (barriers > 0) {
     result.notes.push_back(fmt::format(
@@ -165,7 +170,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   result.messages_sent = system_layer.traffic().messages_sent;
   result.skipped_records = skipped;
   result.dangling_dependencies_dropped = dangling;
-  if (record_timeline) {
+  if (record_details) {
     result.timeline = workload.timeline();
     for (const auto& [name, members] : groups.groups) result.group_members.push_back(members);
   }
@@ -174,7 +179,7 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
     result.memory_trace_prefix = system.local_mem_trace_filename;
     add_memory_notes(result);
   }
-  if (record_timeline || system.track_local_mem) result.graphs = workload.take_graphs();
+  if (record_details || system.track_local_mem) result.graphs = workload.take_graphs();
   if (const auto world = groups.groups.find(std::string(kWorldGroupName)); world != groups.groups.end()) {
     std::vector<uint32_t> every_npu(network.npus_count());
     std::iota(every_npu.begin(), every_npu.end(), 0u);
@@ -243,7 +248,7 @@ SimulationResult simulate_documents(const SimulationInputs& inputs, const Simula
                                      inputs.dangling_dependencies, remote_memory.type));
   }
   apply_workload_scales(graphs, inputs.scales);
-  return simulate(system, network, groups, std::move(graphs), inputs.backend, inputs.record_timeline,
+  return simulate(system, network, groups, std::move(graphs), inputs.backend, inputs.record_details,
                   custom.empty() ? nullptr : &custom, &perturbations, &remote_memory);
 }
 
@@ -321,18 +326,12 @@ nlohmann::ordered_json summary_json(const SimulationResult& result) {
                                     {"events", result.events_processed},
                                     {"skipped_records", result.skipped_records},
                                     {"dangling_dependencies_dropped", result.dangling_dependencies_dropped}};
-  if (!result.flows.empty()) {
-    TimeNs min_ns = std::numeric_limits<TimeNs>::max(), max_ns = 0;
-    double sum_ns = 0;
-    for (const FlowStats& flow : result.flows) {
-      min_ns = std::min(min_ns, flow.completion_ns());
-      max_ns = std::max(max_ns, flow.completion_ns());
-      sum_ns += static_cast<double>(flow.completion_ns());
-    }
-    summary["flows"] = {{"count", result.flows.size()},
-                        {"fct_min_ns", min_ns},
-                        {"fct_avg_ns", sum_ns / static_cast<double>(result.flows.size())},
-                        {"fct_max_ns", max_ns}};
+  if (result.flow_totals && result.flow_totals->count > 0) {
+    const FlowTotals& flows = *result.flow_totals;
+    summary["flows"] = {{"count", flows.count},
+                        {"fct_min_ns", flows.min_fct_ns},
+                        {"fct_avg_ns", flows.mean_fct_ns},
+                        {"fct_max_ns", flows.max_fct_ns}};
   }
   if (!result.memory.empty()) {
     const MemoryTotals sum = memory_totals(result.memory);
@@ -372,12 +371,20 @@ void write_result_files(const SimulationResult& result, const std::filesystem::p
   write_file_atomic(dir / "links.csv", links);
   write_file_atomic(dir / "summary.json", summary_json(result).dump(2) + "\n");
   if (!result.flows.empty()) {
-    std::string flows = "message,src,dst,bytes,start_ns,end_ns,fct_ns\n";
+    // Row by row: a run can carry millions of messages.
+    AtomicFileWriter flows(dir / "flows.csv");
+    fmt::memory_buffer rows;
+    fmt::format_to(std::back_inserter(rows), "message,src,dst,bytes,start_ns,end_ns,fct_ns\n");
     for (const FlowStats& flow : result.flows) {
-      flows += fmt::format("{},{},{},{},{},{},{}\n", flow.message, flow.src, flow.dst, flow.bytes, flow.start_ns,
-                           flow.end_ns, flow.completion_ns());
+      fmt::format_to(std::back_inserter(rows), "{},{},{},{},{},{},{}\n", flow.message, flow.src, flow.dst, flow.bytes,
+                     flow.start_ns, flow.end_ns, flow.completion_ns());
+      if (rows.size() >= (1u << 20)) {
+        flows.write({rows.data(), rows.size()});
+        rows.clear();
+      }
     }
-    write_file_atomic(dir / "flows.csv", flows);
+    flows.write({rows.data(), rows.size()});
+    flows.commit();
   }
 }
 

@@ -32,7 +32,9 @@ struct SimulationInputs {
   std::filesystem::path comm_group_configuration;  // optional
   std::filesystem::path perturbation_configuration;  // optional: stragglers, link bandwidth factors
   std::string backend{kDefaultNetworkBackend};  // a registered network backend
-  bool record_timeline = false;
+  // Keep what only outputs need: each NPU's timeline of nodes and, on a
+  // packet-level backend, each message's record (snr sim -o DIR).
+  bool record_details = false;
   // ASTRA-sim's --compute-scale / --comm-scale and --injection-scale
   // (multiplies a given endpoint-delay), and what to do with dependencies
   // on nodes missing from a trace.
@@ -46,7 +48,8 @@ struct SimulationResult {
   std::vector<NpuResult> npus;
   std::vector<uint64_t> bytes_sent_per_npu;
   std::vector<LinkStats> links;
-  std::vector<FlowStats> flows;                          // packet-level backends only
+  std::optional<FlowTotals> flow_totals;                 // packet-level backends only
+  std::vector<FlowStats> flows;                          // with record_details: each message, as it completed
   std::optional<PacketStats> packets;                    // packet-level backends only
   std::vector<RankGraph> graphs;                         // kept for timeline names and memory traces
   std::vector<std::vector<TimelineSlice>> timeline;
@@ -73,7 +76,7 @@ struct SimulationResult {
 // (optional) serves MEM_LOAD / MEM_STORE nodes (dsim/remote_memory); the
 // graphs must have been loaded with its type.
 SimulationResult simulate(const SystemConfig& system, const NetworkConfig& network, const CommGroups& groups,
-                          std::vector<RankGraph> graphs, std::string_view backend, bool record_timeline,
+                          std::vector<RankGraph> graphs, std::string_view backend, bool record_details,
                           const CustomCollectives* custom = nullptr, const Perturbations* perturbations = nullptr,
                           const RemoteMemoryConfig* remote_memory = nullptr);
 // Loads every input named in `inputs`, then simulates. The trace set must

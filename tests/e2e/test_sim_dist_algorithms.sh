@@ -17,7 +17,7 @@ system_json() {  # algorithm -> path
 }
 run() {  # collective algorithm backend [extra...]
   "$SNR" sim --workload-configuration="$A/workload/microbenchmarks/$1/8npus_1MB/$1" \
-    --system-configuration="$(system_json "$2")" --network-configuration="$A/network/analytical/Ring_8npus.yml" \
+    --system-configuration="$(system_json "$2")" --network-configuration="${NET:-$A/network/analytical/Ring_8npus.yml}" \
     --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" \
     --network-backend="$3" "${@:4}"
 }
@@ -48,4 +48,17 @@ expect_fail run all_gather doubleBinaryTree analytical-congestion-aware
 expect_contains "$WORK/expect_fail.out" "doubleBinaryTree does not implement all-gather (it implements all-reduce)"
 expect_fail run all_to_all halvingDoubling analytical-congestion-aware
 expect_contains "$WORK/expect_fail.out" "halvingDoubling does not implement all-to-all"
+# A localBWAware all-reduce over two dimensions needs a reduce-scatter phase
+# in the first, which the tree does not implement: refused, saying why and
+# what runs; under baseline (an all-reduce per dimension) it runs.
+printf 'topology: [Ring, Switch]\nnpus_count: [2, 4]\nbandwidth: [50, 25]\nlatency: [500, 500]\n' > "$WORK/two_dims.yml"
+NET="$WORK/two_dims.yml" expect_fail run all_reduce doubleBinaryTree analytical-congestion-aware
+expect_contains "$WORK/expect_fail.out" "doubleBinaryTree implements all-reduce only, not a reduce_scatter phase"
+expect_contains "$WORK/expect_fail.out" "set collective-optimization to baseline"
+sed 's/"localBWAware"/"baseline"/' "$(system_json doubleBinaryTree)" > "$WORK/dbt_baseline.json"
+"$SNR" sim --workload-configuration="$A/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce" \
+  --system-configuration="$WORK/dbt_baseline.json" --network-configuration="$WORK/two_dims.yml" \
+  --remote-memory-configuration="$A/remote_memory/analytical/no_memory_expansion.json" \
+  --network-backend=analytical-congestion-aware > "$WORK/dbt_baseline.txt"
+[[ $(grep -c "finished, " "$WORK/dbt_baseline.txt") == 8 ]] || fail "doubleBinaryTree under baseline on two dimensions did not finish"
 echo PASS

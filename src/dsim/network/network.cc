@@ -21,6 +21,10 @@ void NetworkBackend::set_bandwidth_factors(const LinkBandwidthFactors& /*factors
                           name()));
 }
 
+void throw_too_many_in_flight(std::string_view backend) {
+  throw Error(fmt::format("{} backend: more than 2^32 messages in flight", backend));
+}
+
 TimeNs checked_truncated_ns(double ns, std::string_view what) {
   // 2^63: leaves room for the event loop to add it to the current time.
   if (!(ns >= 0) || ns >= 9223372036854775808.0) {

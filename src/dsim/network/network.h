@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dsim/config/network_config.h"
@@ -51,6 +52,77 @@ struct FlowStats {
   [[nodiscard]] TimeNs completion_ns() const { return end_ns - start_ns; }
 };
 
+// How many messages a packet-level backend carried and their completion
+// times (end - start).
+struct FlowTotals {
+  uint64_t count = 0;
+  TimeNs min_fct_ns = 0;
+  TimeNs max_fct_ns = 0;
+  double mean_fct_ns = 0;
+};
+
+// The messages a packet-level backend carried: how many and their
+// completion times, always; each one's record only when asked (snr sim -o
+// writes them to flows.csv), so that a run without outputs holds nothing
+// per message it has finished. Records come in completion order, as ns-3's
+// flow-completion output does.
+class FlowLog {
+ public:
+  void keep_records(bool keep) { keep_records_ = keep; }
+  void add(const FlowStats& flow) {
+    const TimeNs fct_ns = flow.completion_ns();
+    if (count_ == 0 || fct_ns < min_fct_ns_) min_fct_ns_ = fct_ns;
+    if (fct_ns > max_fct_ns_) max_fct_ns_ = fct_ns;
+    sum_fct_ns_ += fct_ns;
+    ++count_;
+    if (keep_records_) records_.push_back(flow);
+  }
+  [[nodiscard]] FlowTotals totals() const {
+    return {count_, min_fct_ns_, max_fct_ns_,
+            count_ == 0 ? 0.0 : static_cast<double>(sum_fct_ns_) / static_cast<double>(count_)};
+  }
+  // The records kept, in completion order; the log keeps its totals.
+  [[nodiscard]] std::vector<FlowStats> take_records() { return std::move(records_); }
+
+ private:
+  bool keep_records_ = false;
+  uint64_t count_ = 0;
+  TimeNs min_fct_ns_ = 0, max_fct_ns_ = 0;
+  __extension__ unsigned __int128 sum_fct_ns_ = 0;  // exact whatever the count
+  std::vector<FlowStats> records_;
+};
+
+[[noreturn]] void throw_too_many_in_flight(std::string_view backend);
+
+// The state of the messages a backend has in flight, one slot each, a
+// slot reused once its message is done (memory follows what is in flight,
+// not what was carried). Slots are numbered from 0; a reused slot keeps
+// its old contents until the caller overwrites them.
+template <class T>
+class InFlightSlots {
+ public:
+  // A free slot; throws snr::Error (naming `backend`) past 2^32 in flight.
+  uint32_t take(std::string_view backend) {
+    if (!free_.empty()) {
+      const uint32_t slot = free_.back();
+      free_.pop_back();
+      return slot;
+    }
+    if (slots_.size() >= UINT32_MAX) throw_too_many_in_flight(backend);
+    slots_.emplace_back();
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+  void release(uint32_t slot) { free_.push_back(slot); }
+  [[nodiscard]] T& operator[](uint32_t slot) { return slots_[slot]; }
+  [[nodiscard]] const T& operator[](uint32_t slot) const { return slots_[slot]; }
+  // Slots ever made (in use or free).
+  [[nodiscard]] size_t size() const { return slots_.size(); }
+
+ private:
+  std::vector<T> slots_;
+  std::vector<uint32_t> free_;
+};
+
 // Packet counters of a packet-level backend.
 struct PacketStats {
   uint64_t packets_sent = 0;     // by the NPUs
@@ -73,9 +145,9 @@ class NetworkBackend {
   // backend maps the factors onto its own links; one that has no per-link
   // model keeps this default, which refuses with the backend's name.
   virtual void set_bandwidth_factors(const LinkBandwidthFactors& factors);
-  // Per-message records and packet counters, from backends that model
-  // packets (none from the analytical ones).
-  [[nodiscard]] virtual std::vector<FlowStats> flow_stats() const { return {}; }
+  // The log of carried messages and the packet counters, from backends
+  // that model packets (none from the analytical ones).
+  [[nodiscard]] virtual FlowLog* flow_log() { return nullptr; }
   [[nodiscard]] virtual std::optional<PacketStats> packet_stats() const { return std::nullopt; }
   // What the run should tell the user about how this backend treated it
   // (printed as notes after the results).

@@ -41,7 +41,15 @@ DoubleBinaryTreePhase::DoubleBinaryTreePhase(const PhasePlan& plan, bool use_min
     : ring_(plan.ring), bytes_(plan.input_bytes) {
   const uint32_t n = ring_.size;
   if (plan.kind != CollectiveKind::kAllReduce) {
-    throw Error(fmt::format("doubleBinaryTree implements all-reduce only, not {}", collective_name(plan.kind)));
+    // A top-level collective of another kind is refused before it starts;
+    // this is a phase of a localBWAware all-reduce over several dimensions.
+    throw Error(fmt::format(
+        "doubleBinaryTree implements all-reduce only, not a {} phase: under collective-optimization localBWAware "
+        "an all-reduce over several dimensions runs reduce-scatter phases up the dimensions, the all-reduce in the "
+        "last one and all-gather phases back down (ASTRA-sim runs a whole tree all-reduce of the phase's data "
+        "there instead); set collective-optimization to baseline, or name ring, direct or halvingDoubling for all "
+        "but the last dimension",
+        collective_name(plan.kind)));
   }
   if (n < 2 || (n & (n - 1)) != 0) {
     throw Error(fmt::format("doubleBinaryTree needs a power-of-two number of NPUs per phase, got {}", n));

@@ -9,7 +9,7 @@
 
 namespace snr::et::critical_path {
 
-// A simulated run; `result` must hold its timeline (record_timeline).
+// A simulated run; `result` must hold its timeline (record_details).
 TimedJob from_simulation(const dsim::SimulationResult& result);
 
 // A trace whose nodes carry measured start times (start_time_micros and

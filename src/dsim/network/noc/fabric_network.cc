@@ -30,7 +30,7 @@ class NocFabricNetwork final : public NetworkBackend, public EventHandler {
   void handle(const Event& event) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
   [[nodiscard]] std::string name() const override { return "noc"; }
-  [[nodiscard]] std::vector<FlowStats> flow_stats() const override;
+  [[nodiscard]] FlowLog* flow_log() override { return &flow_log_; }
   [[nodiscard]] std::optional<PacketStats> packet_stats() const override;
 
  private:
@@ -53,13 +53,15 @@ class NocFabricNetwork final : public NetworkBackend, public EventHandler {
     uint64_t cached_bytes = std::numeric_limits<uint64_t>::max();
     uint64_t cached_ps = 0;
   };
+  // A message in flight; its slot is reused once its end is known (its
+  // segments are then all on their last link, no event names it).
   struct Flow {
     FlowStats stats;
     HandlerId deliver_to = 0;
     uint32_t segments = 0;
     uint32_t delivered = 0;     // segments put on the path's last link
     uint64_t last_arrival_ps = 0;
-    std::vector<uint32_t> path;  // directed links; released when done
+    std::vector<uint32_t> path;  // directed links; empty while the slot is free
   };
 
   // Puts segment `segment` of `flow`, ready at its node at `ready_ps`, on
@@ -74,8 +76,10 @@ class NocFabricNetwork final : public NetworkBackend, public EventHandler {
   HandlerId handler_;
   NocFabricRoutes routes_;
   std::vector<Link> links_;  // per directed link of routes_
-  std::vector<Flow> flows_;
+  InFlightSlots<Flow> flows_;
+  uint64_t messages_sent_ = 0;    // also each message's ECMP key, in send order
   uint64_t segments_sent_ = 0;
+  FlowLog flow_log_;
 };
 
 NocFabricNetwork::NocFabricNetwork(const NocFabricConfig& config, EventLoop& loop)
@@ -121,16 +125,17 @@ void NocFabricNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t by
                             "raise segment_bytes",
                             bytes, segments, config_.segment_bytes));
   }
-  if (flows_.size() >= std::numeric_limits<uint32_t>::max()) throw Error("noc backend: more than 2^32 messages");
   if (now > std::numeric_limits<uint64_t>::max() / kPsPerNs) {
     throw Error("noc backend: simulated time passed 2^64 ps (about 213 days)");
   }
-  const auto flow = static_cast<uint32_t>(flows_.size());
-  Flow& f = flows_.emplace_back();
+  const uint32_t flow = flows_.take("noc");
+  Flow& f = flows_[flow];
   f.stats = FlowStats{message, src, dst, bytes, now, 0};
   f.deliver_to = deliver_to;
   f.segments = static_cast<uint32_t>(segments);
-  routes_.path(src, dst, flow, f.path);
+  f.delivered = 0;
+  f.last_arrival_ps = 0;
+  routes_.path(src, dst, messages_sent_++, f.path);
   if (f.path.size() > std::numeric_limits<uint16_t>::max()) {
     throw Error(fmt::format("noc backend: the path from NPU {} to NPU {} has {} hops, more than 65,535", src, dst,
                             f.path.size()));
@@ -169,8 +174,9 @@ void NocFabricNetwork::forward(uint32_t flow_index, uint32_t segment, uint16_t h
   if (++flow.delivered < flow.segments) return;
   const uint64_t last = flow.last_arrival_ps;
   flow.stats.end_ns = last / kPsPerNs + (last % kPsPerNs != 0 ? 1 : 0);
+  flow_log_.add(flow.stats);
   flow.path.clear();
-  flow.path.shrink_to_fit();
+  flows_.release(flow_index);
   loop_.schedule(flow.stats.end_ns, flow.deliver_to, MessageArrived{flow.stats.message});
 }
 
@@ -192,13 +198,6 @@ std::vector<LinkStats> NocFabricNetwork::link_stats() const {
     out.push_back(LinkStats{fmt::format("{}->{}", config_.node_name(directed.from), config_.node_name(directed.to)),
                             link.wire_bytes, link.segments, (link.busy_ps + kPsPerNs / 2) / kPsPerNs});
   }
-  return out;
-}
-
-std::vector<FlowStats> NocFabricNetwork::flow_stats() const {
-  std::vector<FlowStats> out;
-  out.reserve(flows_.size());
-  for (const Flow& flow : flows_) out.push_back(flow.stats);
   return out;
 }
 

@@ -52,12 +52,13 @@ std::string three_hops(uint64_t segment_bytes) {
 
 TEST(NocFabricNetwork, OneMessageOverOneHop) {
   Host host(one_hop());
+  host.net->flow_log()->keep_records(true);
   // 12,500 bytes: 10 segments back to back (1,000 ns), the last one 200 ns
   // on the wire after it left.
   host.net->send(3, 0, 1, 12500, host.id);
   host.loop.run();
   EXPECT_EQ(host.arrivals.at(3), 1200u);
-  const auto flows = host.net->flow_stats();
+  const auto flows = host.net->flow_log()->take_records();
   ASSERT_EQ(flows.size(), 1u);
   EXPECT_EQ(flows[0].start_ns, 0u);
   EXPECT_EQ(flows[0].end_ns, 1200u);
@@ -69,6 +70,52 @@ TEST(NocFabricNetwork, OneMessageOverOneHop) {
   EXPECT_EQ(links[0].messages, 10u);  // segments
   EXPECT_EQ(links[0].busy_ns, 1000u);
   EXPECT_EQ(host.net->packet_stats()->packets_sent, 10u);
+}
+
+// Finished messages leave only their totals behind unless records are
+// asked for; a reused slot does not change a message's ECMP path (the key
+// is its number in send order), so the run is the same either way.
+TEST(NocFabricNetwork, FinishedMessagesKeepOnlyTotalsUnlessRecordsAreAsked) {
+  // a and b joined by two equal switches: ECMP picks one per message.
+  const std::string two_paths = "npus: [a, b]\nswitches: [s1, s2]\nlinks:\n" + link("a", "s1") + link("s1", "b") +
+                                link("a", "s2") + link("s2", "b") + "segment_bytes: 1250\n";
+  const auto run = [&](bool keep, std::vector<LinkStats>& links) {
+    Host host(two_paths);
+    host.net->flow_log()->keep_records(keep);
+    // One message at a time, each sent when the one before arrived (every
+    // message after the first reuses the first one's slot).
+    for (MessageId m = 0; m < 16; ++m) {
+      host.net->send(m, m % 2, 1 - m % 2, 2500 + 1250 * (m % 3), host.id);
+      host.loop.run();
+    }
+    links = host.net->link_stats();
+    return std::make_pair(host.net->flow_log()->totals(), host.net->flow_log()->take_records());
+  };
+  std::vector<LinkStats> links_kept, links_not_kept;
+  const auto [totals, records] = run(true, links_kept);
+  const auto [totals_not_kept, no_records] = run(false, links_not_kept);
+  EXPECT_TRUE(no_records.empty());
+  ASSERT_EQ(records.size(), 16u);
+  EXPECT_EQ(totals.count, 16u);
+  EXPECT_EQ(totals_not_kept.count, 16u);
+  TimeNs min_ns = UINT64_MAX, max_ns = 0, sum_ns = 0;
+  for (size_t m = 0; m < records.size(); ++m) {
+    EXPECT_EQ(records[m].message, m);
+    min_ns = std::min(min_ns, records[m].completion_ns());
+    max_ns = std::max(max_ns, records[m].completion_ns());
+    sum_ns += records[m].completion_ns();
+  }
+  EXPECT_EQ(totals.min_fct_ns, min_ns);
+  EXPECT_EQ(totals.max_fct_ns, max_ns);
+  EXPECT_DOUBLE_EQ(totals.mean_fct_ns, static_cast<double>(sum_ns) / 16);
+  EXPECT_EQ(totals_not_kept.mean_fct_ns, totals.mean_fct_ns);
+  // Both switches carried traffic (the messages spread), equally in both runs.
+  ASSERT_EQ(links_kept.size(), links_not_kept.size());
+  EXPECT_EQ(links_kept.size(), 8u);
+  for (size_t l = 0; l < links_kept.size(); ++l) {
+    EXPECT_EQ(links_kept[l].name, links_not_kept[l].name);
+    EXPECT_EQ(links_kept[l].bytes, links_not_kept[l].bytes);
+  }
 }
 
 TEST(NocFabricNetwork, OneSegmentOverThreeHopsIsStoredAndForwardedAtEach) {

@@ -117,7 +117,7 @@ ns3::Ptr<ns3::Ipv4Route> EcmpRouting::RouteOutput(ns3::Ptr<ns3::Packet> packet, 
   MessageTag tag;
   if (packet != nullptr) packet->PeekPacketTag(tag);
   error = ns3::Socket::ERROR_NOTERROR;
-  return route_to(static_cast<uint32_t>(npu), header.GetDestination(), ns3::Ipv4Address(), tag.flow(), true);
+  return route_to(static_cast<uint32_t>(npu), header.GetDestination(), ns3::Ipv4Address(), tag.ecmp_key(), true);
 }
 
 bool EcmpRouting::RouteInput(ns3::Ptr<const ns3::Packet> packet, const ns3::Ipv4Header& header,
@@ -137,7 +137,7 @@ bool EcmpRouting::RouteInput(ns3::Ptr<const ns3::Packet> packet, const ns3::Ipv4
   }
   MessageTag tag;
   packet->PeekPacketTag(tag);
-  forward(route_to(static_cast<uint32_t>(npu), header.GetDestination(), header.GetSource(), tag.flow(), false),
+  forward(route_to(static_cast<uint32_t>(npu), header.GetDestination(), header.GetSource(), tag.ecmp_key(), false),
           packet, header);
   return true;
 }

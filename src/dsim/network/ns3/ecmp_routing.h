@@ -28,20 +28,31 @@
 
 namespace snr::dsim::ns3_backend {
 
+// The sender's slot of the message (reused once the message is complete)
+// and the message's number in send order, the ECMP key that keeps it on
+// one path.
 class MessageTag final : public ns3::Tag {
  public:
   MessageTag() = default;
-  explicit MessageTag(uint32_t flow) : flow_(flow) {}
+  MessageTag(uint32_t slot, uint32_t ecmp_key) : slot_(slot), ecmp_key_(ecmp_key) {}
   static ns3::TypeId GetTypeId();
   ns3::TypeId GetInstanceTypeId() const override { return GetTypeId(); }
-  uint32_t GetSerializedSize() const override { return sizeof(uint32_t); }
-  void Serialize(ns3::TagBuffer buffer) const override { buffer.WriteU32(flow_); }
-  void Deserialize(ns3::TagBuffer buffer) override { flow_ = buffer.ReadU32(); }
-  void Print(std::ostream& os) const override { os << "flow=" << flow_; }
-  [[nodiscard]] uint32_t flow() const { return flow_; }
+  uint32_t GetSerializedSize() const override { return 2 * sizeof(uint32_t); }
+  void Serialize(ns3::TagBuffer buffer) const override {
+    buffer.WriteU32(slot_);
+    buffer.WriteU32(ecmp_key_);
+  }
+  void Deserialize(ns3::TagBuffer buffer) override {
+    slot_ = buffer.ReadU32();
+    ecmp_key_ = buffer.ReadU32();
+  }
+  void Print(std::ostream& os) const override { os << "slot=" << slot_ << " message=" << ecmp_key_; }
+  [[nodiscard]] uint32_t slot() const { return slot_; }
+  [[nodiscard]] uint32_t ecmp_key() const { return ecmp_key_; }
 
  private:
-  uint32_t flow_ = 0;
+  uint32_t slot_ = 0;
+  uint32_t ecmp_key_ = 0;
 };
 
 // The graph, its distances and addresses, shared by every node's router.

@@ -66,18 +66,21 @@ class Ns3Network final : public NetworkBackend, public EventHandler {
   void handle(const Event& event) override;
   [[nodiscard]] std::vector<LinkStats> link_stats() const override;
   [[nodiscard]] std::string name() const override { return "ns3"; }
-  [[nodiscard]] std::vector<FlowStats> flow_stats() const override;
+  [[nodiscard]] FlowLog* flow_log() override { return &flow_log_; }
   [[nodiscard]] std::optional<PacketStats> packet_stats() const override;
 
  private:
   struct Sync {
     static constexpr uint8_t kKind = 1;
   };
+  // A message in flight; its slot is reused once all its bytes arrived
+  // (no packet names it then).
   struct Flow {
     FlowStats stats;
     uint64_t sent_bytes = 0;
     uint64_t received_bytes = 0;
     HandlerId deliver_to = 0;
+    uint32_t ecmp_key = 0;
   };
   struct Port {
     uint32_t node = 0, peer = 0;
@@ -106,7 +109,9 @@ class Ns3Network final : public NetworkBackend, public EventHandler {
   ns3::NodeContainer nodes_;
   std::vector<Port> ports_;
   std::vector<Npu> npus_;
-  std::vector<Flow> flows_;
+  InFlightSlots<Flow> flows_;
+  uint64_t messages_sent_ = 0;
+  FlowLog flow_log_;
   std::multiset<TimeNs> syncs_;  // times of this backend's pending events in snr's loop
   [[nodiscard]] std::string no_retransmission() const {
     return fmt::format("this transport does not retransmit (deep queues stand in for a lossless fabric): raise "
@@ -235,9 +240,11 @@ void Ns3Network::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes, H
     loop_.schedule(now, deliver_to, MessageArrived{message});
     return;
   }
-  if (flows_.size() >= std::numeric_limits<uint32_t>::max()) throw Error("ns-3 backend: more than 2^32 messages");
-  const auto flow = static_cast<uint32_t>(flows_.size());
-  flows_.push_back({FlowStats{message, src, dst, bytes, now, 0}, 0, 0, deliver_to});
+  // The message's number is its ECMP key (the hash keeps one path).
+  if (messages_sent_ >= std::numeric_limits<uint32_t>::max()) throw Error("ns-3 backend: more than 2^32 messages");
+  const uint32_t flow = flows_.take("ns-3");
+  flows_[flow] = Flow{FlowStats{message, src, dst, bytes, now, 0}, 0, 0, deliver_to,
+                      static_cast<uint32_t>(messages_sent_++)};
   const ns3::Time at = ns3::NanoSeconds(now) - ns3::Simulator::Now();
   ns3::Simulator::Schedule(at, &Ns3Network::start_flow, this, flow);
   arm();
@@ -265,7 +272,7 @@ void Ns3Network::pump(uint32_t npu_index) {
     const uint64_t left = flow.stats.bytes - flow.sent_bytes;
     const auto payload = static_cast<uint32_t>(std::min<uint64_t>(left, config_.packet_payload_bytes));
     auto packet = ns3::Create<ns3::Packet>(payload);
-    packet->AddPacketTag(MessageTag(flow_index));
+    packet->AddPacketTag(MessageTag(flow_index, flow.ecmp_key));
     const int64_t address_npu = flow.stats.dst;
     const ns3::Ipv4Address destination =
         routes_->ports(static_cast<uint32_t>(address_npu)).front().local;
@@ -282,10 +289,11 @@ void Ns3Network::pump(uint32_t npu_index) {
 void Ns3Network::receive(uint32_t npu, ns3::Ptr<ns3::Socket> socket) {
   while (ns3::Ptr<ns3::Packet> packet = socket->Recv()) {
     MessageTag tag;
-    if (!packet->PeekPacketTag(tag) || tag.flow() >= flows_.size()) {
+    if (!packet->PeekPacketTag(tag) || tag.slot() >= flows_.size() ||
+        flows_[tag.slot()].ecmp_key != tag.ecmp_key()) {
       throw Error(fmt::format("ns-3 backend: NPU {} received a packet of no known message", npu));
     }
-    Flow& flow = flows_[tag.flow()];
+    Flow& flow = flows_[tag.slot()];
     flow.received_bytes += packet->GetSize();
     ++packets_received_;
     if (flow.received_bytes == flow.stats.bytes) {
@@ -293,7 +301,9 @@ void Ns3Network::receive(uint32_t npu, ns3::Ptr<ns3::Socket> socket) {
       // ns-3 runs in ps, snr in ns: the sync that runs this event is at the
       // event's time rounded up, which is snr's now.
       flow.stats.end_ns = ns3_backend::ceil_ns(ns3::Simulator::Now());
+      flow_log_.add(flow.stats);
       loop_.schedule(loop_.now(), flow.deliver_to, MessageArrived{flow.stats.message});
+      flows_.release(tag.slot());
     }
   }
 }
@@ -332,11 +342,11 @@ void Ns3Network::handle(const Event& event) {
   // them), out of sight of the queue's own count. Packets are counted at
   // both ends instead: with nothing left to happen, any message still
   // short of bytes lost some.
-  if (!ns3_backend::next_event_ns() && messages_completed_ < flows_.size()) {
+  if (!ns3_backend::next_event_ns() && messages_completed_ < messages_sent_) {
     const auto packets = packet_stats();
     throw Error(fmt::format("ns-3 backend: {} of {} messages never completed: {} packets were sent and {} received, "
                             "so {} were dropped (the deepest queue, port {}, held {} bytes); {}",
-                            flows_.size() - messages_completed_, flows_.size(), packets_sent_, packets_received_,
+                            messages_sent_ - messages_completed_, messages_sent_, packets_sent_, packets_received_,
                             packets_sent_ - packets_received_, packets->max_queue_port, packets->max_queue_bytes,
                             no_retransmission()));
   }
@@ -357,19 +367,12 @@ std::vector<LinkStats> Ns3Network::link_stats() const {
   return out;
 }
 
-std::vector<FlowStats> Ns3Network::flow_stats() const {
-  std::vector<FlowStats> out;
-  out.reserve(flows_.size());
-  for (const Flow& flow : flows_) out.push_back(flow.stats);
-  return out;
-}
-
 std::optional<PacketStats> Ns3Network::packet_stats() const {
   PacketStats stats;
   stats.packets_sent = packets_sent_;
   // After a run that lost packets, the difference between both ends counts
   // them wherever they were dropped.
-  const uint64_t lost = messages_completed_ == flows_.size() ? 0 : packets_sent_ - packets_received_;
+  const uint64_t lost = messages_completed_ == messages_sent_ ? 0 : packets_sent_ - packets_received_;
   stats.packets_dropped = std::max(packets_dropped_, lost);
   for (const Port& port : ports_) {
     if (port.max_queue_bytes > stats.max_queue_bytes) {
