@@ -4,9 +4,9 @@
 // with the performance tracker, stored as run.db, loaded back and analyzed.
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "common/scratch_dir.h"
 #include "formats/rundb/load.h"
 #include "formats/rundb/writer.h"
 #include "isa/address_map.h"
@@ -77,9 +77,7 @@ rundb::RunData replayed_run_db() {
   }
   replay::ReplayResult result = replay::run_replay(captured.input, {});
   EXPECT_TRUE(result.final_state_problems.empty());
-  const auto dir = std::filesystem::temp_directory_path() / ("analyze_replay_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "run.db").string();
+  const std::string path = snr::testing::scratch_path("run.db").string();
   rundb::write_run_db(path, result.data);
   rundb::RunData loaded = rundb::load_run_data(path);
   EXPECT_EQ(loaded.instructions.size(), result.data.instructions.size());

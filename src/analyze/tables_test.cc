@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "analyze/test_run_data.h"
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 
 namespace snr::analyze {
 namespace {
@@ -17,7 +17,7 @@ using testing::build_chains;
 using testing::RunBuilder;
 
 std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("analyze_tables_test_" + std::to_string(::getpid())) / name;
+  const auto dir = snr::testing::scratch_path(name);
   std::filesystem::remove_all(dir);
   return dir;
 }

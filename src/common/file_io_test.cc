@@ -3,12 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "common/scratch_dir.h"
 
 namespace snr {
 namespace {
 
 TEST(FileIo, AtomicWriteLeavesNothingWhenNotCommitted) {
-  auto dir = std::filesystem::temp_directory_path() / "snr_file_io_test";
+  auto dir = snr::testing::scratch_path("file_io");
   std::filesystem::create_directories(dir);
   auto target = dir / "out.bin";
   std::filesystem::remove(target);

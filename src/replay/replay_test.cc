@@ -4,9 +4,9 @@
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "common/error.h"
+#include "common/scratch_dir.h"
 #include "export/perfetto_export.h"
 #include "formats/perfetto/trace_validator.h"
 #include "formats/rundb/reader.h"
@@ -24,11 +24,7 @@ namespace {
 using Op = isa::Opcode;
 constexpr uint64_t kText = isa::kDefaultTextBase;
 
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("replay_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
+std::filesystem::path scratch(const std::string& name) { return snr::testing::scratch_path(name); }
 
 // Every chip: a scalar loop of a0 iterations, then a remote DMA of 6400 B
 // from its HBM into the next chip's VMEM (sem 1), a remote signal of the

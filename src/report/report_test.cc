@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 #include "report/html_report.h"
 #include "report/plots.h"
 #include "report/svg.h"
@@ -221,7 +222,7 @@ TEST(Report, LargeAnalysesAreReducedToAFewMegabytes) {
 }
 
 TEST(Report, WritesIndexHtml) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "snr_report_test_out";
+  const std::filesystem::path dir = snr::testing::scratch_path("report_out");
   std::filesystem::remove_all(dir);
   const std::filesystem::path path = write_report(tiny_analysis(), dir / "nested", tiny_options());
   EXPECT_EQ(path, dir / "nested" / "index.html");

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 #include "formats/snapshot/shared_snapshot.h"
 #include "formats/snapshot/snapshot.h"
 #include "workflow/analyze_run.h"
@@ -30,7 +31,7 @@ TEST(Workflow, BuiltInSpecIsTheExampleFile) {
 }
 
 TEST(Workflow, FindsTheSnapshotNamedInRunDbMeta) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "snr_workflow_test";
+  const std::filesystem::path dir = snr::testing::scratch_path("workflow");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   snapshot::Snapshot original;

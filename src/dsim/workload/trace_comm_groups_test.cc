@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 #include "dsim/simulator.h"
 #include "formats/chakra/attributes.h"
 #include "formats/chakra/et_writer.h"
@@ -100,7 +101,7 @@ SimulationInputs inputs_for(const std::filesystem::path& prefix) {
 }
 
 TEST(TraceCommGroups, DefaultGroupZeroAndEmptyMeanEveryRank) {
-  const auto dir = std::filesystem::temp_directory_path() / "snr_trace_comm_groups_world";
+  const auto dir = snr::testing::scratch_path("world");
   std::filesystem::remove_all(dir);
   const auto everyone = simulate_files(inputs_for(write_job(dir / "a", {"", "", "", ""}, false)));
   const auto zero = simulate_files(inputs_for(write_job(dir / "b", {"0", "0", "0", "0"}, false)));
@@ -113,7 +114,7 @@ TEST(TraceCommGroups, DefaultGroupZeroAndEmptyMeanEveryRank) {
 }
 
 TEST(TraceCommGroups, GroupsFromTheTracesNeedNoGroupFile) {
-  const auto dir = std::filesystem::temp_directory_path() / "snr_trace_comm_groups_pairs";
+  const auto dir = snr::testing::scratch_path("pairs");
   std::filesystem::remove_all(dir);
   const auto prefix = write_job(dir / "described", {"7", "8", "7", "8"}, true);
   const auto from_traces = simulate_files(inputs_for(prefix));

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "common/scratch_dir.h"
 #include "et/convert/linked_trace_json.h"
 #include "common/file_io.h"
 #include "formats/pytorch/json_input.h"
@@ -90,7 +91,7 @@ TEST(TraceLinker, WithoutRecordFunctionIdsAlignsByNames) {
 TEST(TraceLinker, LinkedJsonRoundTrips) {
   LinkStats stats;
   const auto linked = linked_sync_example(stats);
-  const auto path = std::filesystem::temp_directory_path() / "snr_linker_roundtrip.json";
+  const auto path = snr::testing::scratch_path("roundtrip.json");
   write_linked_trace(path, linked, stats, "sync_device.json");
   const auto reread = pytorch::read_host_trace(path);
   std::filesystem::remove(path);
@@ -119,7 +120,7 @@ TEST(TraceLinker, LinkedJsonRoundTrips) {
 TEST(TraceLinker, LinkedJsonMatchesGolden) {
   LinkStats stats;
   const auto linked = linked_sync_example(stats);
-  const auto path = std::filesystem::temp_directory_path() / "snr_linker_golden.json";
+  const auto path = snr::testing::scratch_path("golden.json");
   write_linked_trace(path, linked, stats, "sync_device.json");
   const std::string written = read_file(path);
   std::filesystem::remove(path);

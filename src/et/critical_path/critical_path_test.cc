@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 #include "et/critical_path/builders.h"
 #include "et/critical_path/report.h"
 #include "formats/chakra/attributes.h"
@@ -169,7 +170,7 @@ TEST(CriticalPath, ReportsAddUp) {
 TEST(CriticalPath, TimelineHighlightsThePath) {
   const TimedJob job = straggler_job();
   const CriticalPath path = find_critical_path(job);
-  const auto file = std::filesystem::temp_directory_path() / "snr_critical_path_timeline.json";
+  const auto file = snr::testing::scratch_path("timeline.json");
   write_critical_path_timeline(job, path, file);
   const auto check = perfetto::check_chrome_trace_file(file);
   EXPECT_TRUE(check.ok()) << check.summary();
@@ -185,7 +186,7 @@ TEST(CriticalPath, MeasuredTraceWithItsOwnGroups) {
   // Two ranks with measured times (us since some epoch); the all-reduce is
   // on group "7", described only by the traces' process_group:init node.
   namespace pb = ChakraProtoMsg;
-  const auto prefix = std::filesystem::temp_directory_path() / "snr_critical_path_measured";
+  const auto prefix = snr::testing::scratch_path("measured");
   for (uint64_t r = 0; r < 2; ++r) {
     pb::GlobalMetadata metadata;
     metadata.set_version("0.0.4");

@@ -4,10 +4,10 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 #include "et/generate/workload_check.h"
 #include "formats/chakra/attributes.h"
 
@@ -15,7 +15,7 @@ namespace snr::et {
 namespace {
 
 std::filesystem::path scratch(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("snr_generate_test_" + std::to_string(::getpid())) / name;
+  auto dir = snr::testing::scratch_path(name);
   std::filesystem::create_directories(dir);
   return dir;
 }

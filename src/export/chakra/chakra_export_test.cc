@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "common/scratch_dir.h"
 #include "export/chakra/chakra_export.h"
 #include "export/chakra/op_timeline.h"
 #include "formats/chakra/attributes.h"
@@ -203,7 +204,7 @@ TEST(ChakraExport, DurationsDoNotAccumulateRounding) {
 }
 
 TEST(ChakraExport, WritesEveryRankOrNothing) {
-  const auto dir = std::filesystem::temp_directory_path() / "snr_export_chakra_test";
+  const auto dir = snr::testing::scratch_path("export_chakra");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const ChakraTrace trace = build_chakra_trace(build_op_timeline(collective_run(2).data), {{"source", "test"}});

@@ -2,10 +2,10 @@
 // to static views, kinds a newer writer adds are kept, bad files are named.
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 #include "formats/rundb/load.h"
 #include "formats/rundb/sqlite_handle.h"
 #include "formats/rundb/writer.h"
@@ -13,11 +13,7 @@
 namespace snr::rundb {
 namespace {
 
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("rundb_load_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
+std::filesystem::path scratch(const std::string& name) { return snr::testing::scratch_path(name); }
 
 RunData sample() {
   RunData data;

@@ -1,10 +1,10 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/scratch_dir.h"
 #include "formats/rundb/reader.h"
 #include "formats/rundb/schema.h"
 #include "formats/rundb/writer.h"
@@ -12,11 +12,7 @@
 namespace snr::rundb {
 namespace {
 
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("rundb_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
+std::filesystem::path scratch(const std::string& name) { return snr::testing::scratch_path(name); }
 
 RunData sample() {
   RunData data;
