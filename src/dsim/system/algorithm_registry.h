@@ -104,6 +104,12 @@ struct CollectiveAlgorithmSpec {
   bool flattenable = false;          // "one" + name: one phase over all NPUs
   bool numeric_suffix = false;       // name + digits: PhasePlan::parameter (direct8)
   std::vector<CollectiveKind> implements;
+  // In the reduce-scatter and all-gather phases of a localBWAware
+  // all-reduce over several dimensions, which it does not implement, runs
+  // an all-reduce of the phase's data instead, passing all of it on
+  // (ASTRA-sim's double binary tree does: its phase is an all-reduce
+  // whatever the phase asks, and its output is its input).
+  bool all_reduce_in_split_phases = false;
   // System-configuration keys this algorithm owns, and their reader
   // (`base_dir`: the configuration's folder, for relative paths).
   std::vector<std::string> config_keys;

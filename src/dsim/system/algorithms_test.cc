@@ -131,6 +131,31 @@ TEST(DoubleBinaryTree, TwoCollectivesUseTheTwoTrees) {
   }
 }
 
+// A localBWAware all-reduce over two dimensions plans reduce-scatter,
+// all-reduce, all-gather; the tree runs its all-reduce in all three, each of
+// the whole chunk (ASTRA-sim's final data size of a tree is its input), so
+// three tree phases where baseline runs two. On [2, 2] every phase is a pair:
+// the leaf's message up and the root's down, 2 per pair, 4 per phase.
+TEST(DoubleBinaryTree, RunsWholeAllReducesInTheSplitPhasesOfLocalBwAware) {
+  const NetworkConfig two_by_two = parse_network_config(
+      "topology: [FullyConnected, FullyConnected]\nnpus_count: [2, 2]\nbandwidth: [50, 50]\nlatency: [100, 100]\n",
+      "test");
+  uint64_t messages[2] = {0, 0};
+  for (const bool local_bw_aware : {false, true}) {
+    SystemConfig system = system_with("doubleBinaryTree");
+    if (local_bw_aware) system.collective_optimization = CollectiveOptimization::kLocalBwAware;
+    const auto result = simulate(system, two_by_two, {},
+                                 std::vector<RankGraph>(4, one_collective(CollectiveKind::kAllReduce, 4096)),
+                                 kUnaware, false);
+    messages[local_bw_aware] = result.messages_sent;
+    uint64_t bytes = 0;
+    for (const uint64_t sent : result.bytes_sent_per_npu) bytes += sent;
+    EXPECT_EQ(bytes, result.messages_sent * 4096) << "every message carries the whole chunk";
+  }
+  EXPECT_EQ(messages[0], 8u);
+  EXPECT_EQ(messages[1], 12u);
+}
+
 TEST(DoubleBinaryTree, RejectsNonPowerOfTwoAndOtherCollectives) {
   EXPECT_THROW((void)run("doubleBinaryTree", CollectiveKind::kAllReduce, 6144, 6), Error);
   EXPECT_THROW((void)run("doubleBinaryTree", CollectiveKind::kAllGather, 4096), Error);

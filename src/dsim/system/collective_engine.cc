@@ -166,11 +166,15 @@ void CollectiveEngine::fill_phase_rings(Stream& stream, const CollectiveRequest&
       plan.algorithm = custom_algorithm_;
       plan.custom_programs = custom_programs;
     }
+    if (request.kind == CollectiveKind::kAllReduce && !plan.algorithm->implements_kind(kind) &&
+        plan.algorithm->all_reduce_in_split_phases) {
+      plan.kind = CollectiveKind::kAllReduce;
+    }
     plan.queue = static_cast<uint16_t>(dim);
     plan.input_bytes = bytes;
     plan.ring = ring;
     plan.root_position = root_position;
-    bytes = RingPhase::output_bytes_for(kind, bytes, ring.size);
+    bytes = RingPhase::output_bytes_for(plan.kind, bytes, ring.size);
   };
   // ASTRA-sim plans a communicator group's collectives as the whole
   // system's when the group holds every NPU (every dimension involved,

@@ -41,15 +41,9 @@ DoubleBinaryTreePhase::DoubleBinaryTreePhase(const PhasePlan& plan, bool use_min
     : ring_(plan.ring), bytes_(plan.input_bytes) {
   const uint32_t n = ring_.size;
   if (plan.kind != CollectiveKind::kAllReduce) {
-    // A top-level collective of another kind is refused before it starts;
-    // this is a phase of a localBWAware all-reduce over several dimensions.
-    throw Error(fmt::format(
-        "doubleBinaryTree implements all-reduce only, not a {} phase: under collective-optimization localBWAware "
-        "an all-reduce over several dimensions runs reduce-scatter phases up the dimensions, the all-reduce in the "
-        "last one and all-gather phases back down (ASTRA-sim runs a whole tree all-reduce of the phase's data "
-        "there instead); set collective-optimization to baseline, or name ring, direct or halvingDoubling for all "
-        "but the last dimension",
-        collective_name(plan.kind)));
+    // Collectives of other kinds are refused before they start, and an
+    // all-reduce's split phases are planned as all-reduces.
+    throw Error(fmt::format("doubleBinaryTree implements all-reduce only, not {}", collective_name(plan.kind)));
   }
   if (n < 2 || (n & (n - 1)) != 0) {
     throw Error(fmt::format("doubleBinaryTree needs a power-of-two number of NPUs per phase, got {}", n));
@@ -171,6 +165,7 @@ CollectiveAlgorithmSpec double_binary_tree_algorithm_spec() {
   spec.name = "doubleBinaryTree";
   spec.summary = "two in-order binary trees used alternately, all-reduce on power-of-two phases";
   spec.implements = {CollectiveKind::kAllReduce};
+  spec.all_reduce_in_split_phases = true;
   spec.create = [](const PhaseContext& context) -> Phase {
     // ASTRA-sim hands out its two trees alternately, per NPU and dimension.
     return DoubleBinaryTreePhase(context.plan, context.plan.earlier_in_queue % 2 == 1);
