@@ -94,6 +94,10 @@ struct PhaseContext {
   AlgorithmRun* run = nullptr;
 };
 
+// The endpoint delay of a packet in a communicator group's own ring for
+// the algorithms that say so (CollectiveAlgorithmSpec::fixed_endpoint_in_group_ring).
+inline constexpr TimeNs kGroupRingEndpointDelayNs = 10;
+
 struct CollectiveAlgorithmSpec {
   std::string name;                  // as written in the configuration
   std::vector<std::string> aliases;  // other accepted spellings
@@ -110,6 +114,12 @@ struct CollectiveAlgorithmSpec {
   // (ASTRA-sim's double binary tree does: its phase is an all-reduce
   // whatever the phase asks, and its output is its input).
   bool all_reduce_in_split_phases = false;
+  // In a communicator group's own ring (a group smaller than the system,
+  // ASTRA-sim's "local" dimension), packets pass the endpoint in
+  // kGroupRingEndpointDelayNs whatever endpoint-delay says: ASTRA-sim's ring,
+  // direct and halving-doubling send them there by its "fast" transmission,
+  // a fixed 10 ns.
+  bool fixed_endpoint_in_group_ring = false;
   // System-configuration keys this algorithm owns, and their reader
   // (`base_dir`: the configuration's folder, for relative paths).
   std::vector<std::string> config_keys;

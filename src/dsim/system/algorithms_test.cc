@@ -89,6 +89,33 @@ TEST(Direct, AllReduceFourNpus) {
   EXPECT_EQ(run("direct", CollectiveKind::kAllReduce, 4096), 271u);
 }
 
+// ASTRA-sim's ring, direct and halving-doubling pass packets through the
+// endpoint in a fixed 10 ns ("fast" transmission) in a communicator group's
+// own ring (a group smaller than the system), whatever endpoint-delay says;
+// elsewhere endpoint-delay applies.
+TEST(GroupRing, PacketsPassTheEndpointInTenNanosecondsWhateverEndpointDelay) {
+  CommGroups groups;
+  groups.groups["1"] = {0, 2};
+  const auto finish = [&](const std::string& algorithm, uint64_t endpoint_delay_ns, bool in_group) {
+    SystemConfig system = system_with(algorithm);
+    system.endpoint_delay_ns = endpoint_delay_ns;
+    std::vector<RankGraph> graphs(4);
+    for (const NpuId npu : {0u, 2u}) {
+      graphs[npu] = one_collective(CollectiveKind::kAllGather, 2048);
+      graphs[npu].nodes[0].group = in_group ? 0 : -1;
+    }
+    if (!in_group) graphs = std::vector<RankGraph>(4, one_collective(CollectiveKind::kAllGather, 2048));
+    return simulate(system, fully_connected(4), groups, std::move(graphs), kUnaware, false).npus[0].finish_ns;
+  };
+  for (const std::string algorithm : {"ring", "direct", "halvingDoubling"}) {
+    // Two members, one step: 10 (endpoint) + 138 (2048 B) + 10 (endpoint).
+    EXPECT_EQ(finish(algorithm, 37, true), 158u) << algorithm;
+    EXPECT_EQ(finish(algorithm, 10, true), 158u) << algorithm;
+    // All four NPUs (the system's own dimension): 37 per pass.
+    EXPECT_GT(finish(algorithm, 37, false), finish(algorithm, 10, false)) << algorithm;
+  }
+}
+
 TEST(Direct, WindowOfOneSerializesThePeers) {
   // direct1: one packet in flight. All-to-all 4096 B, 1024 B messages:
   //  10 send to +1 -> 129; +10 -> 139 send to +2 -> 258; +10 -> 268 send to +3 -> 387; +10 -> 397.

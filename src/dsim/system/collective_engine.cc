@@ -447,6 +447,9 @@ void CollectiveEngine::enter_next_phase(uint32_t stream_id) {
   const PhasePlan& plan = s.phases[s.current_phase++];
   s.queue = static_cast<int16_t>(plan.queue);
   s.initialized = false;
+  s.endpoint_delay_ns = plan.ring.members != nullptr && plan.algorithm->fixed_endpoint_in_group_ring
+                            ? kGroupRingEndpointDelayNs
+                            : system_.endpoint_delay_ns;
   s.phase = make_phase(npu, plan);
   insert_by_priority(state.queue_streams[plan.queue], stream_id);
   if (previous_queue >= 0) {
@@ -459,7 +462,7 @@ void CollectiveEngine::enter_next_phase(uint32_t stream_id) {
 void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream); }
 
 [[gnu::always_inline]] inline void CollectiveEngine::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
-  events_.schedule(events_.now() + system_.endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
+  events_.schedule(events_.now() + streams_[stream].endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
 }
 
 [[gnu::always_inline]] inline void CollectiveEngine::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src,

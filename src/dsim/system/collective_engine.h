@@ -140,6 +140,7 @@ class CollectiveEngine final : public PhaseActions, public EventHandler {
     uint8_t current_phase = 0;
     int16_t queue = -1;
     bool initialized = false;
+    TimeNs endpoint_delay_ns = 0;  // of the current phase's packets
     SlotCache send_slot;  // the receiver's key of this stream's last send
     SlotCache recv_slot;  // this stream's key of its last receive
     Phase phase;

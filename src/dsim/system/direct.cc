@@ -70,6 +70,7 @@ CollectiveAlgorithmSpec direct_algorithm_spec() {
   spec.aliases = {"Direct"};
   spec.summary = "every NPU to every other one directly; directN keeps N packets in flight";
   spec.flattenable = true;
+  spec.fixed_endpoint_in_group_ring = true;
   spec.numeric_suffix = true;
   spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
                      CollectiveKind::kAllToAll};

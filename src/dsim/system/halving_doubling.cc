@@ -93,6 +93,7 @@ CollectiveAlgorithmSpec halving_doubling_algorithm_spec() {
   spec.aliases = {"HalvingDoubling"};
   spec.summary = "partner = position XOR distance, power-of-two phases";
   spec.flattenable = true;
+  spec.fixed_endpoint_in_group_ring = true;
   spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter};
   spec.create = [](const PhaseContext& context) -> Phase { return HalvingDoublingPhase(context.plan); };
   return spec;

@@ -47,6 +47,7 @@ CollectiveAlgorithmSpec ring_algorithm_spec() {
   spec.aliases = {"Ring"};
   spec.summary = "send to the next NPU, receive from the previous one, n-1 (all-reduce 2(n-1)) steps";
   spec.flattenable = true;
+  spec.fixed_endpoint_in_group_ring = true;
   spec.implements = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
                      CollectiveKind::kAllToAll};
   spec.create = [](const PhaseContext& context) -> Phase { return RingPhase(context.plan); };

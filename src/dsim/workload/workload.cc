@@ -39,12 +39,18 @@ CollectiveKind collective_from_chakra(int64_t comm_type, uint64_t node_id) {
 }
 
 // `tensor_bytes` > 0 (a node of 0 bytes is an invalid one, not timed).
+// In ASTRA-sim's units and order of operations (rates per second, the time
+// in seconds, then truncated ns): the same result to the nanosecond, where
+// the rate per ns, which is the same mathematically, can round a time that
+// is a whole number of ns the other way.
 uint64_t roofline_ns(const SystemConfig& system, uint64_t num_ops, uint64_t tensor_bytes) {
-  const double peak_ops_per_ns = system.peak_perf_tflops * 1e3;  // TFLOP/s = 1e3 ops per ns
+  const double peak_ops_per_s = system.peak_perf_tflops * 1e12;
+  const double bytes_per_s = system.local_mem_bytes_per_ns * 1e9;  // GB/s
   const double intensity = static_cast<double>(num_ops) / static_cast<double>(tensor_bytes);
-  const double ops_per_ns = std::min(peak_ops_per_ns, system.local_mem_bytes_per_ns * intensity);
-  if (ops_per_ns <= 0) return 0;
-  return checked_node_ns(static_cast<double>(num_ops) / ops_per_ns, "roofline compute time");
+  const double ops_per_s = std::min(bytes_per_s * intensity, peak_ops_per_s);
+  if (ops_per_s <= 0) return 0;
+  const double seconds = static_cast<double>(num_ops) / ops_per_s;
+  return checked_node_ns(seconds * 1e9, "roofline compute time");
 }
 
 // Which busy time a node counts in (none for instant nodes).
