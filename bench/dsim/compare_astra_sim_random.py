@@ -51,10 +51,10 @@ def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     astra_bin, snr, cases, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    work = sys.argv[5] if len(sys.argv) > 5 else tempfile.mkdtemp()
+    work = os.path.abspath(sys.argv[5] if len(sys.argv) > 5 else tempfile.mkdtemp())
     os.makedirs(work, exist_ok=True)
     root = os.path.dirname(os.path.abspath(__file__))
-    data = os.environ.get("SNR_SHARED_DATA", os.path.join(root, "..", "..", "..", "shared", "data"))
+    data = os.path.abspath(os.environ.get("SNR_SHARED_DATA", os.path.join(root, "..", "..", "..", "shared", "data")))
     memory = os.path.join(data, "astra-sim", "remote_memory", "analytical", "no_memory_expansion.json")
     rng = random.Random(seed)
     counts = {"identical": 0, "differ": 0, "astra_no_result": 0, "snr_refused": 0, "neither": 0}
@@ -104,7 +104,8 @@ def main():
         for backend in ["unaware"] + (["aware"] if len(dims) == 1 else []):
             binary = os.path.join(astra_bin, "AstraSim_Analytical_Congestion_" + backend.capitalize())
             try:
-                astra = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120)
+                # (ASTRA-sim writes its log folder into the working directory.)
+                astra = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120, cwd=work)
                 astra_text = astra.stdout + astra.stderr
             except subprocess.TimeoutExpired:
                 astra_text = ""
