@@ -126,6 +126,9 @@ SimulationResult simulate(const SystemConfig& system, const NetworkConfig& netwo
   }
   if (perturbations != nullptr) apply_compute_slowdown(graphs, perturbations->compute_slowdown);
   EventLoop loop;
+  // The system layers' events of one NPU and tick run as ASTRA-sim's Sys
+  // runs them, as one batch.
+  loop.queue().enable_batches(static_cast<uint32_t>(network.npus_count()));
   Workload workload(std::move(graphs), groups, loop, record_details, system.track_local_mem);
   const std::unique_ptr<NetworkBackend> net = backend_spec.create(network, loop);
   if (FlowLog* flows = net->flow_log()) flows->keep_records(record_details);

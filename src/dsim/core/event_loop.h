@@ -41,6 +41,12 @@ class EventLoop {
   [[gnu::always_inline]] void schedule(TimeNs time_ns, HandlerId handler, const T& payload) {
     queue_.schedule(time_ns, handler, payload);
   }
+  // An event of one NPU's same-tick batch (event_queue.h, "Batches"): the
+  // system layers' own events, which ASTRA-sim runs per system and tick.
+  template <EventPayload T>
+  [[gnu::always_inline]] void schedule_batched(TimeNs time_ns, NpuId npu, HandlerId handler, const T& payload) {
+    queue_.schedule_batched(time_ns, npu, handler, payload);
+  }
   // Reserved sequence numbers (event_queue.h): an event that may not be
   // needed keeps the place it would have had among same-time events.
   [[nodiscard]] uint64_t reserve_sequence() { return queue_.reserve_sequence(); }

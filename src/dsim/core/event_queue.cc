@@ -46,6 +46,47 @@ void EventQueue::set_adaptive_bucket_width(uint32_t initial_bits, uint32_t max_b
   next_review_ = cal_processed() + kReviewEvents;
 }
 
+void EventQueue::enable_delay_lanes() {
+  if (sequence_step_ != 1) throw Error("event queue: delay lanes are not turned on with batches");
+  lanes_enabled_ = true;
+  unit_buckets_only_ = false;
+}
+
+void EventQueue::enable_batches(uint32_t keys) {
+  if (next_sequence_ != 1 || lanes_enabled_) {
+    throw Error("event queue: batches are turned on before the first event and without delay lanes");
+  }
+  sequence_step_ = kBatchStep;
+  batches_.assign(keys, Batch{});
+}
+
+void EventQueue::join_batch(Batch& batch, TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
+  const bool running_last = time_ns == now_ns_ && current_sequence_ == batch.last_sequence;
+  const uint64_t sequence = ++batch.last_sequence;
+  if (sequence % kBatchStep == 0) {
+    throw Error(fmt::format("event queue: more than {} events in one batch at {}", kBatchStep - 1, time_ns));
+  }
+  ++batch_members_;
+  if (running_last && unit_buckets_only_) {
+    // The batch's last member is the event being run (a 0 ns step of it):
+    // the new one runs next, first in now's bucket of one time.
+    const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
+    const uint32_t bucket = static_cast<uint32_t>(time_ns) & kMask;
+    Bucket& list = buckets_[bucket];
+    if (list.head == kNone) {
+      link_at_tail(bucket, index);
+    } else {
+      nodes_[index].next = list.head;
+      list.head = index;
+    }
+    ++pending_;
+    set_calendar_first(index, bucket);
+    return;
+  }
+  // In (time, sequence) order: right after the batch's last member.
+  schedule_general(time_ns, sequence, handler, kind, data);
+}
+
 void EventQueue::grow_pool() {
   // Doubling keeps growth amortized; the new nodes are chained onto the
   // free list in index order.

@@ -45,6 +45,13 @@
 // only when a message is waiting for it. `after_current` tells whether such
 // an event would still be pending. A reserved event goes to its delay's
 // lane when it comes after the lane's last event, else to the calendar.
+// Batches (opt-in). ASTRA-sim runs a system's events of one tick as one
+// batch: the first one registered for (system, tick) takes a place in the
+// queue, later ones join it and run right after it, ahead of anything
+// queued for that tick in between, and one registered for the current tick
+// while its batch runs runs in that batch. schedule_batched(time, key, ...)
+// does the same per key: with batches on, sequence numbers step by
+// kBatchStep and a batch's members take the numbers after its first.
 // Events are opaque here (event.h): a handler id, a kind and 16 bytes.
 #pragma once
 
@@ -66,6 +73,9 @@ class EventQueue {
   static constexpr uint32_t kMaxLanes = 64;
   static constexpr uint32_t kLanePromotion = 64;
   static constexpr uint32_t kLaneVoteWindow = 1 << 16;
+  // Sequence numbers between two events' with batches on: at most
+  // kBatchStep - 1 events join one batch.
+  static constexpr uint64_t kBatchStep = uint64_t{1} << 16;
 
   EventQueue();
 
@@ -79,13 +89,14 @@ class EventQueue {
   [[nodiscard]] uint32_t bucket_width_bits() const { return bucket_bits_; }
   // Times the adaptive width changed.
   [[nodiscard]] uint64_t bucket_width_changes() const { return width_changes_; }
-  // Turns delay lanes on (see above); any time.
-  void enable_delay_lanes() {
-    lanes_enabled_ = true;
-    unit_buckets_only_ = false;
-  }
+  // Turns delay lanes on (see above); any time, but not with batches
+  // (throws snr::Error).
+  void enable_delay_lanes();
   // Lanes opened so far.
   [[nodiscard]] uint32_t delay_lanes() const { return lane_count_; }
+  // Turns batches on for keys 0 .. keys-1 (see above). Only before the
+  // first event and without lanes; throws snr::Error otherwise.
+  void enable_batches(uint32_t keys);
 
   // Schedules an event at `time_ns` (>= now). Throws snr::Error for a time
   // in the past, which would break causality.
@@ -94,7 +105,8 @@ class EventQueue {
     schedule_raw(time_ns, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
   }
   [[gnu::always_inline]] void schedule_raw(TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
-    const uint64_t sequence = next_sequence_++;
+    const uint64_t sequence = next_sequence_;
+    next_sequence_ += sequence_step_;
     if (unit_buckets_only_) {
       // Buckets of one unit and no lanes (snr sim's queue): inside the
       // window a bucket is a FIFO of one time, outside the general path.
@@ -122,14 +134,37 @@ class EventQueue {
   template <EventPayload T>
   [[gnu::always_inline]] bool try_schedule_unit(TimeNs time_ns, HandlerId handler, const T& payload) {
     if (!unit_buckets_only_ || time_ns - now_ns_ >= kBuckets || free_ == kNone) return false;
-    schedule_in_unit_bucket(time_ns, next_sequence_++, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
+    const uint64_t sequence = next_sequence_;
+    next_sequence_ += sequence_step_;
+    schedule_in_unit_bucket(time_ns, sequence, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
     return true;
+  }
+
+  // Schedules an event of batch `key`: it joins the key's batch at
+  // `time_ns` while that batch has not finished running, else it starts one
+  // there. With batches off (or a key past them) it is schedule().
+  template <EventPayload T>
+  [[gnu::always_inline]] void schedule_batched(TimeNs time_ns, uint32_t key, HandlerId handler, const T& payload) {
+    if (key >= batches_.size()) {
+      schedule(time_ns, handler, payload);
+      return;
+    }
+    Batch& batch = batches_[key];
+    if (batch.time_ns == time_ns && (time_ns > now_ns_ || current_sequence_ <= batch.last_sequence)) {
+      join_batch(batch, time_ns, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
+      return;
+    }
+    batch.time_ns = time_ns;
+    batch.last_sequence = next_sequence_;
+    schedule(time_ns, handler, payload);
   }
 
   // The sequence number an event scheduled now would get; it is used up.
   [[nodiscard]] uint64_t reserve_sequence() {
     ++unused_reservations_;
-    return next_sequence_++;
+    const uint64_t sequence = next_sequence_;
+    next_sequence_ += sequence_step_;
+    return sequence;
   }
   // Schedules an event with a sequence number reserved earlier: it runs
   // where it would have run had it been scheduled at the reservation.
@@ -164,7 +199,9 @@ class EventQueue {
   [[nodiscard]] TimeNs now() const { return now_ns_; }
   // Every sequence number went to an event, except the reserved ones not
   // scheduled (yet); those events not pending have been popped.
-  [[nodiscard]] uint64_t events_processed() const { return next_sequence_ - 1 - unused_reservations_ - pending_; }
+  [[nodiscard]] uint64_t events_processed() const {
+    return (next_sequence_ - 1) / sequence_step_ + batch_members_ - unused_reservations_ - pending_;
+  }
   [[nodiscard]] uint64_t pending() const { return pending_; }
   // Nodes the calendar's pool holds (its high-water mark of pending events).
   [[nodiscard]] size_t pool_capacity() const { return nodes_.size(); }
@@ -232,6 +269,11 @@ class EventQueue {
   // A bucket's list: first and last node (one access for both).
   struct Bucket {
     uint32_t head = kNone, tail = kNone;
+  };
+  // A key's latest batch: its time and the sequence of its last member.
+  struct Batch {
+    TimeNs time_ns = UINT64_MAX;
+    uint64_t last_sequence = 0;
   };
   // A far event: a node with its order.
   struct Keyed {
@@ -492,6 +534,8 @@ class EventQueue {
   void schedule_general(TimeNs time_ns, uint64_t sequence, HandlerId handler, uint8_t kind, const EventData& data);
   // Into its bucket (inside the window) or the far heap.
   void place(uint32_t index);
+  // Adds an event to `batch`, right after its last member.
+  void join_batch(Batch& batch, TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data);
   // Adds free nodes; out of line so that scheduling stays a leaf.
   [[gnu::noinline]] void grow_pool();
   // Adaptive width: every kReviewEvents calendar pops, the walk of sorted
@@ -534,6 +578,9 @@ class EventQueue {
   uint32_t votes_cast_ = 0;                              // in the current window
   uint32_t free_ = kNone;
   uint64_t next_sequence_ = 1;
+  uint64_t sequence_step_ = 1;  // kBatchStep with batches on
+  uint64_t batch_members_ = 0;  // events that joined a batch (no sequence step of their own)
+  std::vector<Batch> batches_;  // per key, with batches on
   uint64_t current_sequence_ = 0;
   uint64_t pending_ = 0;
   uint64_t unused_reservations_ = 0;  // reserved sequence numbers not scheduled

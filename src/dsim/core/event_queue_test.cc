@@ -32,6 +32,64 @@ TEST(EventQueue, SameTimeEventsRunInSchedulingOrder) {
   EXPECT_EQ(queue.now(), 5u);
 }
 
+// ASTRA-sim's per-system batches: a later event of a key's batch runs right
+// after the batch's earlier ones, ahead of events queued in between; one
+// scheduled for the current time while the batch runs runs next; once the
+// batch has run, the key's next event at that time starts a new batch at
+// the end.
+TEST(EventQueue, BatchMembersRunWithTheirBatch) {
+  EventQueue queue;
+  queue.enable_batches(2);
+  queue.schedule_batched(10, 0, 0, Id{1});  // key 0's batch at 10
+  queue.schedule(10, 0, Id{2});
+  queue.schedule_batched(10, 1, 0, Id{3});  // key 1's batch
+  queue.schedule_batched(10, 0, 0, Id{4});  // joins key 0's: after 1, before 2
+  queue.schedule(5, 0, Id{5});
+  EXPECT_EQ(id_of(queue.pop()), 5u);
+  queue.schedule_batched(10, 0, 0, Id{6});  // scheduled at 5: still joins
+  EXPECT_EQ(id_of(queue.pop()), 1u);
+  queue.schedule_batched(10, 0, 0, Id{7});  // while the batch runs: after 6
+  EXPECT_EQ(id_of(queue.pop()), 4u);
+  EXPECT_EQ(id_of(queue.pop()), 6u);
+  EXPECT_EQ(id_of(queue.pop()), 7u);
+  queue.schedule_batched(10, 0, 0, Id{8});  // the batch is still running (7 was its last)
+  EXPECT_EQ(id_of(queue.pop()), 8u);
+  EXPECT_EQ(id_of(queue.pop()), 2u);
+  queue.schedule_batched(10, 0, 0, Id{9});  // key 0's batch has run: a new one, last
+  EXPECT_EQ(id_of(queue.pop()), 3u);
+  queue.schedule_batched(10, 1, 0, Id{10});  // key 1's batch is running (3): next
+  EXPECT_EQ(id_of(queue.pop()), 10u);
+  EXPECT_EQ(id_of(queue.pop()), 9u);
+  queue.schedule_batched(10, 1, 0, Id{11});  // key 1's has run: a new one
+  queue.schedule(10, 0, Id{12});
+  EXPECT_EQ(id_of(queue.pop()), 11u);
+  EXPECT_EQ(id_of(queue.pop()), 12u);
+  EXPECT_TRUE(queue.empty());
+  EXPECT_EQ(queue.events_processed(), 12u);
+}
+
+TEST(EventQueue, BatchesKeepTheirOrderBeyondTheWindowAndRefuseLanes) {
+  EventQueue queue;
+  queue.enable_batches(1);
+  const TimeNs far = 3 * EventQueue::kWindowNs;
+  queue.schedule_batched(far, 0, 0, Id{1});
+  queue.schedule(far, 0, Id{2});
+  queue.schedule_batched(far, 0, 0, Id{3});
+  EXPECT_EQ(id_of(queue.pop()), 1u);
+  EXPECT_EQ(id_of(queue.pop()), 3u);
+  EXPECT_EQ(id_of(queue.pop()), 2u);
+  EXPECT_THROW(queue.enable_delay_lanes(), Error);
+  EXPECT_THROW(queue.enable_batches(1), Error);  // events were scheduled
+  // Without batches a batched event is a plain one.
+  EventQueue plain;
+  plain.schedule_batched(4, 0, 0, Id{1});
+  plain.schedule(4, 0, Id{2});
+  plain.schedule_batched(4, 0, 0, Id{3});
+  EXPECT_EQ(id_of(plain.pop()), 1u);
+  EXPECT_EQ(id_of(plain.pop()), 2u);
+  EXPECT_EQ(id_of(plain.pop()), 3u);
+}
+
 TEST(EventQueue, FarEventsKeepTheirPlaceAmongNearOnes) {
   EventQueue queue;
   const TimeNs far = 3 * EventQueue::kWindowNs + 7;

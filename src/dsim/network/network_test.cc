@@ -87,6 +87,39 @@ TEST(UnawareNetwork, MultiDimDelayTakesOneOfItsTwoValues) {
   }
 }
 
+// ASTRA-sim's links are freed by an event, even after 0 ns of
+// serialization, and a message that found the link busy starts when that
+// event runs, after what was already queued for that time. Ring of 4 at 10
+// ns and 0 ns serialization: B (0 -> 2, via 1) waits behind A (0 -> 1) on
+// link 0 -> 1 and starts only after C (3 -> 2) was sent, so its first hop
+// ends after C's arrival at 10, where the host sends D (1 -> 2) on link
+// 1 -> 2: D goes first there, B waits for D's link-free event, and both
+// reach NPU 2 at 20, D before B. Booking B at send time put B first.
+TEST(AwareNetwork, AMessageThatFindsTheLinkBusyStartsAtItsLinkFreeEvent) {
+  class ReplyingHost final : public EventHandler {
+   public:
+    ReplyingHost() { id = loop.add_handler("test sender", *this); }
+    void handle(const Event& event) override {
+      const MessageId message = event.get<MessageArrived>().message;
+      arrivals.push_back({message, loop.now()});
+      if (message == 3) net->send(4, 1, 2, 64, id);  // D
+    }
+    EventLoop loop;
+    HandlerId id = 0;
+    NetworkBackend* net = nullptr;
+    std::vector<std::pair<MessageId, TimeNs>> arrivals;
+  };
+  ReplyingHost host;
+  AwareNetwork net(config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [400]\nlatency: [10]\n"), host.loop);
+  host.net = &net;
+  net.send(1, 0, 1, 64, host.id);  // A
+  net.send(2, 0, 2, 64, host.id);  // B: two hops clockwise, waits behind A
+  net.send(3, 3, 2, 64, host.id);  // C: one hop anticlockwise
+  host.loop.run();
+  const std::vector<std::pair<MessageId, TimeNs>> expected{{1, 10}, {3, 10}, {4, 20}, {2, 20}};
+  EXPECT_EQ(host.arrivals, expected);
+}
+
 TEST(AwareNetwork, SecondMessageQueuesBehindFirst) {
   RecordingHost host;
   AwareNetwork net(config("topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n"), host.loop);

@@ -59,7 +59,8 @@ void RemoteMemory::issue(NpuId npu, uint32_t node_index, uint64_t bytes) {
 }
 
 void RemoteMemory::start(const Request& request) {
-  loop_.schedule(loop_.now() + runtime_ns(request.bytes), handler_, RequestDone{request.npu, request.node});
+  loop_.schedule_batched(loop_.now() + runtime_ns(request.bytes), request.npu, handler_,
+                         RequestDone{request.npu, request.node});
 }
 
 void RemoteMemory::handle(const Event& event) {

@@ -462,7 +462,8 @@ void CollectiveEngine::enter_next_phase(uint32_t stream_id) {
 void CollectiveEngine::phase_finished(uint32_t stream) { enter_next_phase(stream); }
 
 [[gnu::always_inline]] inline void CollectiveEngine::process_packet(uint32_t stream, bool reduce, uint64_t bytes) {
-  events_.schedule(events_.now() + streams_[stream].endpoint_delay_ns, handler_, PacketReady{bytes, stream, reduce});
+  const Stream& s = streams_[stream];
+  events_.schedule_batched(events_.now() + s.endpoint_delay_ns, s.npu, handler_, PacketReady{bytes, stream, reduce});
 }
 
 [[gnu::always_inline]] inline void CollectiveEngine::send_and_post_recv(uint32_t stream_id, NpuId dst, NpuId src,
@@ -506,7 +507,7 @@ void CollectiveEngine::custom_recv(uint32_t stream_id, uint32_t step, NpuId src,
 }
 
 void CollectiveEngine::custom_compute(uint32_t stream_id, uint32_t step, uint64_t ns) {
-  events_.schedule(events_.now() + ns, handler_, CustomStepDone{stream_id, step});
+  events_.schedule_batched(events_.now() + ns, streams_[stream_id].npu, handler_, CustomStepDone{stream_id, step});
 }
 
 void CollectiveEngine::custom_step_done(uint32_t stream_id, uint32_t step) {
@@ -598,7 +599,8 @@ void CollectiveEngine::custom_message_arrived(MessageId message_id) {
   if (kind == PacketReady::kKind) {
     const auto ready = data.as<PacketReady>();
     if (ready.reduce) {
-      events_.schedule(events_.now() + reduction_ns(ready.bytes), handler_, ReductionDone{ready.stream});
+      events_.schedule_batched(events_.now() + reduction_ns(ready.bytes), streams_[ready.stream].npu, handler_,
+                               ReductionDone{ready.stream});
     } else {
       packet_ready(ready.stream);
     }

@@ -373,7 +373,7 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
   activity_started(npu, node);
   if (holds_lane(node)) ++s.in_flight[static_cast<int>(node.node_class)];
   if (node.replayed) {
-    loop_.schedule(loop_.now() + node.duration_ns, handler_, ComputeDone{npu, node_index});
+    loop_.schedule_batched(loop_.now() + node.duration_ns, npu, handler_, ComputeDone{npu, node_index});
     return;
   }
   switch (node.action) {
@@ -387,7 +387,7 @@ void Workload::issue(NpuId npu, uint32_t node_index) {
         });
         return;
       }
-      loop_.schedule(loop_.now() + node.duration_ns, handler_, ComputeDone{npu, node_index});
+      loop_.schedule_batched(loop_.now() + node.duration_ns, npu, handler_, ComputeDone{npu, node_index});
       return;
     case NodeAction::kCollective: {
       CollectiveRequest request;

@@ -38,8 +38,8 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
 // The one-dimensional paths below are each one message's common case, with
 // nothing in them but tail calls (no stack frame to build for every
 // message); whatever else happens (more than one hop, a link not cached, a
-// full node pool) goes through send_general, which takes the same hops
-// through advance().
+// busy link, a full node pool) goes through send_general, which takes the
+// same hops through advance().
 
 [[gnu::always_inline]] inline void AwareNetwork::send_ring_1d(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
                                                               HandlerId deliver_to) {
@@ -50,12 +50,15 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
   const uint32_t clockwise = dst >= src ? dst - src : dst + n - src;
   if (clockwise != 1 && clockwise != n - 1) return send_general(message, src, dst, bytes, deliver_to);
   Link& link = dense_links_[0][2 * static_cast<uint64_t>(src) + (clockwise == 1 ? 0 : 1)];
+  if (busy(link)) return send_general(message, src, dst, bytes, deliver_to);
   TimeNs serialization_ns;
   TimeNs hop_ns;
   spec.cost(bytes, serialization_ns, hop_ns);
   const TimeNs hop_done_ns = book(link, bytes, serialization_ns, hop_ns);
-  if (loop_.queue().try_schedule_unit(hop_done_ns, deliver_to, MessageArrived{message})) return;
-  schedule_arrival(hop_done_ns, deliver_to, message);
+  if (!loop_.queue().try_schedule_unit(hop_done_ns, deliver_to, MessageArrived{message})) {
+    schedule_arrival(hop_done_ns, deliver_to, message);
+  }
+  reserve_free(link);
 }
 
 [[gnu::always_inline]] inline void AwareNetwork::send_switch_1d(MessageId message, NpuId src, NpuId dst,
@@ -63,13 +66,17 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
   // Up to the switch now, down from it at the hop event (the message rides
   // in the event when its size leaves room for the handler).
   if (bytes >> AtSwitch::kHandlerShift != 0) return send_general(message, src, dst, bytes, deliver_to);
+  Link& link = dense_links_[0][2 * static_cast<uint64_t>(src)];
+  if (busy(link)) return send_general(message, src, dst, bytes, deliver_to);
   TimeNs serialization_ns;
   TimeNs hop_ns;
   dims_[0].cost(bytes, serialization_ns, hop_ns);
-  const TimeNs hop_done_ns = book(dense_links_[0][2 * static_cast<uint64_t>(src)], bytes, serialization_ns, hop_ns);
+  const TimeNs hop_done_ns = book(link, bytes, serialization_ns, hop_ns);
   const AtSwitch at{message, dst, bytes | uint64_t{deliver_to} << AtSwitch::kHandlerShift};
-  if (loop_.queue().try_schedule_unit(hop_done_ns, hop_handler_, at)) return;
-  schedule_at_switch(hop_done_ns, at.message, at.dst, at.bytes_and_handler);
+  if (!loop_.queue().try_schedule_unit(hop_done_ns, hop_handler_, at)) {
+    schedule_at_switch(hop_done_ns, at.message, at.dst, at.bytes_and_handler);
+  }
+  reserve_free(link);
 }
 
 [[gnu::always_inline]] inline void AwareNetwork::send_fully_connected_1d(MessageId message, NpuId src, NpuId dst,
@@ -77,13 +84,16 @@ AwareNetwork::AwareNetwork(const NetworkConfig& config, EventLoop& loop)
   // Straight to dst over their own link (the one src used last, or looked
   // up by send_general).
   const FcLinkCache& last = fc_last_link_[0][src];
-  if (last.to != dst) return send_general(message, src, dst, bytes, deliver_to);
+  if (last.to != dst || busy(*last.link)) return send_general(message, src, dst, bytes, deliver_to);
   TimeNs serialization_ns;
   TimeNs hop_ns;
   dims_[0].cost(bytes, serialization_ns, hop_ns);
-  const TimeNs hop_done_ns = book(*last.link, bytes, serialization_ns, hop_ns);
-  if (loop_.queue().try_schedule_unit(hop_done_ns, deliver_to, MessageArrived{message})) return;
-  schedule_arrival(hop_done_ns, deliver_to, message);
+  Link& link = *last.link;
+  const TimeNs hop_done_ns = book(link, bytes, serialization_ns, hop_ns);
+  if (!loop_.queue().try_schedule_unit(hop_done_ns, deliver_to, MessageArrived{message})) {
+    schedule_arrival(hop_done_ns, deliver_to, message);
+  }
+  reserve_free(link);
 }
 
 void AwareNetwork::schedule_arrival(TimeNs time_ns, HandlerId deliver_to, MessageId message) {
@@ -117,20 +127,27 @@ void AwareNetwork::send(MessageId message, NpuId src, NpuId dst, uint64_t bytes,
   return flight;
 }
 
-void AwareNetwork::keep_in_flight(const InFlight& m, TimeNs hop_done_ns) {
-  loop_.schedule(hop_done_ns, hop_handler_, HopDone{allocate_flight(m)});
-}
-
 void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_t bytes, HandlerId deliver_to) {
   if (src == dst) {
     loop_.deliver_now(deliver_to, MessageArrived{message});
     return;
   }
   // Most messages (ring neighbours, fully connected peers) take one hop and
-  // leave no state here; a slot is kept only while hops remain.
-  InFlight m{src, dst, bytes, message, deliver_to, -1, true, 0};
-  TimeNs hop_done_ns = 0;
-  if (advance(m, hop_done_ns)) keep_in_flight(m, hop_done_ns);
+  // leave no state here; a slot is kept only while hops remain or the
+  // message waits for a link.
+  advance(InFlight{src, dst, bytes, message, deliver_to, -1, true, 0}, kNoFlight);
+}
+
+void AwareNetwork::wait_for(Link& link, uint32_t flight) {
+  in_flight_[flight].next_free = kNoFlight;
+  if (link.waiting_tail == kNoFlight) {
+    link.waiting_head = flight;
+    // The first to wait: the link-free event takes its reserved place.
+    loop_.schedule_reserved(link.free_at_ns, link.free_sequence, hop_handler_, LinkFree{&link});
+  } else {
+    in_flight_[link.waiting_tail].next_free = flight;
+  }
+  link.waiting_tail = flight;
 }
 
 [[gnu::always_inline]] inline AwareNetwork::Link& AwareNetwork::link_for(size_t dim, NpuId from, uint32_t a, uint32_t b,
@@ -160,7 +177,7 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
   throw Error("unreachable topology kind");
 }
 
-[[gnu::always_inline]] inline bool AwareNetwork::advance(InFlight& m, TimeNs& hop_done_ns) {
+void AwareNetwork::advance(const InFlight& m, uint32_t flight, bool force) {
   Link* link = nullptr;
   size_t dim = 0;
   NpuId next_at = m.at;
@@ -188,6 +205,11 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
     }
     link = &link_for(dim, m.at, at_coord, dst_coord, next_switch_dim, next_at);
   }
+  if (!force && busy(*link)) {
+    if (flight == kNoFlight) flight = allocate_flight(m);
+    wait_for(*link, flight);
+    return;
+  }
   TimeNs serialization_ns;
   TimeNs hop_ns;
   dims_[dim].cost(m.bytes, serialization_ns, hop_ns);
@@ -197,20 +219,19 @@ void AwareNetwork::send_general(MessageId message, NpuId src, NpuId dst, uint64_
                                                  : factors_.between(dim, m.at, next_at);
     scale_cost(dim, factor, m.bytes, serialization_ns, hop_ns);
   }
-  const TimeNs start = std::max(loop_.now(), link->free_at_ns);
-  link->free_at_ns = start + serialization_ns;
-  link->bytes += m.bytes;
-  link->messages += 1;
-  link->busy_ns += serialization_ns;
-  hop_done_ns = start + hop_ns;
+  const TimeNs hop_done_ns = book(*link, m.bytes, serialization_ns, hop_ns);
   if (next_switch_dim < 0 && next_at == m.dst) {
     // Last hop: the arrival event itself, no extra network step.
     loop_.schedule(hop_done_ns, m.deliver_to, MessageArrived{m.message});
-    return false;
+    if (flight != kNoFlight) free_flight(flight);
+  } else {
+    if (flight == kNoFlight) flight = allocate_flight(m);
+    InFlight& kept = in_flight_[flight];
+    kept.at = next_at;
+    kept.switch_dim = next_switch_dim;
+    loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
   }
-  m.at = next_at;
-  m.switch_dim = next_switch_dim;
-  return true;
+  reserve_free(*link);
 }
 
 void AwareNetwork::set_bandwidth_factors(const LinkBandwidthFactors& factors) {
@@ -240,14 +261,32 @@ void AwareNetwork::handle(const Event& first) {
       // second hop.
       const auto at = data.as<AtSwitch>();
       const uint64_t bytes = at.bytes_and_handler & ((uint64_t{1} << AtSwitch::kHandlerShift) - 1);
+      const auto deliver_to = static_cast<HandlerId>(at.bytes_and_handler >> AtSwitch::kHandlerShift);
+      Link& link = dense_links_[0][2 * static_cast<uint64_t>(at.dst) + 1];
+      if (busy(link)) {
+        // Waits at the switch's port, as advance() keeps it.
+        wait_for(link, allocate_flight(InFlight{at.dst, at.dst, bytes, at.message, deliver_to, 0, true, 0}));
+        continue;
+      }
       TimeNs serialization_ns;
       TimeNs hop_ns;
       dims_[0].cost(bytes, serialization_ns, hop_ns);
       if (perturbed_) scale_cost(0, factors_.from_switch(0, at.dst), bytes, serialization_ns, hop_ns);
-      const TimeNs hop_done_ns =
-          book(dense_links_[0][2 * static_cast<uint64_t>(at.dst) + 1], bytes, serialization_ns, hop_ns);
-      loop_.schedule(hop_done_ns, static_cast<HandlerId>(at.bytes_and_handler >> AtSwitch::kHandlerShift),
-                     MessageArrived{at.message});
+      const TimeNs hop_done_ns = book(link, bytes, serialization_ns, hop_ns);
+      loop_.schedule(hop_done_ns, deliver_to, MessageArrived{at.message});
+      reserve_free(link);
+      continue;
+    }
+    if (kind == LinkFree::kKind) {
+      // The link frees: its first waiting message starts now.
+      Link& link = *data.as<LinkFree>().link;
+      const uint32_t flight = link.waiting_head;
+      link.waiting_head = in_flight_[flight].next_free;
+      if (link.waiting_head == kNoFlight) link.waiting_tail = kNoFlight;
+      advance(in_flight_[flight], flight, true);
+      if (link.waiting_head != kNoFlight) {
+        loop_.schedule_reserved(link.free_at_ns, link.free_sequence, hop_handler_, LinkFree{&link});
+      }
       continue;
     }
     if (kind != HopDone::kKind) {
@@ -257,12 +296,7 @@ void AwareNetwork::handle(const Event& first) {
     if (flight >= in_flight_.size() || !in_flight_[flight].active) {
       throw Error(fmt::format("network: hop event for unknown message slot {}", flight));
     }
-    TimeNs hop_done_ns = 0;
-    if (advance(in_flight_[flight], hop_done_ns)) {
-      loop_.schedule(hop_done_ns, hop_handler_, HopDone{flight});
-    } else {
-      free_flight(flight);
-    }
+    advance(in_flight_[flight], flight);
   } while (!nested && loop_.queue().pop_if_for(hop_handler_, kind, data));
 }
 

@@ -7,6 +7,14 @@
 // Link state lives in flat arrays for Ring and Switch dimensions (two links
 // per NPU); FullyConnected links are created on first use so memory stays
 // O(links used) instead of O(N^2).
+//
+// Same-time order, as ASTRA-sim's links keep it: a link is busy from a
+// message's start until its link-free event (start + serialization, even
+// when that rounds to 0 ns) has run; a message that finds it busy waits in
+// the link's queue and starts, scheduling its hop's end, when that event
+// runs. The link-free event's place among equal times is a sequence number
+// reserved when the link is booked (event_queue.h); the event is scheduled
+// only when a message waits for it.
 #pragma once
 
 #include <algorithm>
@@ -36,8 +44,11 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
   void set_bandwidth_factors(const LinkBandwidthFactors& factors) override;
 
  private:
+  static constexpr uint32_t kNoFlight = UINT32_MAX;
   struct Link {
     TimeNs free_at_ns = 0;
+    uint64_t free_sequence = 0;  // the link-free event's place (reserved)
+    uint32_t waiting_head = kNoFlight, waiting_tail = kNoFlight;  // in_flight_ slots, in arrival order
     uint64_t bytes = 0;
     uint64_t messages = 0;
     uint64_t busy_ns = 0;
@@ -51,7 +62,7 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
     HandlerId deliver_to = 0;   // the sender's handler
     int16_t switch_dim = -1;
     bool active = false;        // false: on the free list (next_free)
-    uint32_t next_free = 0;
+    uint32_t next_free = 0;     // free: the next free slot; waiting on a link: the next waiting
   };
   // The backend's own event: a message in flight finished a hop.
   struct HopDone {
@@ -67,6 +78,11 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
     NpuId dst;
     uint64_t bytes_and_handler;  // bytes | deliver_to << kHandlerShift
     static constexpr uint32_t kHandlerShift = 56;
+  };
+  // A link's link-free event, scheduled when a message waits for it.
+  struct LinkFree {
+    static constexpr uint8_t kKind = 3;
+    Link* link;  // links never move (flat arrays sized once; map nodes)
   };
   // Per-dimension constants, flat for the per-hop path.
   struct Dim {
@@ -94,15 +110,15 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
       hop_ns = cached_hop_ns;
     }
   };
-  // Moves message `m` one hop: books the link, then either schedules its
-  // arrival (last hop; returns false) or updates where it is and sets
-  // `hop_done_ns` (returns true: the caller schedules the next hop). Works
-  // on a copy or a pooled slot alike, so that a one-hop message never
-  // takes a slot.
-  bool advance(InFlight& m, TimeNs& hop_done_ns);
-  // Out of send()'s one-hop path, so that it stays short: a message that
-  // has more hops to go on a one-dimensional Ring, and every other case.
-  [[gnu::noinline]] void keep_in_flight(const InFlight& m, TimeNs hop_done_ns);
+  // Moves message `m` one hop from where it is: when the link is busy it
+  // waits in the link's queue (in a pooled slot: `flight`, or one taken
+  // now); else the link is booked and the hop's end scheduled (the arrival
+  // on the last hop, else a HopDone in `flight` or a slot taken now), then
+  // the link-free event's place reserved. `flight` is kNoFlight for a
+  // message that has no slot yet (a one-hop message never takes one), and
+  // `force` starts the message even though others wait (the link's own
+  // link-free event starting its first waiting message).
+  void advance(const InFlight& m, uint32_t flight, bool force = false);
   // send()'s paths: one dimension of each topology (src != dst; NPU ids
   // are coordinates, so advance()'s first hop without the dimension
   // search), and every other case.
@@ -151,23 +167,32 @@ class AwareNetwork final : public NetworkBackend, public EventHandler {
     }
     return *last.link;
   }
-  // Books `link` for a message of `bytes` after what it already carries;
-  // returns when the hop ends.
+  // Whether a message reaching `link` now must wait: others wait, or its
+  // link-free event has not run yet.
+  [[gnu::always_inline]] bool busy(const Link& link) const {
+    return link.waiting_head != kNoFlight || link.free_at_ns > loop_.now() ||
+           (link.free_at_ns == loop_.now() && loop_.after_current(link.free_at_ns, link.free_sequence));
+  }
+  // Books a free `link` for a message of `bytes` from now; returns when the
+  // hop ends. The caller schedules that, then calls reserve_free().
   [[gnu::always_inline]] TimeNs book(Link& link, uint64_t bytes, TimeNs serialization_ns, TimeNs hop_ns) {
-    const TimeNs start = std::max(loop_.now(), link.free_at_ns);
+    const TimeNs start = loop_.now();
     link.free_at_ns = start + serialization_ns;
     link.bytes += bytes;
     link.messages += 1;
     link.busy_ns += serialization_ns;
     return start + hop_ns;
   }
+  // The booked link's link-free event takes its place after the hop's end.
+  [[gnu::always_inline]] void reserve_free(Link& link) { link.free_sequence = loop_.reserve_sequence(); }
+  // Queues the message in slot `flight` on a busy `link`.
+  void wait_for(Link& link, uint32_t flight);
   // One dimension: send()'s own path for its topology.
   enum class OneDim : uint8_t { kNo, kRing, kSwitch, kFullyConnected };
   OneDim one_dim_ = OneDim::kNo;
   bool perturbed_ = false;  // bandwidth factors given: hop costs go through scale_cost
   LinkBandwidthFactors factors_;
-  std::vector<InFlight> in_flight_;  // messages with more than one hop to go (pooled)
-  static constexpr uint32_t kNoFlight = UINT32_MAX;
+  std::vector<InFlight> in_flight_;  // messages with more than one hop to go or waiting (pooled)
   uint32_t free_flight_ = kNoFlight;
 };
 
