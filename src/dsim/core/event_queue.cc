@@ -61,28 +61,11 @@ void EventQueue::enable_batches(uint32_t keys) {
 }
 
 void EventQueue::join_batch(Batch& batch, TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data) {
-  const bool running_last = time_ns == now_ns_ && current_sequence_ == batch.last_sequence;
   const uint64_t sequence = ++batch.last_sequence;
   if (sequence % kBatchStep == 0) {
     throw Error(fmt::format("event queue: more than {} events in one batch at {}", kBatchStep - 1, time_ns));
   }
   ++batch_members_;
-  if (running_last && unit_buckets_only_) {
-    // The batch's last member is the event being run (a 0 ns step of it):
-    // the new one runs next, first in now's bucket of one time.
-    const uint32_t index = new_node(time_ns, sequence, handler, kind, data);
-    const uint32_t bucket = static_cast<uint32_t>(time_ns) & kMask;
-    Bucket& list = buckets_[bucket];
-    if (list.head == kNone) {
-      link_at_tail(bucket, index);
-    } else {
-      nodes_[index].next = list.head;
-      list.head = index;
-    }
-    ++pending_;
-    set_calendar_first(index, bucket);
-    return;
-  }
   // In (time, sequence) order: right after the batch's last member.
   schedule_general(time_ns, sequence, handler, kind, data);
 }

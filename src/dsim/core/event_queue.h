@@ -151,6 +151,26 @@ class EventQueue {
     }
     Batch& batch = batches_[key];
     if (batch.time_ns == time_ns && (time_ns > now_ns_ || current_sequence_ <= batch.last_sequence)) {
+      // Most joins come from the batch's running last member (a 0 ns step
+      // of it): the new one runs next, first in now's bucket of one time.
+      const uint64_t sequence = batch.last_sequence + 1;
+      if (time_ns == now_ns_ && current_sequence_ == batch.last_sequence && unit_buckets_only_ &&
+          sequence % kBatchStep != 0 && free_ != kNone) {
+        batch.last_sequence = sequence;
+        ++batch_members_;
+        const uint32_t index = new_node(time_ns, sequence, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
+        const uint32_t bucket = static_cast<uint32_t>(time_ns) & kMask;
+        Bucket& list = buckets_[bucket];
+        if (list.head == kNone) {
+          link_at_tail(bucket, index);
+        } else {
+          nodes_[index].next = list.head;
+          list.head = index;
+        }
+        ++pending_;
+        set_calendar_first(index, bucket);
+        return;
+      }
       join_batch(batch, time_ns, handler, static_cast<uint8_t>(T::kKind), EventData::of(payload));
       return;
     }
@@ -534,7 +554,8 @@ class EventQueue {
   void schedule_general(TimeNs time_ns, uint64_t sequence, HandlerId handler, uint8_t kind, const EventData& data);
   // Into its bucket (inside the window) or the far heap.
   void place(uint32_t index);
-  // Adds an event to `batch`, right after its last member.
+  // Adds an event to `batch`, right after its last member (schedule_batched
+  // places a join from the running last member itself).
   void join_batch(Batch& batch, TimeNs time_ns, HandlerId handler, uint8_t kind, const EventData& data);
   // Adds free nodes; out of line so that scheduling stays a leaf.
   [[gnu::noinline]] void grow_pool();
