@@ -50,7 +50,16 @@ def dimensions(rng, npus):
 def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
-    astra_bin, snr, cases, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    astra_bin, snr = sys.argv[1], os.path.abspath(sys.argv[2])
+    try:
+        cases, seed = int(sys.argv[3]), int(sys.argv[4])
+    except ValueError:
+        sys.exit(f"CASES and SEED are whole numbers, got {sys.argv[3]!r} and {sys.argv[4]!r}")
+    if cases < 1:
+        sys.exit(f"CASES is at least 1, got {cases}")
+    for binary in [snr] + [os.path.join(astra_bin, "AstraSim_Analytical_Congestion_" + b) for b in ("Aware", "Unaware")]:
+        if not os.access(binary, os.X_OK):
+            sys.exit(f"no executable {binary}")
     work = os.path.abspath(sys.argv[5] if len(sys.argv) > 5 else tempfile.mkdtemp())
     os.makedirs(work, exist_ok=True)
     root = os.path.dirname(os.path.abspath(__file__))

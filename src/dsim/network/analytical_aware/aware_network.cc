@@ -258,14 +258,13 @@ void AwareNetwork::handle(const Event& first) {
   do {
     if (kind == AtSwitch::kKind) {
       // Down from a one-dimensional Switch's port to dst: advance()'s
-      // second hop.
+      // second hop, inline while the port is free.
       const auto at = data.as<AtSwitch>();
       const uint64_t bytes = at.bytes_and_handler & ((uint64_t{1} << AtSwitch::kHandlerShift) - 1);
       const auto deliver_to = static_cast<HandlerId>(at.bytes_and_handler >> AtSwitch::kHandlerShift);
       Link& link = dense_links_[0][2 * static_cast<uint64_t>(at.dst) + 1];
       if (busy(link)) {
-        // Waits at the switch's port, as advance() keeps it.
-        wait_for(link, allocate_flight(InFlight{at.dst, at.dst, bytes, at.message, deliver_to, 0, true, 0}));
+        advance(InFlight{at.dst, at.dst, bytes, at.message, deliver_to, 0, true, 0}, kNoFlight);  // waits there
         continue;
       }
       TimeNs serialization_ns;
